@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+//
+// stressbench: a Swift concurrency stress-testing harness.
+//
+// Module layering (each depends only on the ones above it):
+//   CStressSupport  tiny C shims the Swift overlays do not expose (cpu pause, dispatch_*_f)
+//   StressKit       everything reusable: plans, engine, strategies, workloads, metrics, reports
+//   StressBenchCLI  the argument-parser front end, public so a team can ship its own
+//                   `stressbench` with its own workloads and strategies registered
+//   stressbench     the executable: a one-line main over StressBenchCLI
+import PackageDescription
+
+let package = Package(
+    name: "stressbench",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "StressKit", targets: ["StressKit"]),
+        .library(name: "StressBenchCLI", targets: ["StressBenchCLI"]),
+        .executable(name: "stressbench", targets: ["stressbench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        .target(name: "CStressSupport"),
+        .target(
+            name: "StressKit",
+            dependencies: [
+                "CStressSupport",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .target(
+            name: "StressBenchCLI",
+            dependencies: [
+                "StressKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI"]),
+        .testTarget(
+            name: "StressKitTests",
+            dependencies: ["StressKit", "StressBenchCLI", "stressbench"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

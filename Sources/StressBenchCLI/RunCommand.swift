@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import StressKit
+
+/// `stressbench run PLAN`.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a plan and report throughput, latency and invariant violations.",
+        discussion: """
+        Each trial (workload × strategy × threads × repetition) runs in a child process, \
+        so a trap or a hang in one trial is recorded as `crashed` or `timeout` and the run \
+        goes on. Results print as a table; --json and --csv also write them to files \
+        (written atomically: a reader never sees half a file).
+
+        Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash or timeout.
+        """
+    )
+
+    @Argument(help: "The plan file (YAML or JSON).")
+    var plan: String
+
+    @Option(help: ArgumentHelp("Write every result record to this JSON file.", valueName: "file"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Write one CSV row per trial to this file.", valueName: "file"))
+    var csv: String?
+
+    @Option(help: ArgumentHelp("Run only trials with this id, or whose id starts with it followed by '/' (repeatable): e.g. 'bank', 'bank/mutex', 'bank/mutex/t4/r0'.", valueName: "id"))
+    var only: [String] = []
+
+    @Option(help: ArgumentHelp("Use this seed for every selected trial (with --only, reruns one trial exactly).", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(name: .customLong("trial-timeout"), help: ArgumentHelp("Kill a trial that runs longer than this (e.g. 30s); default: each trial's own timeout.", valueName: "duration"))
+    var trialTimeout: String?
+
+    @Flag(name: .customLong("in-process"), help: "Run trials inside this process (for debugging: a trap ends the run, a hang is not timed out).")
+    var inProcess = false
+
+    @Flag(name: .shortAndLong, help: "Print no progress lines, only the table.")
+    var quiet = false
+
+    func validate() throws {
+        if let trialTimeout, Quantities.nanoseconds(from: trialTimeout) ?? 0 == 0 {
+            throw ValidationError("--trial-timeout expects a duration such as 30s or 500ms, got '\(trialTimeout)'")
+        }
+    }
+
+    func run() throws {
+        let registry = CommandContext.current
+        let loaded = try loadPlan(plan, registry: registry)
+        let options = RunOptions(
+            isolation: inProcess ? .inProcess : .currentExecutable,
+            only: only, seed: seed,
+            timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:))
+        )
+        let runner = PlanRunner(registry: registry, options: options)
+        let selected = runner.selectedTrials(of: loaded)
+        if selected.isEmpty {
+            let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
+            throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
+        }
+        let quiet = self.quiet
+        let report = runner.run(loaded) { index, total, spec, result in
+            guard !quiet else { return }
+            if let result {
+                let rate = result.measurement.map { Formatting.rate($0.opsPerSecond) + " ops/s" } ?? ""
+                Console.error("[\(index + 1)/\(total)] \(spec.id): \(result.outcome.rawValue) \(rate)")
+            }
+        }
+        print(TableReport.render(report), terminator: "")
+        if let json { try write(ResultCoding.encoder().encode(report), to: json) }
+        if let csv { try write(Data(CSVReport.render(report).utf8), to: csv) }
+        throw ExitCode(report.exitCode.rawValue)
+    }
+
+    private func write(_ data: Data, to path: String) throws {
+        do {
+            try AtomicFile.write(data, to: path)
+            if !quiet { Console.error("wrote \(path)") }
+        } catch {
+            throw CommandError.failure("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Loads a plan or reports every problem in it and exits with code 2.
+func loadPlan(_ path: String, registry: StressRegistry) throws -> Plan {
+    do {
+        return try PlanLoader(registry: registry).load(file: path)
+    } catch {
+        Console.error(error.description)
+        throw ExitCode(RunExitCode.usage.rawValue)
+    }
+}
+
+/// Errors a command reports in one line before exiting.
+enum CommandError: Error, CustomStringConvertible {
+    case usage(String)
+    case failure(String)
+
+    var description: String {
+        switch self {
+        case .usage(let m), .failure(let m): return m
+        }
+    }
+}
+
+/// Writing to standard error.
+enum Console {
+    static func error(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import StressKit
+import Synchronization
+
+/// The `stressbench` command line, reusable by a team's own executable:
+///
+/// ```swift
+/// import StressBenchCLI
+/// import StressKit
+///
+/// var registry = StressRegistry.builtIn
+/// registry.register(workload: MyWorkload.self)
+/// StressBenchMain.main(registry: registry)
+/// ```
+///
+/// Every trial then runs in a child process of that executable, which knows the
+/// same registrations.
+public enum StressBenchMain {
+    /// Parses the process's arguments, runs the command, and exits with the
+    /// documented code (0 passed, 1 violations, 2 usage or plan error, 3 crash or
+    /// timeout).
+    public static func main(registry: StressRegistry = .builtIn, arguments: [String]? = nil) -> Never {
+        CommandContext.registry.withLock { $0 = registry }
+        let args = arguments ?? Array(CommandLine.arguments.dropFirst())
+        // The child side of process isolation skips argument parsing entirely.
+        if args.first == TrialIsolation.trialCommand { TrialChild.main(registry: registry) }
+        do {
+            var command = try StressBenchCommand.parseAsRoot(args)
+            try command.run()
+            exit(0)
+        } catch let code as ExitCode {
+            exit(code.rawValue)
+        } catch {
+            let code = StressBenchCommand.exitCode(for: error)
+            if code == .success {
+                print(StressBenchCommand.fullMessage(for: error))
+                exit(0)
+            }
+            FileHandle.standardError.write(Data((StressBenchCommand.fullMessage(for: error) + "\n").utf8))
+            exit(RunExitCode.usage.rawValue)
+        }
+    }
+}
+
+/// The registry the commands use, set once by ``StressBenchMain/main(registry:arguments:)``.
+enum CommandContext {
+    static let registry = Mutex(StressRegistry.builtIn)
+    static var current: StressRegistry { registry.withLock { $0 } }
+}
+
+/// `stressbench`: the root command.
+struct StressBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stressbench",
+        abstract: "Stress-test Swift synchronization: find races, deadlocks and what each strategy costs.",
+        discussion: """
+        A plan file (YAML or JSON) names experiments: a workload with parameters, the \
+        synchronization strategies to put it under, thread counts, and how long to run. \
+        stressbench expands it into trials, runs each trial in its own child process, \
+        checks the workload's invariants, and reports throughput, latency percentiles \
+        and violations.
+
+        Quick start:
+          stressbench list                       # workloads and strategies
+          stressbench validate Plans/quickstart.yaml
+          stressbench run Plans/quickstart.yaml --json results.json --csv results.csv
+
+        Exit codes:
+          0  every trial passed
+          1  an invariant was violated (and nothing crashed or timed out)
+          2  usage or plan error; nothing ran
+          3  a trial crashed, timed out, or its result could not be read
+        When several apply, the higher code wins.
+        """,
+        version: "stressbench \(StressKitVersion.current)",
+        subcommands: [RunCommand.self, ValidateCommand.self, ListCommand.self]
+    )
+}

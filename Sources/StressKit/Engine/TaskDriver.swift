@@ -1,0 +1,76 @@
+import Dispatch
+import Synchronization
+
+/// Drives a trial with Swift tasks, for isolating strategies (actors): the same
+/// phases and the same closed loop as ``ThreadDriver``, with `await` where a
+/// thread would block. The tasks run on the global concurrent executor, as an
+/// app's tasks would; the coordinator is the calling (non-pool) thread.
+enum TaskDriver {
+    static func run<State: AnyObject & Sendable, S: IsolatingStrategy>(
+        state: State, operations: [Operation<State>], strategy: S, settings: TrialSettings
+    ) -> [WorkerReport] {
+        let n = settings.threads
+        let control = TrialControl()
+        let warmupGate = TaskGate(parties: n)
+        let measureGate = TaskGate(parties: n)
+        let reports = ReportSlots(count: n)
+        let finished = DispatchGroup()
+
+        for t in 0..<n {
+            finished.enter()
+            Task.detached {
+                var worker = Worker(thread: t, seed: settings.seed, operations: operations,
+                                    samplesLimit: settings.samplesPerWorker)
+                await warmupGate.arrive()
+                while control.current == TrialControl.warmup {
+                    let i = worker.begin()
+                    let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+                    worker.end(i, result, step: step, measured: false)
+                }
+                await measureGate.arrive()
+                worker.startNs = MonotonicClock.now()
+                switch settings.stop {
+                case .duration:
+                    while control.current != TrialControl.stop { await timedOperation(&worker, state, strategy) }
+                case .operations(let count):
+                    for _ in 0..<count { await timedOperation(&worker, state, strategy) }
+                }
+                worker.endNs = MonotonicClock.now()
+                let report = worker.report
+                reports.deposit(report, at: t)
+                finished.leave()
+            }
+        }
+
+        warmupGate.waitForAll()
+        warmupGate.release()
+        MonotonicClock.sleep(nanoseconds: settings.warmupNs)
+        control.enter(TrialControl.measure)
+        measureGate.waitForAll()
+        measureGate.release()
+        if case .duration(let ns) = settings.stop {
+            MonotonicClock.sleep(nanoseconds: ns)
+            control.enter(TrialControl.stop)
+        }
+        finished.wait()
+        finished.enter()
+        Task.detached {
+            await strategy.quiesce()
+            finished.leave()
+        }
+        finished.wait()
+        return reports.collected
+    }
+
+    @inline(__always)
+    private static func timedOperation<State: AnyObject & Sendable, S: IsolatingStrategy>(
+        _ worker: inout Worker<State>, _ state: State, _ strategy: S
+    ) async {
+        let i = worker.begin()
+        let t0 = MonotonicClock.now()
+        let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+        let t1 = MonotonicClock.now()
+        worker.histogram.record(t1 &- t0)
+        worker.end(i, result, step: step, measured: true)
+    }
+}

@@ -1,0 +1,103 @@
+import Synchronization
+
+/// The phases of a trial, published by the coordinator and read by every worker
+/// once per operation (a relaxed load of a line nobody writes until the phase
+/// changes, so it costs no coherence traffic in between).
+final class TrialControl: Sendable {
+    static let warmup = 0, measure = 1, stop = 2
+    let phase = Atomic<Int>(TrialControl.warmup)
+
+    @inline(__always)
+    var current: Int { phase.load(ordering: .relaxed) }
+
+    func enter(_ next: Int) { phase.store(next, ordering: .releasing) }
+}
+
+/// Drives a trial with OS threads, for blocking strategies.
+///
+/// Each worker: meet at the start barrier, run untimed warm-up ops until the
+/// coordinator ends the warm-up, meet again, then run the measured closed loop
+/// (pick, time, run, record) until the stop condition. The coordinator only
+/// sleeps and flips phases.
+enum ThreadDriver {
+    static func run<State: AnyObject & Sendable, S: BlockingStrategy>(
+        state: State, operations: [Operation<State>], strategy: S, settings: TrialSettings
+    ) throws(EngineError) -> [WorkerReport] {
+        let n = settings.threads
+        let control = TrialControl()
+        let warmupGate = ThreadBarrier(parties: n + 1)
+        let measureGate = ThreadBarrier(parties: n + 1)
+        let reports = ReportSlots(count: n)
+        var threads: [OSThread] = []
+
+        for t in 0..<n {
+            let spawned = OSThread.spawn {
+                var worker = Worker(thread: t, seed: settings.seed, operations: operations,
+                                    samplesLimit: settings.samplesPerWorker)
+                warmupGate.arriveAndWait()
+                while control.current == TrialControl.warmup {
+                    let i = worker.begin()
+                    let (result, step) = execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+                    worker.end(i, result, step: step, measured: false)
+                }
+                measureGate.arriveAndWait()
+                worker.startNs = MonotonicClock.now()
+                switch settings.stop {
+                case .duration:
+                    while control.current != TrialControl.stop { timedOperation(&worker, state, strategy) }
+                case .operations(let count):
+                    for _ in 0..<count { timedOperation(&worker, state, strategy) }
+                }
+                worker.endNs = MonotonicClock.now()
+                let report = worker.report
+                reports.deposit(report, at: t)
+            }
+            guard let spawned else {
+                // Release the threads already started so they can end, then report.
+                control.enter(TrialControl.stop)
+                throw EngineError("could not start worker thread \(t) of \(n)")
+            }
+            threads.append(spawned)
+        }
+
+        warmupGate.arriveAndWait()
+        MonotonicClock.sleep(nanoseconds: settings.warmupNs)
+        control.enter(TrialControl.measure)
+        measureGate.arriveAndWait()
+        if case .duration(let ns) = settings.stop {
+            MonotonicClock.sleep(nanoseconds: ns)
+            control.enter(TrialControl.stop)
+        }
+        for thread in threads { thread.join() }
+        strategy.quiesce()
+        return reports.collected
+    }
+
+    @inline(__always)
+    private static func timedOperation<State: AnyObject & Sendable, S: BlockingStrategy>(
+        _ worker: inout Worker<State>, _ state: State, _ strategy: S
+    ) {
+        let i = worker.begin()
+        let t0 = MonotonicClock.now()
+        let (result, step) = execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+        let t1 = MonotonicClock.now()
+        worker.histogram.record(t1 &- t0)
+        worker.end(i, result, step: step, measured: true)
+    }
+}
+
+/// Where workers leave their reports when they stop (once each, after the
+/// measured loop: the only lock a worker takes in a trial).
+final class ReportSlots: Sendable {
+    private let slots: Mutex<[WorkerReport?]>
+    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+    func deposit(_ report: WorkerReport, at index: Int) { slots.withLock { $0[index] = report } }
+    var collected: [WorkerReport] { slots.withLock { $0.compactMap { $0 } } }
+}
+
+/// A failure of the harness itself while running a trial (not of the code under test).
+public struct EngineError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,103 @@
+/// A strategy made for one trial, in the form the engine drives.
+public enum StrategyInstance: Sendable {
+    /// Driven by OS threads.
+    case blocking(any BlockingStrategy)
+    /// Driven by tasks.
+    case isolating(any IsolatingStrategy)
+}
+
+/// What the engine produces for one trial in this process.
+public struct EngineOutput: Sendable {
+    /// The figures.
+    public var measurement: TrialMeasurement
+    /// Broken invariants, from workers and final checks.
+    public var violations: ViolationReport
+}
+
+/// Runs one trial of one workload under one strategy, in this process.
+///
+/// The engine knows workloads and strategies only through their protocols. It
+/// opens the strategy existential once, so the worker loop is specialised for
+/// the concrete strategy type and the per-operation calls are direct.
+public enum TrialEngine {
+    /// Runs the trial and merges the workers' reports.
+    public static func run<W: Workload>(
+        _ workload: W, strategy: StrategyInstance, settings: TrialSettings
+    ) throws(EngineError) -> EngineOutput {
+        let state = workload.makeState(threads: settings.threads)
+        let operations = workload.operations()
+        guard !operations.isEmpty else { throw EngineError("workload \(W.descriptor.name) has no operations") }
+        guard !operations.contains(where: { $0.steps.isEmpty }) else {
+            throw EngineError("workload \(W.descriptor.name) has an operation with no steps")
+        }
+        let reports: [WorkerReport]
+        switch strategy {
+        case .blocking(let s):
+            reports = try runThreads(state, operations, s, settings)
+        case .isolating(let s):
+            reports = runTasks(state, operations, s, settings)
+        }
+        return merge(reports, workload: workload, state: state, operations: operations, settings: settings)
+    }
+
+    private static func runThreads<State, S: BlockingStrategy>(
+        _ state: State, _ operations: [Operation<State>], _ strategy: S, _ settings: TrialSettings
+    ) throws(EngineError) -> [WorkerReport] {
+        try ThreadDriver.run(state: state, operations: operations, strategy: strategy, settings: settings)
+    }
+
+    private static func runTasks<State, S: IsolatingStrategy>(
+        _ state: State, _ operations: [Operation<State>], _ strategy: S, _ settings: TrialSettings
+    ) -> [WorkerReport] {
+        TaskDriver.run(state: state, operations: operations, strategy: strategy, settings: settings)
+    }
+
+    private static func merge<W: Workload>(
+        _ reports: [WorkerReport], workload: W, state: W.State,
+        operations: [Operation<W.State>], settings: TrialSettings
+    ) -> EngineOutput {
+        var histogram = LatencyHistogram()
+        var tally = Tally()
+        var measured = Array(repeating: 0, count: operations.count)
+        var all = Array(repeating: 0, count: operations.count)
+        var violationCount = 0
+        var samples: [ViolationSample] = []
+        for r in reports {
+            histogram.merge(r.histogram)
+            tally.add(r.tally)
+            for i in operations.indices {
+                measured[i] += r.measuredCounts[i]
+                all[i] += r.allCounts[i]
+            }
+            violationCount += r.violationCount
+            samples += r.samples
+        }
+        var allByName: [String: Int] = [:]
+        var measuredByName: [String: Int] = [:]
+        for (i, op) in operations.enumerated() {
+            allByName[op.name, default: 0] += all[i]
+            measuredByName[op.name, default: 0] += measured[i]
+        }
+        let totals = RunTotals(operationCounts: allByName, tally: tally, threads: settings.threads)
+        for message in workload.finalCheck(state, totals) {
+            violationCount += 1
+            samples.append(ViolationSample(thread: nil, operation: "final-check", step: nil, opNumber: nil, message: message))
+        }
+        let start = reports.map(\.startNs).min() ?? 0
+        let end = reports.map(\.endNs).max() ?? start
+        let elapsed = Int(end &- start)
+        let totalOps = reports.reduce(0) { $0 + $1.measuredOps }
+        let measurement = TrialMeasurement(
+            elapsedNs: elapsed,
+            totalOps: totalOps,
+            opsPerSecond: elapsed > 0 ? Double(totalOps) / (Double(elapsed) / 1e9) : 0,
+            perThreadOps: reports.map(\.measuredOps),
+            operations: measuredByName,
+            warmupOps: reports.reduce(0) { $0 + $1.warmupOps },
+            latencyKind: "service-time",
+            latency: histogram.summary(),
+            histogram: histogram.buckets
+        )
+        return EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
+    }
+}

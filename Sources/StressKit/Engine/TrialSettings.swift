@@ -1,0 +1,37 @@
+/// When the measured window ends.
+public enum StopCondition: Sendable, Equatable {
+    /// After this many nanoseconds of wall time.
+    case duration(nanoseconds: UInt64)
+    /// After each worker has completed this many operations.
+    case operations(perThread: Int)
+}
+
+/// What the engine needs to run one trial in this process.
+public struct TrialSettings: Sendable {
+    /// Number of workers.
+    public var threads: Int
+    /// The trial seed; worker seeds derive from it.
+    public var seed: UInt64
+    /// Untimed warm-up before the measured window (0 for none).
+    public var warmupNs: UInt64
+    /// When the measured window ends.
+    public var stop: StopCondition
+    /// How many violation messages each worker keeps in full (all are counted).
+    public var samplesPerWorker: Int
+
+    /// Settings.
+    public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3) {
+        self.threads = threads
+        self.seed = seed
+        self.warmupNs = warmupNs
+        self.stop = stop
+        self.samplesPerWorker = samplesPerWorker
+    }
+
+    /// The settings a trial spec asks for.
+    public init(_ spec: TrialSpec) {
+        let stop: StopCondition = spec.opsPerThread.map { .operations(perThread: $0) }
+            ?? .duration(nanoseconds: UInt64(spec.durationNs ?? 1_000_000_000))
+        self.init(threads: spec.threads, seed: spec.seed, warmupNs: UInt64(spec.warmupNs), stop: stop)
+    }
+}

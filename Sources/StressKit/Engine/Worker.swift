@@ -1,0 +1,106 @@
+/// Picks operations by weight from a worker's random stream: one draw and a
+/// short scan over cumulative thresholds, no allocation.
+struct OperationPicker: Sendable {
+    private let thresholds: [UInt64]
+
+    init(weights: [Double]) {
+        let total = weights.reduce(0) { $0 + Swift.max(0, $1) }
+        var running = 0.0
+        var t: [UInt64] = []
+        for w in weights {
+            running += Swift.max(0, w)
+            let fraction = total > 0 ? running / total : 1
+            t.append(fraction >= 1 ? UInt64.max : UInt64(fraction * 18_446_744_073_709_551_615.0))
+        }
+        thresholds = t
+    }
+
+    @inline(__always)
+    func pick(_ random: inout SplitMix64) -> Int {
+        if thresholds.count == 1 { return 0 }
+        let x = random.next()
+        for i in 0..<thresholds.count where x < thresholds[i] { return i }
+        return thresholds.count - 1
+    }
+}
+
+/// Everything one worker owns during a trial: its frame, its statistics and its
+/// own copy of the operation table. Nothing here is shared, so recording needs
+/// no lock and no atomic.
+struct Worker<State: AnyObject & Sendable> {
+    let operations: [Operation<State>]
+    let picker: OperationPicker
+    var frame: OpFrame
+    var histogram = LatencyHistogram()
+    var measuredCounts: [Int]
+    var allCounts: [Int]
+    var warmupOps = 0
+    var violationCount = 0
+    var samples: [ViolationSample] = []
+    let samplesLimit: Int
+    var startNs: UInt64 = 0
+    var endNs: UInt64 = 0
+    private var opNumber = 0
+
+    init(thread: Int, seed: UInt64, operations: [Operation<State>], samplesLimit: Int) {
+        // A private copy of the table keeps the array's reference count off a
+        // cache line the other workers also touch.
+        self.operations = Array(operations)
+        picker = OperationPicker(weights: operations.map(\.weight))
+        frame = OpFrame(thread: thread, seed: SplitMix64.derive(seed, UInt64(thread)))
+        measuredCounts = Array(repeating: 0, count: operations.count)
+        allCounts = Array(repeating: 0, count: operations.count)
+        self.samplesLimit = samplesLimit
+    }
+
+    /// Chooses the next operation and prepares the frame for it.
+    @inline(__always)
+    mutating func begin() -> Int {
+        let index = picker.pick(&frame.random)
+        frame.beginOperation(number: opNumber)
+        opNumber &+= 1
+        return index
+    }
+
+    /// Books a finished operation (and its violation, if a step reported one).
+    @inline(__always)
+    mutating func end(_ index: Int, _ result: StepResult, step: Int, measured: Bool) {
+        allCounts[index] &+= 1
+        if measured { measuredCounts[index] &+= 1 } else { warmupOps &+= 1 }
+        if case .violation(let message) = result { recordViolation(index, step: step, message) }
+    }
+
+    private mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
+        violationCount += 1
+        guard samples.count < samplesLimit else { return }
+        let op = operations[index]
+        samples.append(ViolationSample(
+            thread: frame.thread, operation: op.name,
+            step: op.steps.indices.contains(step) ? op.steps[step].name : nil,
+            opNumber: frame.opNumber, message: message
+        ))
+    }
+
+    var report: WorkerReport {
+        WorkerReport(
+            histogram: histogram, measuredCounts: measuredCounts, allCounts: allCounts,
+            warmupOps: warmupOps, violationCount: violationCount, samples: samples,
+            tally: frame.tally, startNs: startNs, endNs: endNs
+        )
+    }
+}
+
+/// What a worker hands back when it stops.
+struct WorkerReport: Sendable {
+    var histogram: LatencyHistogram
+    var measuredCounts: [Int]
+    var allCounts: [Int]
+    var warmupOps: Int
+    var violationCount: Int
+    var samples: [ViolationSample]
+    var tally: Tally
+    var startNs: UInt64
+    var endNs: UInt64
+
+    var measuredOps: Int { measuredCounts.reduce(0, &+) }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Options for running a plan.
+public struct RunOptions: Sendable {
+    /// Where trials run (default: child processes of the running binary).
+    public var isolation: TrialIsolation
+    /// Run only trials whose id equals one of these or starts with one of these
+    /// followed by `/` (so `bank` selects an experiment, `bank/mutex` a strategy
+    /// in it). Empty: run everything.
+    public var only: [String]
+    /// Use this seed for every selected trial instead of its derived seed (to
+    /// rerun one trial exactly, with `only`).
+    public var seed: UInt64?
+    /// Override every trial's timeout.
+    public var timeoutNs: UInt64?
+
+    /// Options.
+    public init(isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil, timeoutNs: UInt64? = nil) {
+        self.isolation = isolation
+        self.only = only
+        self.seed = seed
+        self.timeoutNs = timeoutNs
+    }
+}
+
+/// Runs a plan's trials one after another and collects a record for each.
+///
+/// Each trial runs in its own child process by default: a trap or a hang in one
+/// trial becomes that trial's record (`crashed`, `timeout`) and the run goes on.
+public struct PlanRunner: Sendable {
+    /// The registry trials are looked up in (for in-process runs; a child looks
+    /// them up in its own binary's registry).
+    public let registry: StressRegistry
+    /// How to run.
+    public let options: RunOptions
+
+    /// A runner.
+    public init(registry: StressRegistry, options: RunOptions = RunOptions()) {
+        self.registry = registry
+        self.options = options
+    }
+
+    /// The trials of `plan` this runner will run, with option overrides applied.
+    public func selectedTrials(of plan: Plan) -> [TrialSpec] {
+        TrialMatrix.expand(plan).filter(isSelected).map { spec in
+            var s = spec
+            if let seed = options.seed { s.seed = seed }
+            if let t = options.timeoutNs { s.timeoutNs = Int(t) }
+            return s
+        }
+    }
+
+    private func isSelected(_ spec: TrialSpec) -> Bool {
+        options.only.isEmpty || options.only.contains { spec.id == $0 || spec.id.hasPrefix($0 + "/") }
+    }
+
+    /// Runs every selected trial of `plan`. `progress` is called before each trial
+    /// starts (with nil result) and after it ends.
+    public func run(_ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil) -> RunReport {
+        let started = Date()
+        let trials = selectedTrials(of: plan)
+        var results: [TrialResult] = []
+        for (i, spec) in trials.enumerated() {
+            progress?(i, trials.count, spec, nil)
+            let result = runTrial(spec)
+            results.append(result)
+            progress?(i, trials.count, spec, result)
+        }
+        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), trials: results)
+    }
+
+    /// Runs one trial as the options say and returns its record, whatever happens
+    /// to the trial.
+    public func runTrial(_ spec: TrialSpec) -> TrialResult {
+        switch options.isolation {
+        case .inProcess:
+            return LocalTrial.run(spec, registry: registry)
+        case .childProcess(let executable, let arguments):
+            return runInChild(spec, executable: executable, arguments: arguments)
+        }
+    }
+
+    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String]) -> TrialResult {
+        let input: [UInt8]
+        do {
+            input = Array(try ResultCoding.encoder(pretty: false).encode(spec))
+        } catch {
+            return .failed(spec, .error, FailureReport(message: "cannot encode the trial spec: \(error)"))
+        }
+        let capture: ChildCapture
+        do {
+            capture = try ChildProcess.run(
+                executable: executable, arguments: arguments,
+                // The runtime's backtracer can take seconds per crash; the trap
+                // message itself is printed without it.
+                environment: ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] == nil ? ["SWIFT_BACKTRACE": "enable=no"] : [:],
+                input: input, timeoutNs: UInt64(spec.timeoutNs)
+            )
+        } catch {
+            return .failed(spec, .error, FailureReport(message: error.description))
+        }
+        return Self.interpret(capture, spec: spec)
+    }
+
+    /// Turns what a child left behind into a record.
+    static func interpret(_ capture: ChildCapture, spec: TrialSpec) -> TrialResult {
+        let tail = Self.lastLines(capture.outputTail, count: 20)
+        let record = capture.result.isEmpty ? nil : try? ResultCoding.decoder().decode(TrialResult.self, from: Data(capture.result))
+        switch capture.termination {
+        case .timedOut:
+            let limit = Quantities.format(nanoseconds: UInt64(spec.timeoutNs))
+            return .failed(spec, .timeout, FailureReport(message: "did not finish within its \(limit) timeout; killed", outputTail: tail))
+        case .signaled(let sig):
+            let name = ChildProcess.signalName(sig)
+            return .failed(spec, .crashed, FailureReport(message: "the trial process died of \(name)", signal: name, outputTail: tail))
+        case .exited(let status):
+            if var record, record.trial.id == spec.id {
+                if status != 0 {
+                    record.failure = FailureReport(message: "exited with status \(status) after writing its record", exitStatus: Int(status), outputTail: tail)
+                }
+                return record
+            }
+            if status != 0 {
+                return .failed(spec, .crashed, FailureReport(message: "the trial process exited with status \(status) and no result", exitStatus: Int(status), outputTail: tail))
+            }
+            let what = capture.result.isEmpty
+                ? "the trial process exited without writing a result record"
+                : "the trial process wrote something that is not a result record: "
+                    + String(decoding: capture.result.prefix(120), as: UTF8.self).debugDescription
+            return .failed(spec, .error, FailureReport(message: what, exitStatus: 0, outputTail: tail))
+        }
+    }
+
+    private static func lastLines(_ bytes: [UInt8], count: Int) -> [String] {
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+        return lines.suffix(count).map(String.init)
+    }
+}
+
+extension TrialResult {
+    /// The command that reruns exactly this trial.
+    public func rerunCommand(planFile: String) -> String {
+        "stressbench run \(planFile) --only \(trial.id) --seed \(trial.seed)"
+    }
+}

@@ -1,0 +1,67 @@
+/// Expands a plan into its trials: for each experiment, every strategy × thread
+/// count × repetition, in that nesting order.
+public enum TrialMatrix {
+    /// Every trial of `plan`, with ids, seeds and timeouts worked out.
+    ///
+    /// A trial's seed derives from the experiment's base seed, the experiment
+    /// name, the thread count and the repetition, but not from the strategy: every
+    /// strategy in a cell sees the same per-thread operation streams, so their
+    /// figures compare like with like.
+    public static func expand(_ plan: Plan) -> [TrialSpec] {
+        var trials: [TrialSpec] = []
+        for e in plan.experiments {
+            for strategy in e.strategies {
+                for threads in e.threads {
+                    for rep in 0..<e.repetitions {
+                        trials.append(TrialSpec(
+                            id: "\(e.name)/\(strategy)/t\(threads)/r\(rep)",
+                            index: trials.count,
+                            plan: plan.name,
+                            experiment: e.name,
+                            workload: e.workload,
+                            parameters: e.parameters,
+                            strategy: strategy,
+                            threads: threads,
+                            repetition: rep,
+                            seed: seed(base: e.seed, experiment: e.name, threads: threads, repetition: rep),
+                            warmupNs: Int(e.warmupNs),
+                            durationNs: e.stop.durationNs.map(Int.init),
+                            opsPerThread: e.stop.opsPerThread,
+                            timeoutNs: Int(e.timeoutNs ?? automaticTimeout(e))
+                        ))
+                    }
+                }
+            }
+        }
+        return trials
+    }
+
+    /// The seed of one trial (below 2^53, see ``TrialSpec/seed``).
+    public static func seed(base: UInt64, experiment: String, threads: Int, repetition: Int) -> UInt64 {
+        var s = SplitMix64.derive(base, SplitMix64.hash(experiment))
+        s = SplitMix64.derive(s, UInt64(threads))
+        s = SplitMix64.derive(s, UInt64(repetition))
+        return s & ((1 << 53) - 1)
+    }
+
+    /// Twice the expected run time plus ten seconds for a timed trial, two minutes
+    /// past the warm-up for a counted one.
+    static func automaticTimeout(_ e: Experiment) -> UInt64 {
+        switch e.stop {
+        case .duration(let ns): return e.warmupNs + 2 * ns + 10_000_000_000
+        case .operations: return e.warmupNs + 120_000_000_000
+        }
+    }
+}
+
+extension StopCondition {
+    var durationNs: UInt64? {
+        if case .duration(let ns) = self { return ns }
+        return nil
+    }
+
+    var opsPerThread: Int? {
+        if case .operations(let n) = self { return n }
+        return nil
+    }
+}

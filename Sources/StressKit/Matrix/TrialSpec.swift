@@ -1,0 +1,57 @@
+/// One cell of the matrix: a workload with its parameters, under one strategy, at
+/// one thread count, for one repetition, with its own seed. Everything a trial
+/// process needs to run it, and the identity every result record carries.
+public struct TrialSpec: Sendable, Codable, Hashable {
+    /// A stable, readable identifier: `experiment/strategy/t<threads>/r<repetition>`.
+    /// `stressbench run PLAN --only ID` runs just this trial.
+    public var id: String
+    /// Position in the plan's matrix (0-based).
+    public var index: Int
+    /// The plan's name.
+    public var plan: String
+    /// The experiment's name.
+    public var experiment: String
+    /// The workload's registered name.
+    public var workload: String
+    /// Its validated parameters (defaults filled in).
+    public var parameters: WorkloadParameters
+    /// The strategy's registered name.
+    public var strategy: String
+    /// Number of workers (threads, or tasks for actor strategies).
+    public var threads: Int
+    /// Repetition number (0-based).
+    public var repetition: Int
+    /// The trial's seed; every worker's stream derives from it. Below 2^53 so it
+    /// survives JSON readers that use doubles.
+    public var seed: UInt64
+    /// Untimed warm-up before the measured window.
+    public var warmupNs: Int
+    /// Length of the measured window, when the experiment is time-bound.
+    public var durationNs: Int?
+    /// Operations per worker in the measured window, when it is count-bound.
+    public var opsPerThread: Int?
+    /// How long the parent waits for the trial process before killing it.
+    public var timeoutNs: Int
+
+    /// A trial.
+    public init(
+        id: String, index: Int, plan: String, experiment: String, workload: String,
+        parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
+        seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int
+    ) {
+        self.id = id
+        self.index = index
+        self.plan = plan
+        self.experiment = experiment
+        self.workload = workload
+        self.parameters = parameters
+        self.strategy = strategy
+        self.threads = threads
+        self.repetition = repetition
+        self.seed = seed
+        self.warmupNs = warmupNs
+        self.durationNs = durationNs
+        self.opsPerThread = opsPerThread
+        self.timeoutNs = timeoutNs
+    }
+}

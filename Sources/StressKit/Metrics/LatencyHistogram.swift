@@ -1,0 +1,95 @@
+import Histogram
+
+/// A latency histogram in nanoseconds (HdrHistogram, 3 significant digits,
+/// 1 ns to 100 s; longer values are clamped to 100 s and still counted).
+///
+/// One per worker during a trial: recording is a few arithmetic instructions and
+/// an increment in memory the worker owns, with no allocation and no lock.
+/// Merging adds counts bucket by bucket, which is the only correct way to combine
+/// percentiles (averaging percentiles is not).
+public struct LatencyHistogram: Sendable {
+    /// The largest value tracked; larger values are recorded as this.
+    public static let highestTrackableNanoseconds: UInt64 = 100_000_000_000
+
+    private(set) var storage = Histogram<UInt64>(
+        lowestDiscernibleValue: 1,
+        highestTrackableValue: LatencyHistogram.highestTrackableNanoseconds,
+        numberOfSignificantValueDigits: .three
+    )
+
+    /// An empty histogram.
+    public init() {}
+
+    /// Records one value.
+    @inline(__always)
+    public mutating func record(_ nanoseconds: UInt64) {
+        storage.record(Swift.min(Swift.max(nanoseconds, 1), Self.highestTrackableNanoseconds))
+    }
+
+    /// Records `value` as `count` occurrences.
+    public mutating func record(_ nanoseconds: UInt64, count: UInt64) {
+        storage.record(Swift.min(Swift.max(nanoseconds, 1), Self.highestTrackableNanoseconds), count: count)
+    }
+
+    /// Adds every count of `other` into this one.
+    public mutating func merge(_ other: LatencyHistogram) { storage.add(other.storage) }
+
+    /// The number of recorded values.
+    public var count: UInt64 { storage.totalCount }
+
+    /// The value at `percentile` (0...100), to the histogram's precision.
+    public func value(atPercentile percentile: Double) -> UInt64 { storage.valueAtPercentile(percentile) }
+
+    /// The percentile summary, or nil when nothing was recorded.
+    public func summary() -> LatencySummary? {
+        guard count > 0 else { return nil }
+        return LatencySummary(
+            count: Int(count),
+            minNs: Int(storage.min),
+            meanNs: storage.mean,
+            p50Ns: Int(value(atPercentile: 50)),
+            p90Ns: Int(value(atPercentile: 90)),
+            p99Ns: Int(value(atPercentile: 99)),
+            p999Ns: Int(value(atPercentile: 99.9)),
+            p9999Ns: Int(value(atPercentile: 99.99)),
+            maxNs: Int(storage.max)
+        )
+    }
+
+    /// The non-empty buckets, as `[value, count]` pairs: a compact, lossless (to
+    /// the histogram's precision) form for result records, so reports can merge
+    /// histograms across trials later.
+    public var buckets: [[UInt64]] {
+        storage.recordedValues().map { [$0.value, UInt64($0.count)] }
+    }
+
+    /// A histogram rebuilt from ``buckets``.
+    public init(buckets: [[UInt64]]) {
+        for pair in buckets where pair.count == 2 { record(pair[0], count: pair[1]) }
+    }
+
+    /// HdrHistogram's percentile-distribution text (the `.hgrm` format), in
+    /// microseconds as the HdrHistogram plotter expects.
+    public func percentileDistribution() -> String {
+        var text = ""
+        storage.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
+        return text
+    }
+}
+
+/// Percentiles of one latency distribution, in integer nanoseconds.
+public struct LatencySummary: Sendable, Codable, Equatable {
+    /// Number of samples.
+    public var count: Int
+    /// Smallest sample.
+    public var minNs: Int
+    /// Arithmetic mean (for reference; read percentiles for behaviour).
+    public var meanNs: Double
+    public var p50Ns: Int
+    public var p90Ns: Int
+    public var p99Ns: Int
+    public var p999Ns: Int
+    public var p9999Ns: Int
+    /// Largest sample (to histogram precision).
+    public var maxNs: Int
+}

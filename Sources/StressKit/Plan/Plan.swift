@@ -1,0 +1,80 @@
+/// A validated plan: what to run. Made by ``PlanLoader`` from a YAML or JSON file;
+/// every value in it has been checked against the registry.
+public struct Plan: Sendable {
+    /// The plan's name (the `name` key, or the file's base name).
+    public var name: String
+    /// Where it was read from (for messages and rerun commands).
+    public var file: String
+    /// Free text from the `description` key.
+    public var description: String?
+    /// The experiments, in file order.
+    public var experiments: [Experiment]
+
+    /// A plan.
+    public init(name: String, file: String, description: String? = nil, experiments: [Experiment]) {
+        self.name = name
+        self.file = file
+        self.description = description
+        self.experiments = experiments
+    }
+}
+
+/// One experiment: a workload with parameters, crossed with strategies, thread
+/// counts and repetitions.
+public struct Experiment: Sendable {
+    /// Unique within the plan; the first part of every trial id.
+    public var name: String
+    /// Free text.
+    public var description: String?
+    /// The workload's registered name.
+    public var workload: String
+    /// Its parameters, defaults filled in.
+    public var parameters: WorkloadParameters
+    /// Strategy names, in the order trials run.
+    public var strategies: [String]
+    /// Worker counts.
+    public var threads: [Int]
+    /// When each trial's measured window ends.
+    public var stop: StopCondition
+    /// Trials per (strategy, threads) cell.
+    public var repetitions: Int
+    /// The base seed trial seeds derive from.
+    public var seed: UInt64
+    /// Untimed warm-up per trial.
+    public var warmupNs: UInt64
+    /// Per-trial timeout; nil means "work it out from the duration".
+    public var timeoutNs: UInt64?
+
+    /// An experiment.
+    public init(
+        name: String, description: String? = nil, workload: String, parameters: WorkloadParameters,
+        strategies: [String], threads: [Int], stop: StopCondition, repetitions: Int, seed: UInt64,
+        warmupNs: UInt64, timeoutNs: UInt64?
+    ) {
+        self.name = name
+        self.description = description
+        self.workload = workload
+        self.parameters = parameters
+        self.strategies = strategies
+        self.threads = threads
+        self.stop = stop
+        self.repetitions = repetitions
+        self.seed = seed
+        self.warmupNs = warmupNs
+        self.timeoutNs = timeoutNs
+    }
+}
+
+/// The values an experiment gets when neither it nor the plan's `defaults` set them.
+public enum PlanDefaults {
+    /// `threads`.
+    public static let threads = [1, 2, 4]
+    /// `duration`.
+    public static let durationNs: UInt64 = 1_000_000_000
+    /// `repetitions`.
+    public static let repetitions = 1
+    /// `seed`.
+    public static let seed: UInt64 = 1
+    /// `warmup`.
+    public static let warmupNs: UInt64 = 100_000_000
+}

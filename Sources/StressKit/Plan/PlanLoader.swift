@@ -1,0 +1,313 @@
+import Foundation
+import Yams
+
+/// Reads a plan file (YAML, or JSON, which is YAML too) and validates every value
+/// against a registry before anything runs.
+///
+/// A plan has an optional `defaults` mapping (like fio's `[global]`) whose keys any
+/// experiment may override:
+///
+/// ```yaml
+/// name: quickstart
+/// defaults: { threads: [1, 2, 4], duration: 500ms, warmup: 100ms, seed: 42 }
+/// experiments:
+///   - workload: counter
+///     strategies: [pthread-mutex, actor, unsynchronized]
+///   - workload: bank
+///     parameters: { accounts: 8 }
+///     threads: 4
+/// ```
+///
+/// All problems are collected and thrown together as a ``PlanError``, each with
+/// the file, the key path (`experiments[1].threads[0]`) and the line.
+public struct PlanLoader: Sendable {
+    /// The registry workload and strategy names are checked against.
+    public let registry: StressRegistry
+
+    /// A loader for `registry`.
+    public init(registry: StressRegistry) { self.registry = registry }
+
+    static let topKeys = ["name", "description", "defaults", "experiments"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout"]
+    static let experimentKeys = ["name", "description", "workload", "parameters"] + sharedKeys
+    static let maxThreads = 4096
+
+    /// Loads and validates the plan at `path`.
+    public func load(file path: String) throws(PlanError) -> Plan {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw PlanError(problems: [PlanProblem(file: path, path: .root, message: "cannot read the file: \(Self.reason(error))")])
+        }
+        return try load(text: text, file: path)
+    }
+
+    /// Loads and validates plan text; `file` names it in messages.
+    public func load(text: String, file: String = "<plan>") throws(PlanError) -> Plan {
+        var reader = PlanReader(file: file)
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw PlanError(problems: [Self.syntaxProblem(error, file: file)])
+        } catch {
+            throw PlanError(problems: [PlanProblem(file: file, path: .root, message: "not valid YAML or JSON: \(error)")])
+        }
+        guard let root else {
+            throw PlanError(problems: [PlanProblem(file: file, path: .root, line: 1, column: 1, message: "the plan is empty; it needs an 'experiments' list")])
+        }
+        let plan = parsePlan(root, file: file, reader: &reader)
+        if !reader.problems.isEmpty { throw PlanError(problems: reader.problems) }
+        return plan!
+    }
+
+    // MARK: - Plan and experiments
+
+    private func parsePlan(_ root: Node, file: String, reader r: inout PlanReader) -> Plan? {
+        guard let entries = r.mapping(root, .root, allowed: Self.topKeys) else { return nil }
+        var name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        var description: String?
+        var defaults = Layer()
+        var experimentsNode: Node?
+        for (key, value) in entries {
+            let path = PlanKeyPath.root.appending(key)
+            switch key {
+            case "name": name = r.string(value, path).flatMap { checkName($0, path, value, &r) } ?? name
+            case "description": description = r.string(value, path)
+            case "defaults":
+                if let d = r.mapping(value, path, allowed: Self.sharedKeys) { defaults = parseLayer(d, path, &r) }
+            default: experimentsNode = value
+            }
+        }
+        guard let experimentsNode else {
+            r.fail(.root, root, "missing 'experiments': a plan needs a list of at least one experiment")
+            return nil
+        }
+        guard case .sequence(let seq) = experimentsNode, !seq.isEmpty else {
+            r.fail(PlanKeyPath.root.appending("experiments"), experimentsNode,
+                   "expected a non-empty list of experiments, found \(r.describe(experimentsNode))")
+            return nil
+        }
+        var experiments: [Experiment] = []
+        var names: [String: Int] = [:]
+        for (i, node) in seq.enumerated() {
+            let path = PlanKeyPath.root.appending("experiments").appending(i)
+            guard let e = parseExperiment(node, path, defaults: defaults, &r) else { continue }
+            if let first = names[e.name] {
+                r.fail(path, node, "experiment name '\(e.name)' is already used by experiments[\(first)]; give each a distinct 'name'")
+                continue
+            }
+            names[e.name] = i
+            experiments.append(e)
+        }
+        return Plan(name: name, file: file, description: description, experiments: experiments)
+    }
+
+    /// The keys `defaults` and an experiment share, as read from one level.
+    private struct Layer {
+        var strategies: [String]?
+        var threads: [Int]?
+        var stop: StopCondition?
+        var repetitions: Int?
+        var seed: UInt64?
+        var warmup: UInt64?
+        var timeout: UInt64??
+    }
+
+    private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
+        var layer = Layer()
+        var durationNode: Node?
+        var opsNode: Node?
+        for (key, value) in entries {
+            let here = path.appending(key)
+            switch key {
+            case "strategies": layer.strategies = parseStrategies(value, here, &r)
+            case "threads": layer.threads = parseThreads(value, here, &r)
+            case "duration": durationNode = value
+            case "ops": opsNode = value
+            case "repetitions": layer.repetitions = r.integer(value, here, range: 1...100_000, what: "a positive number of repetitions")
+            case "seed": layer.seed = r.integer(value, here, range: 0...(1 << 53 - 1), what: "a non-negative integer seed").map(UInt64.init)
+            case "warmup": layer.warmup = r.duration(value, here, positive: false)
+            case "timeout":
+                if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
+                    layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
+                }
+            default: break
+            }
+        }
+        switch (durationNode, opsNode) {
+        case (let d?, nil):
+            layer.stop = r.duration(d, path.appending("duration"), positive: true).map { .duration(nanoseconds: $0) }
+        case (nil, let o?):
+            layer.stop = r.integer(o, path.appending("ops"), range: 1...Int.max, what: "a positive number of operations per thread")
+                .map { .operations(perThread: $0) }
+        case (_?, let o?):
+            r.fail(path.appending("ops"), o, "set either 'duration' or 'ops' at one level, not both")
+        default: break
+        }
+        return layer
+    }
+
+    private func parseExperiment(_ node: Node, _ path: PlanKeyPath, defaults: Layer, _ r: inout PlanReader) -> Experiment? {
+        guard let entries = r.mapping(node, path, allowed: Self.experimentKeys) else { return nil }
+        let before = r.problems.count
+        let layer = parseLayer(entries.filter { Self.sharedKeys.contains($0.key) }, path, &r)
+        var name: String?
+        var description: String?
+        var workload: WorkloadEntry?
+        var parametersNode: (Node, PlanKeyPath)?
+        for (key, value) in entries {
+            let here = path.appending(key)
+            switch key {
+            case "name": name = r.string(value, here).flatMap { checkName($0, here, value, &r) }
+            case "description": description = r.string(value, here)
+            case "workload":
+                guard let w = r.string(value, here) else { break }
+                workload = registry.workload(named: w)
+                if workload == nil {
+                    let names = registry.workloads.filter { !$0.descriptor.hidden }.map(\.descriptor.name)
+                    r.fail(here, value, "unknown workload '\(w)'" + PlanReader.suggestion(for: w, among: names)
+                           + " (available: \(names.joined(separator: ", ")); `stressbench list` describes them)")
+                }
+            case "parameters": parametersNode = (value, here)
+            default: break
+            }
+        }
+        if workload == nil && !entries.contains(where: { $0.key == "workload" }) {
+            r.fail(path, node, "missing 'workload': every experiment names the workload it runs")
+        }
+        guard let workload else { return nil }
+        let parameters = parseParameters(parametersNode, workload: workload, path: path.appending("parameters"), &r)
+        guard r.problems.count == before, let parameters else { return nil }
+        return Experiment(
+            name: name ?? workload.descriptor.name,
+            description: description,
+            workload: workload.descriptor.name,
+            parameters: parameters,
+            strategies: layer.strategies ?? defaults.strategies ?? registry.defaultStrategies.map(\.descriptor.name),
+            threads: layer.threads ?? defaults.threads ?? PlanDefaults.threads,
+            stop: layer.stop ?? defaults.stop ?? .duration(nanoseconds: PlanDefaults.durationNs),
+            repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
+            seed: layer.seed ?? defaults.seed ?? PlanDefaults.seed,
+            warmupNs: layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs,
+            timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil
+        )
+    }
+
+    // MARK: - Values
+
+    private func checkName(_ name: String, _ path: PlanKeyPath, _ node: Node, _ r: inout PlanReader) -> String? {
+        let ok = !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) }
+        guard ok else {
+            r.fail(path, node, "'\(name)' is not a usable name: use letters, digits, '-', '_' and '.' (it becomes part of trial ids and file names)")
+            return nil
+        }
+        return name
+    }
+
+    private func parseStrategies(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [String]? {
+        if case .scalar(let s) = node, s.string == "all" { return registry.defaultStrategies.map(\.descriptor.name) }
+        if case .sequence(let seq) = node, seq.isEmpty {
+            r.fail(path, node, "the list is empty: name at least one strategy, or write 'all'")
+            return nil
+        }
+        var names: [String] = []
+        let known = registry.strategies.map(\.descriptor.name)
+        for (i, item) in r.list(node).enumerated() {
+            let here = path.appending(i)
+            guard let name = r.string(item, here) else { continue }
+            if name == "all" {
+                names += registry.defaultStrategies.map(\.descriptor.name).filter { !names.contains($0) }
+            } else if registry.strategy(named: name) == nil {
+                let visible = registry.defaultStrategies.map(\.descriptor.name)
+                r.fail(here, item, "unknown strategy '\(name)'" + PlanReader.suggestion(for: name, among: known)
+                       + " (available: \(visible.joined(separator: ", ")), or 'all')")
+            } else if names.contains(name) {
+                r.fail(here, item, "strategy '\(name)' is listed twice")
+            } else {
+                names.append(name)
+            }
+        }
+        return names
+    }
+
+    private func parseThreads(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [Int]? {
+        if case .sequence(let seq) = node, seq.isEmpty {
+            r.fail(path, node, "the list is empty: give at least one thread count")
+            return nil
+        }
+        var counts: [Int] = []
+        for (i, item) in r.list(node).enumerated() {
+            let here = path.appending(i)
+            guard let n = r.integer(item, here, range: 1...Self.maxThreads, what: "a thread count (a whole number ≥ 1)") else { continue }
+            if counts.contains(n) { r.fail(here, item, "thread count \(n) is listed twice") } else { counts.append(n) }
+        }
+        return counts
+    }
+
+    private func parseParameters(
+        _ given: (Node, PlanKeyPath)?, workload: WorkloadEntry, path: PlanKeyPath, _ r: inout PlanReader
+    ) -> WorkloadParameters? {
+        let specs = workload.descriptor.parameters
+        var overrides: [String: ParameterValue] = [:]
+        if let (node, _) = given {
+            let allowed = specs.map(\.name)
+            if allowed.isEmpty, case .mapping(let m) = node, !m.isEmpty {
+                r.fail(path, node, "workload '\(workload.descriptor.name)' takes no parameters")
+                return nil
+            }
+            guard let entries = r.mapping(node, path, allowed: allowed) else { return nil }
+            for (key, value) in entries {
+                let spec = specs.first { $0.name == key }!
+                if let v = parseValue(value, spec: spec, path.appending(key), &r) { overrides[key] = v }
+            }
+        }
+        let parameters = WorkloadParameters(defaultsOf: specs, overrides: overrides)
+        do {
+            try workload.validate(parameters)
+        } catch let error as WorkloadParameterError {
+            let at = error.parameter.map { path.appending($0) } ?? path
+            r.fail(at, given?.0, error.message)
+            return nil
+        } catch {
+            r.fail(path, given?.0, "\(error)")
+            return nil
+        }
+        return parameters
+    }
+
+    private func parseValue(_ node: Node, spec: ParameterSpec, _ path: PlanKeyPath, _ r: inout PlanReader) -> ParameterValue? {
+        switch spec.kind {
+        case .integer(let range): return r.integer(node, path, range: range).map(ParameterValue.integer)
+        case .number(let range): return r.number(node, path, range: range).map(ParameterValue.number)
+        case .flag: return r.flag(node, path).map(ParameterValue.flag)
+        case .choice(let choices):
+            guard let word = r.string(node, path) else { return nil }
+            guard choices.contains(word) else {
+                r.fail(path, node, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
+                return nil
+            }
+            return .text(word)
+        }
+    }
+
+    // MARK: - Errors from elsewhere
+
+    private static func syntaxProblem(_ error: YamlError, file: String) -> PlanProblem {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return PlanProblem(file: file, path: .root, line: mark.line, column: mark.column, message: "not valid YAML or JSON: \(problem)")
+        default:
+            return PlanProblem(file: file, path: .root, message: "not valid YAML or JSON: \(error)")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription
+    }
+}

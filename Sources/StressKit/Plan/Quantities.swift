@@ -1,0 +1,72 @@
+/// Parsing of the human quantities plans use: durations (`500ms`, `1.5s`) and
+/// counts (`100k`, `2M`).
+public enum Quantities {
+    private static let durationUnits: [(String, Double)] = [
+        ("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("min", 60e9), ("h", 3600e9),
+    ]
+
+    /// Nanoseconds from `"250ms"`, `"1.5s"`, `"100us"`, `"2m"`; a bare number is
+    /// seconds. Nil when the text is not a duration.
+    public static func nanoseconds(from text: String) -> UInt64? {
+        let t = text.trimmingSpaces
+        guard !t.isEmpty else { return nil }
+        let split = t.firstIndex { !($0.isNumber || $0 == "." || $0 == "_") } ?? t.endIndex
+        let number = String(t[..<split]).replacingUnderscores
+        let unit = String(t[split...]).trimmingSpaces
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        let scale: Double
+        if unit.isEmpty { scale = 1e9 } else {
+            guard let found = durationUnits.first(where: { $0.0 == unit }) else { return nil }
+            scale = found.1
+        }
+        let ns = value * scale
+        guard ns < 1.8e19 else { return nil }
+        return UInt64(ns.rounded())
+    }
+
+    /// A count from `"5000"`, `"100_000"`, `"100k"`, `"2M"`, `"1G"`. Nil otherwise
+    /// (including negative and fractional results).
+    public static func count(from text: String) -> Int? {
+        var t = text.trimmingSpaces.replacingUnderscores
+        var scale = 1
+        if let last = t.last, let s = ["k": 1_000, "K": 1_000, "M": 1_000_000, "G": 1_000_000_000][String(last)] {
+            scale = s
+            t.removeLast()
+        }
+        if let v = Int(t) {
+            let (r, overflow) = v.multipliedReportingOverflow(by: scale)
+            return overflow ? nil : r
+        }
+        if scale > 1, let d = Double(t), d.isFinite {
+            let r = d * Double(scale)
+            return r == r.rounded() && abs(r) < 9e18 ? Int(r) : nil
+        }
+        return nil
+    }
+
+    /// A short human form of a duration: `250ms`, `1.5s`, `80ns`.
+    public static func format(nanoseconds ns: UInt64) -> String {
+        switch ns {
+        case ..<1_000: return "\(ns)ns"
+        case ..<1_000_000: return trim(Double(ns) / 1e3) + "us"
+        case ..<1_000_000_000: return trim(Double(ns) / 1e6) + "ms"
+        default: return trim(Double(ns) / 1e9) + "s"
+        }
+    }
+
+    private static func trim(_ x: Double) -> String {
+        let r = (x * 100).rounded() / 100
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first?.isWhitespace == true { s.removeFirst() }
+        while s.last?.isWhitespace == true { s.removeLast() }
+        return String(s)
+    }
+
+    var replacingUnderscores: String { filter { $0 != "_" } }
+}

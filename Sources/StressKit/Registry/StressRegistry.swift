@@ -1,0 +1,97 @@
+/// A registered workload type, erased so the engine and the plan loader can use
+/// it by name.
+public struct WorkloadEntry: Sendable {
+    /// Name, summary, parameters.
+    public let descriptor: WorkloadDescriptor
+    /// Builds the workload from parameters, to check them (throws what `init` throws).
+    let validate: @Sendable (WorkloadParameters) throws -> Void
+    /// Runs one trial of it in this process.
+    let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings) throws -> EngineOutput
+    /// How many guarded resources it needs for these parameters.
+    let resources: @Sendable (WorkloadParameters) throws -> Int
+
+    init<W: Workload>(_ type: W.Type) {
+        descriptor = W.descriptor
+        validate = { _ = try W(parameters: $0) }
+        resources = { try W(parameters: $0).resourceCount }
+        run = { parameters, strategy, settings in
+            let workload = try W(parameters: parameters)
+            let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))
+            return try TrialEngine.run(workload, strategy: instance, settings: settings)
+        }
+    }
+}
+
+/// A registered strategy type, erased.
+public struct StrategyEntry: Sendable {
+    /// Name, summary, semantics.
+    public let descriptor: StrategyDescriptor
+    /// Makes an instance for one trial.
+    public let make: @Sendable (StrategySetup) throws -> StrategyInstance
+
+    init<S: BlockingStrategy>(blocking type: S.Type) {
+        descriptor = S.descriptor
+        make = { .blocking(try S(setup: $0)) }
+    }
+
+    init<S: IsolatingStrategy>(isolating type: S.Type) {
+        descriptor = S.descriptor
+        make = { .isolating(try S(setup: $0)) }
+    }
+}
+
+/// The workloads and strategies a run can use, by name.
+///
+/// The engine never names a concrete workload or strategy; everything comes from
+/// a registry. ``builtIn`` holds stressbench's own; a team adds its own types to a
+/// copy and hands that to the command line (``StressBenchCLI``) or to
+/// ``PlanRunner``:
+///
+/// ```swift
+/// var registry = StressRegistry.builtIn
+/// registry.register(workload: MyCacheWorkload.self)
+/// registry.register(strategy: MyLockStrategy.self)
+/// ```
+///
+/// Registering a name that exists replaces the earlier entry, so a built-in can be
+/// swapped for a team's own version. Order of registration is the order `list`
+/// and `strategies: all` use.
+public struct StressRegistry: Sendable {
+    public private(set) var workloads: [WorkloadEntry] = []
+    public private(set) var strategies: [StrategyEntry] = []
+
+    /// An empty registry.
+    public init() {}
+
+    /// Adds (or replaces) a workload type.
+    public mutating func register<W: Workload>(workload type: W.Type) {
+        upsert(&workloads, WorkloadEntry(type)) { $0.descriptor.name }
+    }
+
+    /// Adds (or replaces) a blocking strategy type.
+    public mutating func register<S: BlockingStrategy>(strategy type: S.Type) {
+        upsert(&strategies, StrategyEntry(blocking: type)) { $0.descriptor.name }
+    }
+
+    /// Adds (or replaces) an isolating (actor) strategy type.
+    public mutating func register<S: IsolatingStrategy>(strategy type: S.Type) {
+        upsert(&strategies, StrategyEntry(isolating: type)) { $0.descriptor.name }
+    }
+
+    /// The workload named `name`.
+    public func workload(named name: String) -> WorkloadEntry? {
+        workloads.first { $0.descriptor.name == name }
+    }
+
+    /// The strategy named `name`.
+    public func strategy(named name: String) -> StrategyEntry? {
+        strategies.first { $0.descriptor.name == name }
+    }
+
+    /// The strategies `all` expands to: every one that is not hidden.
+    public var defaultStrategies: [StrategyEntry] { strategies.filter { !$0.descriptor.hidden } }
+
+    private func upsert<E>(_ list: inout [E], _ entry: E, name: (E) -> String) {
+        if let i = list.firstIndex(where: { name($0) == name(entry) }) { list[i] = entry } else { list.append(entry) }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Short human forms for tables.
+public enum Formatting {
+    /// `45ns`, `1.23µs`, `4.5ms`, `2.1s`.
+    public static func latency(_ ns: Int) -> String {
+        let x = Double(ns)
+        switch ns {
+        case ..<1_000: return "\(ns)ns"
+        case ..<1_000_000: return digits(x / 1e3) + "µs"
+        case ..<1_000_000_000: return digits(x / 1e6) + "ms"
+        default: return digits(x / 1e9) + "s"
+        }
+    }
+
+    /// `950`, `12.3k`, `4.56M`, `1.2G`.
+    public static func rate(_ perSecond: Double) -> String {
+        switch perSecond {
+        case ..<1_000: return String(Int(perSecond.rounded()))
+        case ..<1_000_000: return digits(perSecond / 1e3) + "k"
+        case ..<1_000_000_000: return digits(perSecond / 1e6) + "M"
+        default: return digits(perSecond / 1e9) + "G"
+        }
+    }
+
+    /// Three significant digits, without trailing zeros.
+    static func digits(_ x: Double) -> String {
+        let decimals = x >= 100 ? 0 : (x >= 10 ? 1 : 2)
+        var s = String(format: "%.\(decimals)f", x)
+        if s.contains(".") {
+            while s.hasSuffix("0") { s.removeLast() }
+            if s.hasSuffix(".") { s.removeLast() }
+        }
+        return s
+    }
+
+    /// Left-aligned text columns separated by two spaces; numeric columns right-aligned.
+    static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int>) -> String {
+        let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, c in
+                let pad = String(repeating: " ", count: widths[i] - c.count)
+                return rightAligned.contains(i) ? pad + c : c + pad
+            }.joined(separator: "  ").trimmingTrailingSpaces
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+}
+
+
+extension String {
+    var trimmingTrailingSpaces: String {
+        var s = self
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}

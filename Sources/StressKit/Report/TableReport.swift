@@ -1,0 +1,61 @@
+/// The terminal summary of a run: one row per trial, then the details of every
+/// trial that did not pass (violations, crash output, rerun command).
+public enum TableReport {
+    /// The whole text.
+    public static func render(_ report: RunReport) -> String {
+        let showExperiment = report.trials.contains { $0.trial.experiment != $0.trial.workload }
+        let showRepetition = report.trials.contains { $0.trial.repetition > 0 }
+        var header = ["workload", "strategy", "threads", "ops/s", "p50", "p99", "p99.9", "max", "violations", "outcome"]
+        if showRepetition { header.insert("rep", at: 3) }
+        if showExperiment { header.insert("experiment", at: 0) }
+        let rows = report.trials.map { r -> [String] in
+            let m = r.measurement
+            let l = m?.latency
+            var row = [
+                r.trial.workload, r.trial.strategy, String(r.trial.threads),
+                m.map { Formatting.rate($0.opsPerSecond) } ?? "-",
+                l.map { Formatting.latency($0.p50Ns) } ?? "-",
+                l.map { Formatting.latency($0.p99Ns) } ?? "-",
+                l.map { Formatting.latency($0.p999Ns) } ?? "-",
+                l.map { Formatting.latency($0.maxNs) } ?? "-",
+                m == nil && r.violations.count == 0 ? "-" : String(r.violations.count),
+                r.outcome.rawValue + (r.failure?.signal.map { " (\($0))" } ?? ""),
+            ]
+            if showRepetition { row.insert(String(r.trial.repetition), at: 3) }
+            if showExperiment { row.insert(r.trial.experiment, at: 0) }
+            return row
+        }
+        let numeric = Set(header.enumerated().filter { ["threads", "rep", "ops/s", "p50", "p99", "p99.9", "max", "violations"].contains($0.element) }.map(\.offset))
+        var text = "Latency is service time per operation (closed loop: each worker starts its next op when the last ends);\n"
+        text += "percentiles come from per-thread HdrHistograms merged over all workers. ops/s is over the measured window.\n\n"
+        text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
+        let problems = report.trials.filter { $0.outcome != .passed }
+        if !problems.isEmpty {
+            text += "\n" + problems.map { details($0, planFile: report.planFile) }.joined(separator: "\n") + "\n"
+        }
+        text += "\n" + summaryLine(report) + "\n"
+        return text
+    }
+
+    static func details(_ r: TrialResult, planFile: String) -> String {
+        var lines = ["\(r.trial.id): \(r.outcome.rawValue)"]
+        if r.violations.count > 0 {
+            lines.append("  \(r.violations.count) violation(s); first:")
+            lines += r.violations.samples.prefix(5).map { "    " + $0.summaryLine }
+        }
+        if let f = r.failure {
+            lines.append("  " + f.message)
+            lines += f.outputTail.suffix(6).map { "    | " + $0 }
+        }
+        lines.append("  rerun: " + r.rerunCommand(planFile: planFile))
+        return lines.joined(separator: "\n")
+    }
+
+    static func summaryLine(_ report: RunReport) -> String {
+        var counts: [TrialOutcome: Int] = [:]
+        for t in report.trials { counts[t.outcome, default: 0] += 1 }
+        let parts = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }
+        return "\(report.trials.count) trial(s): " + (parts.isEmpty ? "none run" : parts.joined(separator: ", "))
+            + (report.interrupted ? " (interrupted)" : "") + "; exit code \(report.exitCode.rawValue)"
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The exit status of a run, as documented in the README and `--help`.
+///
+/// When several apply, the most severe wins: a usage error (nothing ran) over a
+/// crash, deadlock or timeout (results are incomplete) over an invariant
+/// violation.
+public enum RunExitCode: Int32, Sendable, Codable {
+    /// Every trial passed.
+    case passed = 0
+    /// At least one trial broke an invariant (and none crashed or timed out).
+    case violations = 1
+    /// The plan or the command line was wrong; nothing ran.
+    case usage = 2
+    /// At least one trial crashed, timed out, or could not be run or read.
+    case trialFailures = 3
+
+    /// The code for a set of trial outcomes.
+    public static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
+        var code = RunExitCode.passed
+        for o in outcomes {
+            switch o {
+            case .timeout, .crashed, .error: return .trialFailures
+            case .violated: code = .violations
+            case .passed, .skipped: break
+            }
+        }
+        return code
+    }
+}
+
+/// Everything a run produced: the JSON results file is this, encoded.
+public struct RunReport: Sendable, Codable, Equatable {
+    /// The schema identifier of this format; bumped on any incompatible change.
+    public static let currentSchema = "stressbench.results/1"
+
+    /// ``currentSchema`` when written.
+    public var schema: String
+    /// `stressbench <version>`.
+    public var tool: String
+    /// The plan's name and file.
+    public var plan: String
+    public var planFile: String
+    /// ISO 8601 times the run started and finished.
+    public var startedAt: String
+    public var finishedAt: String
+    /// Where it ran.
+    public var environment: EnvironmentInfo
+    /// True when the run was stopped before every trial had run.
+    public var interrupted: Bool
+    /// One record per trial, in matrix order.
+    public var trials: [TrialResult]
+
+    /// A report.
+    public init(plan: String, planFile: String, startedAt: Date, finishedAt: Date, interrupted: Bool = false, trials: [TrialResult]) {
+        schema = Self.currentSchema
+        tool = "stressbench \(StressKitVersion.current)"
+        self.plan = plan
+        self.planFile = planFile
+        self.startedAt = Self.timestamp(startedAt)
+        self.finishedAt = Self.timestamp(finishedAt)
+        environment = .current
+        self.interrupted = interrupted
+        self.trials = trials
+    }
+
+    /// The run's exit status.
+    public var exitCode: RunExitCode { RunExitCode.forOutcomes(trials.map(\.outcome)) }
+
+    static func timestamp(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
+}
+
+/// The JSON conventions of every file stressbench writes and reads.
+public enum ResultCoding {
+    /// Pretty, key-sorted JSON (stable diffs between runs).
+    public static func encoder(pretty: Bool = true) -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }
+
+    /// The matching decoder.
+    public static func decoder() -> JSONDecoder {
+        let d = JSONDecoder()
+        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return d
+    }
+}

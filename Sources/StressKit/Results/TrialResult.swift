@@ -1,0 +1,145 @@
+/// How a trial ended.
+public enum TrialOutcome: String, Sendable, Codable, CaseIterable {
+    /// Ran to the end; every invariant held.
+    case passed
+    /// Ran to the end; at least one invariant broke.
+    case violated
+    /// Did not finish within its timeout and was killed.
+    case timeout
+    /// The trial process died (a signal, a Swift runtime trap, a non-zero exit).
+    case crashed
+    /// The harness could not run it or could not read its result (for example
+    /// the trial process printed something that is not a result record).
+    case error
+    /// Not run (for example a run interrupted before it got there).
+    case skipped
+
+    /// Whether the outcome is a failure of the code under test or of the harness.
+    public var isFailure: Bool { self != .passed && self != .skipped }
+}
+
+/// One broken invariant, as a worker or a final check saw it.
+public struct ViolationSample: Sendable, Codable, Equatable {
+    /// The worker that saw it; nil for final checks after all workers stopped.
+    public var thread: Int?
+    /// The operation (or `final-check`).
+    public var operation: String
+    /// The step inside the operation, when a step saw it.
+    public var step: String?
+    /// The worker's op number (0-based, warm-up included) when it saw it.
+    public var opNumber: Int?
+    /// What broke.
+    public var message: String
+
+    /// A sample.
+    public init(thread: Int?, operation: String, step: String?, opNumber: Int?, message: String) {
+        self.thread = thread
+        self.operation = operation
+        self.step = step
+        self.opNumber = opNumber
+        self.message = message
+    }
+
+    /// One line for terminals: "thread 1, op #5123 transfer/debit: ...".
+    public var summaryLine: String {
+        var place = thread.map { "thread \($0)" } ?? "after the run"
+        if let n = opNumber { place += ", op #\(n)" }
+        return "\(place), \(operation)\(step.map { "/\($0)" } ?? ""): \(message)"
+    }
+}
+
+/// All violations of a trial: the exact count and the first few in full.
+public struct ViolationReport: Sendable, Codable, Equatable {
+    /// How many invariant checks failed, over all workers and final checks.
+    public var count: Int
+    /// The first few (per worker, then final checks), in full.
+    public var samples: [ViolationSample]
+
+    /// No violations.
+    public static let none = ViolationReport(count: 0, samples: [])
+
+    /// A report.
+    public init(count: Int, samples: [ViolationSample]) {
+        self.count = count
+        self.samples = samples
+    }
+}
+
+/// What was measured in a trial that ran to the end.
+public struct TrialMeasurement: Sendable, Codable, Equatable {
+    /// Measured wall time: from the start barrier's release to the last worker's end.
+    public var elapsedNs: Int
+    /// Operations completed in the measured window, all workers.
+    public var totalOps: Int
+    /// `totalOps / elapsed`.
+    public var opsPerSecond: Double
+    /// Operations completed in the measured window by each worker.
+    public var perThreadOps: [Int]
+    /// Operations completed in the measured window, by operation name.
+    public var operations: [String: Int]
+    /// Operations run during warm-up (not timed, not in the figures above).
+    public var warmupOps: Int
+    /// What the latency figures are: `service-time` is the time from an op's start
+    /// to its end on the worker that ran it (closed loop: each worker starts its
+    /// next op when the last one ends).
+    public var latencyKind: String
+    /// Per-op latency percentiles; nil when no op was timed.
+    public var latency: LatencySummary?
+    /// The merged latency histogram as `[value_ns, count]` buckets.
+    public var histogram: [[UInt64]]
+}
+
+/// Why a trial did not produce its own record.
+public struct FailureReport: Sendable, Codable, Equatable {
+    /// A one-line explanation.
+    public var message: String
+    /// The signal that killed the trial process (`SIGILL`, `SIGKILL`, ...).
+    public var signal: String?
+    /// The process's exit status when it exited rather than died.
+    public var exitStatus: Int?
+    /// The last lines the trial process wrote to its standard output and error
+    /// (where Swift prints `Fatal error: ...`).
+    public var outputTail: [String]
+
+    /// A report.
+    public init(message: String, signal: String? = nil, exitStatus: Int? = nil, outputTail: [String] = []) {
+        self.message = message
+        self.signal = signal
+        self.exitStatus = exitStatus
+        self.outputTail = outputTail
+    }
+}
+
+/// The record of one trial: what ran, how it ended, what was measured.
+public struct TrialResult: Sendable, Codable, Equatable {
+    /// The trial as the matrix made it (identity and settings).
+    public var trial: TrialSpec
+    /// How it ended.
+    public var outcome: TrialOutcome
+    /// The figures; nil when the trial did not run to the end.
+    public var measurement: TrialMeasurement?
+    /// Broken invariants.
+    public var violations: ViolationReport
+    /// Why it failed, for `timeout`, `crashed`, `error` and `skipped`.
+    public var failure: FailureReport?
+    /// Where it ran.
+    public var environment: EnvironmentInfo
+
+    /// A record.
+    public init(
+        trial: TrialSpec, outcome: TrialOutcome, measurement: TrialMeasurement?,
+        violations: ViolationReport, failure: FailureReport?, environment: EnvironmentInfo = .current
+    ) {
+        self.trial = trial
+        self.outcome = outcome
+        self.measurement = measurement
+        self.violations = violations
+        self.failure = failure
+        self.environment = environment
+    }
+
+    /// A record for a trial that produced no figures of its own.
+    public static func failed(_ trial: TrialSpec, _ outcome: TrialOutcome, _ failure: FailureReport) -> TrialResult {
+        TrialResult(trial: trial, outcome: outcome, measurement: nil, violations: .none, failure: failure)
+    }
+}

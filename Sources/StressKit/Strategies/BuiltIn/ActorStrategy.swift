@@ -1,0 +1,45 @@
+/// `actor`: one Swift actor per resource owns it; every access is an awaited call
+/// to an actor-isolated method, from one task per worker.
+///
+/// Actors serialise their isolated code but are reentrant across suspension: a
+/// call into another actor from inside one suspends the first, which can then run
+/// other work. So nested access never deadlocks, and atomicity ends at every
+/// `await`. Fairness follows the executor's FIFO job queue.
+public final class ActorStrategy: IsolatingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "actor",
+        summary: "a Swift actor per resource; workers are tasks awaiting isolated methods",
+        execution: .tasks, reentrant: true, sharedReads: false
+    )
+
+    /// The actor that owns one resource.
+    actor Owner {
+        func run<R: Sendable>(_ body: @Sendable () -> R) -> R { body() }
+
+        /// Runs `body` isolated to `inner` while this actor is in the middle of a
+        /// call: a direct call when `inner` is this actor (no hop, no deadlock),
+        /// else a hop that suspends this actor, exactly as real nested actor calls do.
+        func runNested<R: Sendable>(in inner: Owner, _ body: @Sendable () -> R) async -> R {
+            if inner === self { return body() }
+            return await inner.run(body)
+        }
+    }
+
+    private let owners: [Owner]
+
+    public init(setup: StrategySetup) throws {
+        owners = (0..<setup.resources).map { _ in Owner() }
+    }
+
+    public func read<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R {
+        await owners[resource].run(body)
+    }
+
+    public func write<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R {
+        await owners[resource].run(body)
+    }
+
+    public func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ body: @Sendable () -> R) async -> R {
+        await owners[outer].runNested(in: owners[inner], body)
+    }
+}

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// `mutex`: the Swift standard library's `Synchronization.Mutex` (SE-0433).
+///
+/// The lock Swift 6 code is meant to use: a futex-based lock on Linux
+/// (`os_unfair_lock` on Apple platforms), noncopyable, with the protected value
+/// inside. Not reentrant (re-locking on the owning thread deadlocks or traps).
+/// No fairness guarantee.
+public final class MutexStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "mutex",
+        summary: "Swift Synchronization.Mutex (SE-0433): the standard library's lock",
+        reentrant: false, sharedReads: false
+    )
+
+    /// One mutex per resource, each in its own heap object so none share a line.
+    private final class Box: Sendable {
+        let mutex = Mutex<Void>(())
+    }
+
+    private let boxes: [Box]
+
+    public init(setup: StrategySetup) throws {
+        boxes = (0..<setup.resources).map { _ in Box() }
+    }
+
+    @inline(__always)
+    public func read<R>(_ resource: Int, _ body: () -> R) -> R { write(resource, body) }
+
+    @inline(__always)
+    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+        boxes[resource].mutex.withLock { _ in body() }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// `nslock`: Foundation's `NSLock`, one per resource.
+///
+/// The lock most Swift code on Apple platforms reaches for first. On Linux it is
+/// swift-corelibs-foundation's class over a pthread mutex, so each call is an
+/// Objective-C-style method call plus the mutex. Not reentrant: a second `lock()`
+/// on the owning thread never returns. No fairness guarantee.
+public final class NSLockStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "nslock",
+        summary: "Foundation NSLock: the everyday Apple-platform lock (pthread mutex underneath on Linux)",
+        reentrant: false, sharedReads: false
+    )
+
+    private let locks: [NSLock]
+
+    public init(setup: StrategySetup) throws {
+        locks = (0..<setup.resources).map { _ in NSLock() }
+    }
+
+    @inline(__always)
+    public func read<R>(_ resource: Int, _ body: () -> R) -> R { write(resource, body) }
+
+    @inline(__always)
+    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+        let lock = locks[resource]
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}

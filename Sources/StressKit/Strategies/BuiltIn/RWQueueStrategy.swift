@@ -1,0 +1,31 @@
+import Dispatch
+
+/// `rw-queue`: a concurrent `DispatchQueue` per resource; reads through `sync`,
+/// writes through `sync(flags: .barrier)` (the reader-writer queue pattern).
+///
+/// Readers run in parallel with each other; a barrier write waits for the readers
+/// ahead of it and runs alone. Not reentrant: a barrier `sync` from inside the
+/// queue deadlocks. Submission order is kept between barriers.
+public final class RWQueueStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "rw-queue",
+        summary: "concurrent DispatchQueue: reads via sync, writes via sync(flags: .barrier)",
+        reentrant: false, sharedReads: true
+    )
+
+    private let queues: [DispatchQueue]
+
+    public init(setup: StrategySetup) throws {
+        queues = (0..<setup.resources).map {
+            DispatchQueue(label: "stressbench.rw-queue.\($0)", attributes: .concurrent)
+        }
+    }
+
+    @inline(__always)
+    public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+
+    @inline(__always)
+    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+        queues[resource].sync(flags: .barrier, execute: body)
+    }
+}

@@ -1,0 +1,29 @@
+import Dispatch
+
+/// `serial-queue`: one serial `DispatchQueue` per resource, every access through
+/// `sync` (the "global work queue" pattern of GCD-era libraries).
+///
+/// Goes through the Swift overlay's `DispatchQueue.sync`, which on Linux copies
+/// the block to the heap on each call. Not reentrant: a `sync` onto the queue you
+/// are already running on deadlocks, and libdispatch traps on some of those
+/// ("dispatch_sync called on queue already owned by current thread"). FIFO:
+/// blocks run in the order they were submitted.
+public final class SerialQueueStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "serial-queue",
+        summary: "serial DispatchQueue, all access via sync (the 'global work queue' pattern)",
+        reentrant: false, sharedReads: false
+    )
+
+    private let queues: [DispatchQueue]
+
+    public init(setup: StrategySetup) throws {
+        queues = (0..<setup.resources).map { DispatchQueue(label: "stressbench.serial-queue.\($0)") }
+    }
+
+    @inline(__always)
+    public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+
+    @inline(__always)
+    public func write<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+}

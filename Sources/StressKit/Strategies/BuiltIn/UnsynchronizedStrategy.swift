@@ -1,0 +1,19 @@
+/// `unsynchronized`: no protection at all. The control: under two or more
+/// threads every workload with shared writes must show violations here, which
+/// proves the checks can see a race. Never use it as a baseline for cost without
+/// reading its violation count.
+public final class UnsynchronizedStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "unsynchronized",
+        summary: "no protection (the control that must show violations with 2+ threads)",
+        reentrant: true, sharedReads: true, synchronizes: false
+    )
+
+    public init(setup: StrategySetup) throws {}
+
+    @inline(__always)
+    public func read<R>(_ resource: Int, _ body: () -> R) -> R { body() }
+
+    @inline(__always)
+    public func write<R>(_ resource: Int, _ body: () -> R) -> R { body() }
+}

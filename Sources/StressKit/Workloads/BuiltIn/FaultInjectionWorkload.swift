@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// `_fault` (hidden): injects a failure into one trial so the harness's own
+/// isolation can be tested: a runtime trap, a hang, an abrupt exit or a SIGKILL,
+/// inside a critical section or outside any. Worker 0 fires it at its
+/// `after_ops`-th operation; the others keep working (or block on the lock the
+/// faulty worker holds, as a real program would).
+public struct FaultInjectionWorkload: Workload {
+    public static let descriptor = WorkloadDescriptor(
+        name: "_fault",
+        summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker",
+        parameters: [
+            .choice("mode", "what goes wrong", default: "none", choices: ["none", "trap", "hang", "exit", "kill"]),
+            .choice("where", "inside the critical section or outside any", default: "critical-section",
+                    choices: ["critical-section", "outside"]),
+            .integer("after_ops", "worker 0's op number at which the fault fires", default: 1_000, range: 0...Int.max),
+        ],
+        hidden: true
+    )
+
+    /// A counter to work on, and a flag a hang spins on so the loop has a side effect.
+    public final class State: Sendable {
+        let counter = Atomic<Int>(0)
+        let release = Atomic<Bool>(false)
+    }
+
+    let mode: String
+    let inside: Bool
+    let afterOps: Int
+
+    public init(parameters: WorkloadParameters) throws {
+        mode = try parameters.text("mode")
+        inside = try parameters.text("where") == "critical-section"
+        afterOps = try parameters.integer("after_ops")
+    }
+
+    public func makeState(threads: Int) -> State { State() }
+
+    public func operations() -> [Operation<State>] {
+        let mode = self.mode, afterOps = self.afterOps
+        let fire: @Sendable (State, OpFrame) -> Void = { state, frame in
+            guard frame.thread == 0, frame.opNumber == afterOps else { return }
+            switch mode {
+            case "trap": fatalError("injected trap at op #\(afterOps)")
+            case "hang": while !state.release.load(ordering: .relaxed) { sched_yield() }
+            case "exit": exit(7)
+            case "kill": raise(SIGKILL)
+            default: break
+            }
+        }
+        let work: Step<State> = inside
+            ? .write("work") { state, frame in
+                fire(state, frame)
+                state.counter.add(1, ordering: .relaxed)
+                return .next
+            }
+            : .unguarded("work") { state, frame in
+                fire(state, frame)
+                state.counter.add(1, ordering: .relaxed)
+                return .next
+            }
+        return [Operation("work", weight: 1, steps: [work])]
+    }
+}

@@ -1,0 +1,71 @@
+/// The scratchpad a worker carries through the steps of one operation.
+///
+/// A frame belongs to exactly one worker. Steps read and write it to hand values
+/// from one critical section to the next (the registers), to draw arguments (the
+/// random stream), and to keep per-thread running sums that final checks add up
+/// (the tally). It is a plain value so that actor-based strategies can carry it
+/// into and out of an isolated region without sharing it.
+public struct OpFrame: Sendable {
+    /// The worker's index, `0..<threads`.
+    public let thread: Int
+    /// How many operations this worker started before the current one (0-based),
+    /// counting warm-up operations too. Violation messages cite it.
+    public internal(set) var opNumber: Int = 0
+    /// The worker's seeded random stream; draw operation arguments from it.
+    public var random: SplitMix64
+    /// Registers for handing values between the steps of one operation.
+    /// The engine zeroes them before every operation.
+    public var r0 = 0, r1 = 0, r2 = 0, r3 = 0
+    /// Per-thread running sums that persist across operations; the engine sums
+    /// them over all workers and hands the total to ``Workload/finalCheck(_:_:)``.
+    public var tally = Tally()
+
+    /// Makes a frame for worker `thread` with its own random stream.
+    public init(thread: Int, seed: UInt64) {
+        self.thread = thread
+        self.random = SplitMix64(seed: seed)
+    }
+
+    @inline(__always)
+    mutating func beginOperation(number: Int) {
+        opNumber = number
+        r0 = 0; r1 = 0; r2 = 0; r3 = 0
+    }
+}
+
+/// Four per-thread running sums (`tally[0]` ... `tally[3]`), merged by addition.
+public struct Tally: Sendable, Equatable, Codable {
+    private var a = 0, b = 0, c = 0, d = 0
+
+    /// A tally with every slot zero.
+    public init() {}
+
+    /// The number of slots.
+    public static let slotCount = 4
+
+    /// Slot `index`, `0..<4`.
+    @inline(__always)
+    public subscript(index: Int) -> Int {
+        get {
+            switch index {
+            case 0: return a
+            case 1: return b
+            case 2: return c
+            default: return d
+            }
+        }
+        set {
+            switch index {
+            case 0: a = newValue
+            case 1: b = newValue
+            case 2: c = newValue
+            default: d = newValue
+            }
+        }
+    }
+
+    /// Adds another tally slot by slot (wrapping, so a racy workload cannot trap here).
+    public mutating func add(_ other: Tally) {
+        a &+= other.a; b &+= other.b; c &+= other.c; d &+= other.d
+    }
+}

@@ -1,0 +1,170 @@
+/// A workload parameter's value as it appears in a plan and in result records.
+public enum ParameterValue: Sendable, Hashable, Codable, CustomStringConvertible {
+    case integer(Int)
+    case number(Double)
+    case text(String)
+    case flag(Bool)
+
+    public var description: String {
+        switch self {
+        case .integer(let v): return String(v)
+        case .number(let v): return String(v)
+        case .text(let v): return v
+        case .flag(let v): return String(v)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let v = try? c.decode(Bool.self) { self = .flag(v) }
+        else if let v = try? c.decode(Int.self) { self = .integer(v) }
+        else if let v = try? c.decode(Double.self) { self = .number(v) }
+        else { self = .text(try c.decode(String.self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .integer(let v): try c.encode(v)
+        case .number(let v): try c.encode(v)
+        case .text(let v): try c.encode(v)
+        case .flag(let v): try c.encode(v)
+        }
+    }
+}
+
+/// The declaration of one workload parameter: its name, type, range and default.
+/// The plan loader validates every value against it before anything runs, and
+/// `stressbench list` prints it.
+public struct ParameterSpec: Sendable {
+    /// The kind of value a parameter takes.
+    public enum Kind: Sendable {
+        /// A whole number within a closed range.
+        case integer(ClosedRange<Int>)
+        /// A real number within a closed range.
+        case number(ClosedRange<Double>)
+        /// One of a fixed set of words.
+        case choice([String])
+        /// `true` or `false`.
+        case flag
+    }
+
+    /// The key used in a plan's `parameters` mapping.
+    public let name: String
+    /// One line saying what the parameter controls.
+    public let summary: String
+    /// Its type and range.
+    public let kind: Kind
+    /// The value used when a plan does not set it.
+    public let defaultValue: ParameterValue
+
+    /// An integer parameter.
+    public static func integer(_ name: String, _ summary: String, default value: Int, range: ClosedRange<Int>) -> ParameterSpec {
+        ParameterSpec(name: name, summary: summary, kind: .integer(range), defaultValue: .integer(value))
+    }
+
+    /// A real-number parameter.
+    public static func number(_ name: String, _ summary: String, default value: Double, range: ClosedRange<Double>) -> ParameterSpec {
+        ParameterSpec(name: name, summary: summary, kind: .number(range), defaultValue: .number(value))
+    }
+
+    /// A parameter that takes one of `choices`.
+    public static func choice(_ name: String, _ summary: String, default value: String, choices: [String]) -> ParameterSpec {
+        ParameterSpec(name: name, summary: summary, kind: .choice(choices), defaultValue: .text(value))
+    }
+
+    /// A boolean parameter.
+    public static func flag(_ name: String, _ summary: String, default value: Bool) -> ParameterSpec {
+        ParameterSpec(name: name, summary: summary, kind: .flag, defaultValue: .flag(value))
+    }
+
+    /// A human description of the type and range, for `list` and error messages.
+    public var typeDescription: String {
+        switch kind {
+        case .integer(let r): return "integer \(r.lowerBound)...\(r.upperBound)"
+        case .number(let r): return "number \(r.lowerBound)...\(r.upperBound)"
+        case .choice(let c): return "one of " + c.joined(separator: ", ")
+        case .flag: return "true or false"
+        }
+    }
+}
+
+/// An error a workload raises from `init(parameters:)`; the plan loader reports it
+/// at `experiments[i].parameters.<name>`.
+public struct WorkloadParameterError: Error, Sendable, CustomStringConvertible {
+    /// The offending parameter (nil when the problem is the combination).
+    public let parameter: String?
+    /// What is wrong.
+    public let message: String
+
+    /// An error about `parameter` (or about the whole set when nil).
+    public init(parameter: String?, _ message: String) {
+        self.parameter = parameter
+        self.message = message
+    }
+
+    public var description: String {
+        parameter.map { "parameter '\($0)': \(message)" } ?? message
+    }
+}
+
+/// A workload's validated parameter values, every declared parameter present
+/// (the plan's value, or the default).
+public struct WorkloadParameters: Sendable, Hashable, Codable {
+    /// The values by parameter name.
+    public private(set) var values: [String: ParameterValue]
+
+    /// Parameters with the given values (not validated; the plan loader validates).
+    public init(_ values: [String: ParameterValue] = [:]) { self.values = values }
+
+    /// The defaults of `specs`, overridden by `overrides`.
+    public init(defaultsOf specs: [ParameterSpec], overrides: [String: ParameterValue] = [:]) {
+        var v: [String: ParameterValue] = [:]
+        for spec in specs { v[spec.name] = spec.defaultValue }
+        for (k, x) in overrides { v[k] = x }
+        values = v
+    }
+
+    /// The integer parameter `name`.
+    public func integer(_ name: String) throws(WorkloadParameterError) -> Int {
+        switch values[name] {
+        case .integer(let v): return v
+        case .number(let v) where v == v.rounded(): return Int(v)
+        case nil: throw WorkloadParameterError(parameter: name, "is not declared by this workload")
+        case let other?: throw WorkloadParameterError(parameter: name, "expected an integer, found \(other)")
+        }
+    }
+
+    /// The real-number parameter `name`.
+    public func number(_ name: String) throws(WorkloadParameterError) -> Double {
+        switch values[name] {
+        case .number(let v): return v
+        case .integer(let v): return Double(v)
+        case nil: throw WorkloadParameterError(parameter: name, "is not declared by this workload")
+        case let other?: throw WorkloadParameterError(parameter: name, "expected a number, found \(other)")
+        }
+    }
+
+    /// The word parameter `name`.
+    public func text(_ name: String) throws(WorkloadParameterError) -> String {
+        switch values[name] {
+        case .text(let v): return v
+        case nil: throw WorkloadParameterError(parameter: name, "is not declared by this workload")
+        case let other?: return other.description
+        }
+    }
+
+    /// The boolean parameter `name`.
+    public func flag(_ name: String) throws(WorkloadParameterError) -> Bool {
+        switch values[name] {
+        case .flag(let v): return v
+        case nil: throw WorkloadParameterError(parameter: name, "is not declared by this workload")
+        case let other?: throw WorkloadParameterError(parameter: name, "expected true or false, found \(other)")
+        }
+    }
+
+    /// `name=value` pairs sorted by name, for CSV cells and trial labels.
+    public var compactDescription: String {
+        values.keys.sorted().map { "\($0)=\(values[$0]!)" }.joined(separator: ";")
+    }
+}

@@ -1,0 +1,2 @@
+import StressBenchCLI
+StressBenchMain.main()
