@@ -1,8 +1,8 @@
 /// Runs one operation's steps under a blocking strategy, on the calling thread.
 /// Returns the result that ended the operation and the index of that step.
 @inline(__always)
-func execute<State: AnyObject & Sendable, S: BlockingStrategy>(
-    _ operation: Operation<State>, state: State, strategy: S, frame: inout OpFrame
+func execute<State: AnyObject & Sendable>(
+    _ operation: Operation<State>, state: State, strategy: any BlockingStrategy, frame: inout OpFrame
 ) -> (StepResult, Int) {
     let steps = operation.steps
     var index = 0
@@ -29,8 +29,8 @@ func execute<State: AnyObject & Sendable, S: BlockingStrategy>(
 /// travels into each isolated region as a copy and comes back with the result,
 /// so nothing non-`Sendable` crosses an isolation boundary.
 @inline(__always)
-func execute<State: AnyObject & Sendable, S: IsolatingStrategy>(
-    _ operation: Operation<State>, state: State, strategy: S, frame: inout OpFrame
+func execute<State: AnyObject & Sendable>(
+    _ operation: Operation<State>, state: State, strategy: any IsolatingStrategy, frame: inout OpFrame
 ) async -> (StepResult, Int) {
     let steps = operation.steps
     var index = 0

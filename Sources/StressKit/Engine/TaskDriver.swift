@@ -6,8 +6,8 @@ import Synchronization
 /// thread would block. The tasks run on the global concurrent executor, as an
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
-    static func run<State: AnyObject & Sendable, S: IsolatingStrategy>(
-        state: State, operations: [Operation<State>], strategy: S, settings: TrialSettings
+    static func run<State: AnyObject & Sendable>(
+        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -63,8 +63,8 @@ enum TaskDriver {
     }
 
     @inline(__always)
-    private static func timedOperation<State: AnyObject & Sendable, S: IsolatingStrategy>(
-        _ worker: inout Worker<State>, _ state: State, _ strategy: S
+    private static func timedOperation<State: AnyObject & Sendable>(
+        _ worker: inout Worker<State>, _ state: State, _ strategy: any IsolatingStrategy
     ) async {
         let i = worker.begin()
         let t0 = MonotonicClock.now()

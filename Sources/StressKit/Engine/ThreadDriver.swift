@@ -20,8 +20,8 @@ final class TrialControl: Sendable {
 /// (pick, time, run, record) until the stop condition. The coordinator only
 /// sleeps and flips phases.
 enum ThreadDriver {
-    static func run<State: AnyObject & Sendable, S: BlockingStrategy>(
-        state: State, operations: [Operation<State>], strategy: S, settings: TrialSettings
+    static func run<State: AnyObject & Sendable>(
+        state: State, operations: [Operation<State>], strategy: any BlockingStrategy, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -74,8 +74,8 @@ enum ThreadDriver {
     }
 
     @inline(__always)
-    private static func timedOperation<State: AnyObject & Sendable, S: BlockingStrategy>(
-        _ worker: inout Worker<State>, _ state: State, _ strategy: S
+    private static func timedOperation<State: AnyObject & Sendable>(
+        _ worker: inout Worker<State>, _ state: State, _ strategy: any BlockingStrategy
     ) {
         let i = worker.begin()
         let t0 = MonotonicClock.now()

@@ -16,9 +16,10 @@ public struct EngineOutput: Sendable {
 
 /// Runs one trial of one workload under one strategy, in this process.
 ///
-/// The engine knows workloads and strategies only through their protocols. It
-/// opens the strategy existential once, so the worker loop is specialised for
-/// the concrete strategy type and the per-operation calls are direct.
+/// The engine knows workloads and strategies only through their protocols. The
+/// worker loop is specialised for the workload's state type (its metadata is
+/// static, so nothing is looked up per operation) and calls the strategy through
+/// its protocol witness: one indirect call per critical section.
 public enum TrialEngine {
     /// Runs the trial and merges the workers' reports.
     public static func run<W: Workload>(
@@ -40,14 +41,14 @@ public enum TrialEngine {
         return merge(reports, workload: workload, state: state, operations: operations, settings: settings)
     }
 
-    private static func runThreads<State, S: BlockingStrategy>(
-        _ state: State, _ operations: [Operation<State>], _ strategy: S, _ settings: TrialSettings
+    private static func runThreads<State>(
+        _ state: State, _ operations: [Operation<State>], _ strategy: any BlockingStrategy, _ settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         try ThreadDriver.run(state: state, operations: operations, strategy: strategy, settings: settings)
     }
 
-    private static func runTasks<State, S: IsolatingStrategy>(
-        _ state: State, _ operations: [Operation<State>], _ strategy: S, _ settings: TrialSettings
+    private static func runTasks<State>(
+        _ state: State, _ operations: [Operation<State>], _ strategy: any IsolatingStrategy, _ settings: TrialSettings
     ) -> [WorkerReport] {
         TaskDriver.run(state: state, operations: operations, strategy: strategy, settings: settings)
     }
