@@ -21,7 +21,7 @@ final class TrialControl: Sendable {
 /// sleeps and flips phases.
 enum ThreadDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], strategy: any BlockingStrategy, settings: TrialSettings
+        state: State, operations: [Operation<State>], access: BlockingAccess, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -37,16 +37,16 @@ enum ThreadDriver {
                 warmupGate.arriveAndWait()
                 while control.current == TrialControl.warmup {
                     let i = worker.begin()
-                    let (result, step) = execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+                    let (result, step) = execute(worker.operations[i], state: state, access: access, frame: &worker.frame)
                     worker.end(i, result, step: step, measured: false)
                 }
                 measureGate.arriveAndWait()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
-                    while control.current != TrialControl.stop { timedOperation(&worker, state, strategy) }
+                    while control.current != TrialControl.stop { timedOperation(&worker, state, access) }
                 case .operations(let count):
-                    for _ in 0..<count { timedOperation(&worker, state, strategy) }
+                    for _ in 0..<count { timedOperation(&worker, state, access) }
                 }
                 worker.endNs = MonotonicClock.now()
                 let report = worker.report
@@ -69,17 +69,17 @@ enum ThreadDriver {
             control.enter(TrialControl.stop)
         }
         for thread in threads { thread.join() }
-        strategy.quiesce()
+        access.strategy.quiesce()
         return reports.collected
     }
 
     @inline(__always)
     private static func timedOperation<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ state: State, _ strategy: any BlockingStrategy
+        _ worker: inout Worker<State>, _ state: State, _ access: BlockingAccess
     ) {
         let i = worker.begin()
         let t0 = MonotonicClock.now()
-        let (result, step) = execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+        let (result, step) = execute(worker.operations[i], state: state, access: access, frame: &worker.frame)
         let t1 = MonotonicClock.now()
         worker.histogram.record(t1 &- t0)
         worker.end(i, result, step: step, measured: true)

@@ -4,6 +4,14 @@ public enum StrategyInstance: Sendable {
     case blocking(any BlockingStrategy)
     /// Driven by tasks.
     case isolating(any IsolatingStrategy)
+
+    /// The strategy's descriptor.
+    public var descriptor: StrategyDescriptor {
+        switch self {
+        case .blocking(let s): return type(of: s).descriptor
+        case .isolating(let s): return type(of: s).descriptor
+        }
+    }
 }
 
 /// What the engine produces for one trial in this process.
@@ -26,25 +34,33 @@ public enum TrialEngine {
         _ workload: W, strategy: StrategyInstance, settings: TrialSettings
     ) throws(EngineError) -> EngineOutput {
         let state = workload.makeState(threads: settings.threads)
-        let operations = workload.operations()
+        let operations: [Operation<W.State>]
+        if strategy.descriptor.lockFree {
+            guard let lockFree = workload.lockFreeOperations() else {
+                throw EngineError("workload \(W.descriptor.name) has no lock-free form for strategy \(strategy.descriptor.name)")
+            }
+            operations = lockFree
+        } else {
+            operations = workload.operations()
+        }
         guard !operations.isEmpty else { throw EngineError("workload \(W.descriptor.name) has no operations") }
         guard !operations.contains(where: { $0.steps.isEmpty }) else {
             throw EngineError("workload \(W.descriptor.name) has an operation with no steps")
         }
         let reports: [WorkerReport]
+        var deferred = ViolationReport.none
         switch strategy {
         case .blocking(let s):
-            reports = try runThreads(state, operations, s, settings)
+            let access = BlockingAccess(s)
+            reports = try ThreadDriver.run(state: state, operations: operations, access: access, settings: settings)
+            deferred = access.deferredWrites?.report ?? .none
         case .isolating(let s):
             reports = runTasks(state, operations, s, settings)
         }
-        return merge(reports, workload: workload, state: state, operations: operations, settings: settings)
-    }
-
-    private static func runThreads<State>(
-        _ state: State, _ operations: [Operation<State>], _ strategy: any BlockingStrategy, _ settings: TrialSettings
-    ) throws(EngineError) -> [WorkerReport] {
-        try ThreadDriver.run(state: state, operations: operations, strategy: strategy, settings: settings)
+        var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings)
+        output.violations.count += deferred.count
+        output.violations.samples += deferred.samples
+        return output
     }
 
     private static func runTasks<State>(
@@ -97,7 +113,8 @@ public enum TrialEngine {
             warmupOps: reports.reduce(0) { $0 + $1.warmupOps },
             latencyKind: "service-time",
             latency: histogram.summary(),
-            histogram: histogram.buckets
+            histogram: histogram.buckets,
+            workloadMetrics: workload.metrics(state)
         )
         return EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
     }

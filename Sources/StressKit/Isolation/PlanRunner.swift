@@ -143,3 +143,40 @@ extension TrialResult {
         "stressbench run \(planFile) --only \(trial.id) --seed \(trial.seed)"
     }
 }
+
+extension PlanRunner {
+    /// Loads plan text, runs it, and returns the report: the one-call form for a
+    /// team's own tests.
+    ///
+    /// ```swift
+    /// var registry = StressRegistry.builtIn
+    /// registry.register(workload: MyCacheWorkload.self)
+    /// let report = try PlanRunner.run(yaml: """
+    ///     experiments:
+    ///       - workload: my-cache
+    ///         strategies: [pthread-mutex, actor]
+    ///         threads: [4]
+    ///         ops: 10000
+    ///     """, registry: registry)
+    /// XCTAssertEqual(report.exitCode, .passed)
+    /// ```
+    ///
+    /// Trials run in this process unless `options` says otherwise (a test binary
+    /// cannot re-run itself as a trial process; point ``TrialIsolation/childProcess(executable:arguments:)``
+    /// at an executable that registers the same types to get isolation).
+    public static func run(
+        yaml text: String, file: String = "<inline plan>", registry: StressRegistry,
+        options: RunOptions = RunOptions(isolation: .inProcess)
+    ) throws(PlanError) -> RunReport {
+        let plan = try PlanLoader(registry: registry).load(text: text, file: file)
+        return PlanRunner(registry: registry, options: options).run(plan)
+    }
+
+    /// Loads the plan file at `path`, runs it, and returns the report.
+    public static func run(
+        file path: String, registry: StressRegistry, options: RunOptions = RunOptions(isolation: .inProcess)
+    ) throws(PlanError) -> RunReport {
+        let plan = try PlanLoader(registry: registry).load(file: path)
+        return PlanRunner(registry: registry, options: options).run(plan)
+    }
+}

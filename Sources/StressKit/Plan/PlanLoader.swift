@@ -105,8 +105,15 @@ public struct PlanLoader: Sendable {
     }
 
     /// The keys `defaults` and an experiment share, as read from one level.
+    /// A strategy named in a plan; `node` is nil when it came from `all`.
+    private struct StrategyChoice {
+        var name: String
+        var node: Node?
+        var path: PlanKeyPath?
+    }
+
     private struct Layer {
-        var strategies: [String]?
+        var strategies: [StrategyChoice]?
         var threads: [Int]?
         var stop: StopCondition?
         var repetitions: Int?
@@ -180,12 +187,14 @@ public struct PlanLoader: Sendable {
         guard let workload else { return nil }
         let parameters = parseParameters(parametersNode, workload: workload, path: path.appending("parameters"), &r)
         guard r.problems.count == before, let parameters else { return nil }
+        let strategies = pairable(layer.strategies ?? defaults.strategies ?? allStrategies, with: workload, parameters, &r)
+        guard r.problems.count == before else { return nil }
         return Experiment(
             name: name ?? workload.descriptor.name,
             description: description,
             workload: workload.descriptor.name,
             parameters: parameters,
-            strategies: layer.strategies ?? defaults.strategies ?? registry.defaultStrategies.map(\.descriptor.name),
+            strategies: strategies,
             threads: layer.threads ?? defaults.threads ?? PlanDefaults.threads,
             stop: layer.stop ?? defaults.stop ?? .duration(nanoseconds: PlanDefaults.durationNs),
             repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
@@ -206,28 +215,54 @@ public struct PlanLoader: Sendable {
         return name
     }
 
-    private func parseStrategies(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [String]? {
-        if case .scalar(let s) = node, s.string == "all" { return registry.defaultStrategies.map(\.descriptor.name) }
+    private var allStrategies: [StrategyChoice] {
+        registry.defaultStrategies.map { StrategyChoice(name: $0.descriptor.name) }
+    }
+
+    private func parseStrategies(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [StrategyChoice]? {
+        if case .scalar(let s) = node, s.string == "all" { return allStrategies }
         if case .sequence(let seq) = node, seq.isEmpty {
             r.fail(path, node, "the list is empty: name at least one strategy, or write 'all'")
             return nil
         }
-        var names: [String] = []
+        var choices: [StrategyChoice] = []
         let known = registry.strategies.map(\.descriptor.name)
         for (i, item) in r.list(node).enumerated() {
             let here = path.appending(i)
             guard let name = r.string(item, here) else { continue }
             if name == "all" {
-                names += registry.defaultStrategies.map(\.descriptor.name).filter { !names.contains($0) }
+                choices += allStrategies.filter { c in !choices.contains { $0.name == c.name } }
             } else if registry.strategy(named: name) == nil {
                 let visible = registry.defaultStrategies.map(\.descriptor.name)
                 r.fail(here, item, "unknown strategy '\(name)'" + PlanReader.suggestion(for: name, among: known)
                        + " (available: \(visible.joined(separator: ", ")), or 'all')")
-            } else if names.contains(name) {
+            } else if choices.contains(where: { $0.name == name }) {
                 r.fail(here, item, "strategy '\(name)' is listed twice")
             } else {
-                names.append(name)
+                choices.append(StrategyChoice(name: name, node: item, path: here))
             }
+        }
+        return choices
+    }
+
+    /// Drops lock-free strategies the workload cannot pair with when they came
+    /// from `all`; reports them when the plan named them.
+    private func pairable(
+        _ choices: [StrategyChoice], with workload: WorkloadEntry, _ parameters: WorkloadParameters, _ r: inout PlanReader
+    ) -> [String] {
+        var names: [String] = []
+        for c in choices {
+            guard let entry = registry.strategy(named: c.name) else { continue }
+            if entry.descriptor.lockFree && !workload.supportsLockFree(parameters) {
+                if let node = c.node, let path = c.path {
+                    r.fail(path, node, "strategy '\(c.name)' is lock-free and needs a workload with a lock-free form; '\(workload.descriptor.name)' has none")
+                }
+                continue
+            }
+            names.append(c.name)
+        }
+        if names.isEmpty && !choices.isEmpty && r.problems.isEmpty {
+            r.fail(.root, nil, "no strategy left for workload '\(workload.descriptor.name)'")
         }
         return names
     }

@@ -7,13 +7,13 @@ public struct WorkloadEntry: Sendable {
     let validate: @Sendable (WorkloadParameters) throws -> Void
     /// Runs one trial of it in this process.
     let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings) throws -> EngineOutput
-    /// How many guarded resources it needs for these parameters.
-    let resources: @Sendable (WorkloadParameters) throws -> Int
+    /// Whether it has a lock-free form for these parameters (see ``Workload/lockFreeOperations()``).
+    let supportsLockFree: @Sendable (WorkloadParameters) -> Bool
 
     init<W: Workload>(_ type: W.Type) {
         descriptor = W.descriptor
         validate = { _ = try W(parameters: $0) }
-        resources = { try W(parameters: $0).resourceCount }
+        supportsLockFree = { (try? W(parameters: $0).lockFreeOperations()) != nil }
         run = { parameters, strategy, settings in
             let workload = try W(parameters: parameters)
             let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))

@@ -87,6 +87,8 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     public var latency: LatencySummary?
     /// The merged latency histogram as `[value_ns, count]` buckets.
     public var histogram: [[UInt64]]
+    /// Figures the workload reports about itself (``Workload/metrics(_:)``).
+    public var workloadMetrics: [String: Double]
 }
 
 /// Why a trial did not produce its own record.

@@ -22,13 +22,24 @@ public struct StrategyDescriptor: Sendable {
     public let sharedReads: Bool
     /// Whether it protects anything (false only for the unsafe control).
     public let synchronizes: Bool
+    /// Whether writes are fire-and-forget (`DispatchQueue.async`): the engine then
+    /// hands `.write` steps to ``BlockingStrategy/submitWrite(_:_:)``, the step's
+    /// changes to the frame are not seen by later steps (as in real code, an async
+    /// block cannot return a value), and violations it reports are collected when
+    /// the block runs.
+    public let asynchronousWrites: Bool
+    /// Whether the strategy has no critical sections at all and relies on the
+    /// workload's lock-free operations (``Workload/lockFreeOperations()``); such a
+    /// strategy only pairs with workloads that provide them.
+    public let lockFree: Bool
     /// Hidden strategies are left out of `all` and `list`.
     public let hidden: Bool
 
     /// A descriptor.
     public init(
         name: String, summary: String, execution: ExecutionModel = .threads,
-        reentrant: Bool, sharedReads: Bool, synchronizes: Bool = true, hidden: Bool = false
+        reentrant: Bool, sharedReads: Bool, synchronizes: Bool = true,
+        asynchronousWrites: Bool = false, lockFree: Bool = false, hidden: Bool = false
     ) {
         self.name = name
         self.summary = summary
@@ -36,6 +47,8 @@ public struct StrategyDescriptor: Sendable {
         self.reentrant = reentrant
         self.sharedReads = sharedReads
         self.synchronizes = synchronizes
+        self.asynchronousWrites = asynchronousWrites
+        self.lockFree = lockFree
         self.hidden = hidden
     }
 }
@@ -59,8 +72,13 @@ public struct StrategySetup: Sendable {
 /// OS threads: locks, `DispatchQueue.sync`, reader-writer locks.
 ///
 /// One instance guards all of a trial's resources; every call names the resource.
-/// Implement `read` and `write`; `nestedWrite` defaults to a `write` inside a
-/// `write`, which is what real code does (and deadlocks where real code does).
+/// Implement `read` and `write`. Nested access (``Step/Access/nestedWrite(outer:inner:)``)
+/// is a `write` called inside a `write`, exactly as real code nests them, so it
+/// deadlocks where real code does. The engine, not the strategy, marks where each
+/// worker is (waiting, inside, released), so a strategy is only its locking.
+///
+/// A team's own lock plugs in the same way (see the README): wrap it in a class
+/// conforming to this protocol and register it.
 public protocol BlockingStrategy: AnyObject, Sendable {
     /// Name, summary and semantics.
     static var descriptor: StrategyDescriptor { get }
@@ -70,18 +88,19 @@ public protocol BlockingStrategy: AnyObject, Sendable {
     func read<R>(_ resource: Int, _ body: () -> R) -> R
     /// Runs `body` with exclusive (writer) access to `resource`.
     func write<R>(_ resource: Int, _ body: () -> R) -> R
-    /// Runs `body` with exclusive access to `outer` and, inside it, to `inner`.
-    func nestedWrite<R>(outer: Int, inner: Int, _ body: () -> R) -> R
+    /// Submits `body` to run later with exclusive access to `resource` and returns
+    /// at once. Only called when the descriptor says ``StrategyDescriptor/asynchronousWrites``;
+    /// the default runs it synchronously through ``write(_:_:)``.
+    func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void)
     /// Waits until work submitted asynchronously has run; called before final
     /// checks. Default: nothing to wait for.
     func quiesce()
 }
 
 extension BlockingStrategy {
-    /// A write inside a write, as real code nests them.
-    @inline(__always)
-    public func nestedWrite<R>(outer: Int, inner: Int, _ body: () -> R) -> R {
-        write(outer) { write(inner, body) }
+    /// Runs the write synchronously.
+    public func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void) {
+        write(resource, body)
     }
 
     /// Nothing to wait for.

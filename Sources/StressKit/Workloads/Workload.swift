@@ -77,15 +77,32 @@ public protocol Workload: Sendable {
     /// The operations, with their weights. Called once per trial.
     func operations() -> [Operation<State>]
 
+    /// The same operations written lock-free (atomics, compare-and-swap), for
+    /// strategies with no critical sections (``StrategyDescriptor/lockFree``, the
+    /// `atomic` baseline). Nil (the default) when the state is more than a word
+    /// and has no lock-free form; such a workload is not paired with those strategies.
+    func lockFreeOperations() -> [Operation<State>]?
+
     /// Invariants checked once all workers have stopped (and the strategy has
     /// drained any asynchronous work). Return one message per broken invariant.
     func finalCheck(_ state: State, _ totals: RunTotals) -> [String]
+
+    /// Figures of the workload's own, read after the run (for example the largest
+    /// number of readers seen inside a critical section at once). They appear in
+    /// result records under `workloadMetrics`. Default: none.
+    func metrics(_ state: State) -> [String: Double]
 }
 
 extension Workload {
     /// One guarded resource.
     public var resourceCount: Int { 1 }
 
+    /// No lock-free form.
+    public func lockFreeOperations() -> [Operation<State>]? { nil }
+
     /// No final invariants.
     public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] { [] }
+
+    /// No metrics of its own.
+    public func metrics(_ state: State) -> [String: Double] { [:] }
 }
