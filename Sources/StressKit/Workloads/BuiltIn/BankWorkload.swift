@@ -15,6 +15,8 @@ public struct BankWorkload: Workload {
             .integer("initial_balance", "starting balance of every account", default: 1_000, range: 0...1_000_000_000),
             .integer("max_transfer", "largest amount one transfer moves", default: 100, range: 1...1_000_000_000),
             .number("audit_ratio", "fraction of operations that are audits", default: 0.05, range: 0...1),
+            .choice("variant", "correct, or nested-transaction: a transfer calls the bank's public (locking) balance check from inside its own critical section",
+                    default: "correct", choices: ["correct", "nested-transaction"]),
         ]
     )
 
@@ -51,8 +53,10 @@ public struct BankWorkload: Workload {
     let initialBalance: Int
     let maxTransfer: Int
     let auditRatio: Double
+    let nestedTransaction: Bool
 
     public init(parameters: WorkloadParameters) throws {
+        nestedTransaction = try parameters.text("variant") == "nested-transaction"
         accounts = try parameters.integer("accounts")
         initialBalance = try parameters.integer("initial_balance")
         maxTransfer = try parameters.integer("max_transfer")
@@ -73,7 +77,11 @@ public struct BankWorkload: Workload {
                 frame.r2 = 1 + frame.random.next(below: maxTransfer)
                 return .next
             },
-            .write("move") { state, frame in
+            // The nested-transaction variant re-enters the bank's own lock from
+            // inside the transfer, as a transfer that calls the public, locking
+            // `balance(of:)` would: fine for a recursive lock or an actor, a
+            // deadlock (or a libdispatch trap) for everything else.
+            Step("move", access: nestedTransaction ? .nestedWrite(outer: 0, inner: 0) : .write(0)) { state, frame in
                 let from = frame.r0, to = frame.r1, amount = frame.r2
                 guard state.balances[from] >= amount else { return .finish }
                 state.balances[from] -= amount
