@@ -131,9 +131,28 @@ public struct PlanRunner: Sendable {
         }
     }
 
-    private static func lastLines(_ bytes: [UInt8], count: Int) -> [String] {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-        return lines.suffix(count).map(String.init)
+    /// The last `count` lines of a child's output, without the runtime's
+    /// stack-trace frames (`12  stressbench  0x... <unavailable> + 123`), which
+    /// would otherwise push the one line that matters (`Fatal error: ...`) out.
+    static func lastLines(_ bytes: [UInt8], count: Int) -> [String] {
+        var kept: [String] = []
+        var frames = 0
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+            if isStackFrame(line) || line.hasPrefix("Current stack trace:") {
+                frames += 1
+            } else {
+                if frames > 0 { kept.append("(\(frames) stack-trace lines omitted)") }
+                frames = 0
+                kept.append(String(line))
+            }
+        }
+        if frames > 0 { kept.append("(\(frames) stack-trace lines omitted)") }
+        return Array(kept.suffix(count))
+    }
+
+    private static func isStackFrame(_ line: Substring) -> Bool {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        return parts.count >= 3 && Int(parts[0]) != nil && parts.dropFirst(2).first?.hasPrefix("0x") == true
     }
 }
 

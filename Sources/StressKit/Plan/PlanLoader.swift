@@ -34,11 +34,12 @@ public struct PlanLoader: Sendable {
 
     /// Loads and validates the plan at `path`.
     public func load(file path: String) throws(PlanError) -> Plan {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw PlanError(problems: [PlanProblem(file: path, path: .root, message: "cannot read the file: \(Self.reason(error))")])
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = access(path, R_OK) == 0 ? "it is not a readable file" : String(cString: strerror(errno))
+            throw PlanError(problems: [PlanProblem(file: path, path: .root, message: "cannot read the file: \(reason)")])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw PlanError(problems: [PlanProblem(file: path, path: .root, message: "the file is not UTF-8 text")])
         }
         return try load(text: text, file: path)
     }
@@ -336,13 +337,5 @@ public struct PlanLoader: Sendable {
         default:
             return PlanProblem(file: file, path: .root, message: "not valid YAML or JSON: \(error)")
         }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return ns.localizedDescription
     }
 }
