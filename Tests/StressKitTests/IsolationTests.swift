@@ -30,6 +30,7 @@ final class IsolationTests: XCTestCase {
                 strategies: [pthread-mutex]
                 ops: 1000
                 timeout: 2s
+                deadlock_after: 60s    # so the parent's timeout, not the watchdog, ends it
               - name: after
                 workload: counter
                 strategies: [actor]
