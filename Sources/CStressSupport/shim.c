@@ -29,3 +29,104 @@ int stress_pipe_cloexec(int fds[2]) {
     return 0;
 #endif
 }
+
+#include <signal.h>
+#include <string.h>
+
+/* ---- Crash reporter ---------------------------------------------------- */
+
+static const uint64_t *volatile crash_sites;
+static volatile int crash_workers, crash_stride;
+static const char *const *volatile crash_labels;
+static volatile int crash_label_count;
+static const char *const *volatile crash_phases;
+
+static void put(const char *s) { (void)!write(2, s, strlen(s)); }
+
+static void put_number(uint64_t n) {
+    char buf[24];
+    int i = sizeof buf;
+    buf[--i] = 0;
+    do { buf[--i] = (char)('0' + n % 10); n /= 10; } while (n && i > 0);
+    put(buf + i);
+}
+
+static const char *signal_label(int sig) {
+    switch (sig) {
+    case SIGILL: return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGABRT: return "SIGABRT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    default: return "a signal";
+    }
+}
+
+/* Site word layout (see SiteBoard.swift): bits 0-23 site id + 1 (0: none),
+   24-27 phase, 28-39 resource, 40-51 inner resource. */
+static void crash_handler(int sig) {
+    const uint64_t *sites = crash_sites;
+    if (sites) {
+        put("stressbench: the trial process got ");
+        put(signal_label(sig));
+        put("; where each worker was:\n");
+        for (int w = 0; w < crash_workers; w++) {
+            uint64_t word = __atomic_load_n(sites + (size_t)w * (size_t)crash_stride, __ATOMIC_RELAXED);
+            uint64_t site = word & 0xFFFFFF, phase = (word >> 24) & 0xF;
+            uint64_t resource = (word >> 28) & 0xFFF, inner = (word >> 40) & 0xFFF;
+            put("stressbench:   worker ");
+            put_number((uint64_t)w);
+            put(": ");
+            if (site > 0 && (int)(site - 1) < crash_label_count) { put(crash_labels[site - 1]); put(", "); }
+            put(crash_phases[phase]);
+            if (phase >= 2 && phase <= 6) { put(" resource "); put_number(resource); }
+            if (phase == 5 || phase == 6) { put(" (inner: resource "); put_number(inner); put(")"); }
+            put("\n");
+        }
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void stress_crash_reporter_install(const uint64_t *sites, int workers, int stride_words,
+                                   const char *const *labels, int label_count,
+                                   const char *const *phase_names) {
+    crash_workers = workers;
+    crash_stride = stride_words;
+    crash_labels = labels;
+    crash_label_count = label_count;
+    crash_phases = phase_names;
+    crash_sites = sites;
+    static const int sigs[] = { SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
+    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = crash_handler;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(sigs[i], &sa, 0);
+    }
+}
+
+void stress_crash_reporter_clear(void) { crash_sites = 0; }
+
+/* ---- Interrupts (parent) ----------------------------------------------- */
+
+static volatile sig_atomic_t interrupts, first_signal;
+
+static void interrupt_handler(int sig) {
+    if (!first_signal) first_signal = sig;
+    interrupts++;
+    if (interrupts > 1 && sig == SIGINT) _exit(130);
+}
+
+void stress_interrupts_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = interrupt_handler;
+    sigaction(SIGINT, &sa, 0);
+    sigaction(SIGTERM, &sa, 0);
+}
+
+int stress_interrupt_count(void) { return interrupts; }
+int stress_interrupt_signal(void) { return first_signal; }

@@ -45,29 +45,46 @@ func execute<State: AnyObject & Sendable>(
     let strategy = access.strategy
     let steps = operation.steps
     var index = 0
+    var result = StepResult.next
     while index < steps.count {
         let step = steps[index]
-        let result: StepResult
         switch step.access {
         case .unguarded:
+            frame.publish(step: index, .running)
             result = step.body(state, &frame)
-        case .read(let resource):
-            result = strategy.read(resource) { step.body(state, &frame) }
-        case .write(let resource):
+        case .read(let r):
+            frame.publish(step: index, .acquiring, resource: r)
+            result = strategy.read(r) {
+                frame.publish(step: index, .inside, resource: r)
+                return step.body(state, &frame)
+            }
+        case .write(let r):
+            frame.publish(step: index, .acquiring, resource: r, write: true)
             if let deferred = access.deferredWrites {
-                submit(step, operation: operation.name, resource: resource, state: state, frame: frame, strategy: strategy, deferred)
+                submit(step, operation: operation.name, resource: r, state: state, frame: frame, strategy: strategy, deferred)
                 result = .next
             } else {
-                result = strategy.write(resource) { step.body(state, &frame) }
+                result = strategy.write(r) {
+                    frame.publish(step: index, .inside, resource: r, write: true)
+                    return step.body(state, &frame)
+                }
             }
         case .nestedWrite(let outer, let inner):
             // A write inside a write, exactly as real code nests them.
-            result = strategy.write(outer) { strategy.write(inner) { step.body(state, &frame) } }
+            frame.publish(step: index, .acquiring, resource: outer, write: true)
+            result = strategy.write(outer) {
+                frame.publish(step: index, .acquiringInner, resource: outer, inner: inner, write: true)
+                return strategy.write(inner) {
+                    frame.publish(step: index, .insideInner, resource: outer, inner: inner, write: true)
+                    return step.body(state, &frame)
+                }
+            }
         }
-        if result != .next { return (result, index) }
+        if result != .next { break }
         index += 1
     }
-    return (.next, steps.count - 1)
+    frame.publish(step: 0, .betweenOperations)
+    return (result, Swift.min(index, steps.count - 1))
 }
 
 /// Hands a write step to an asynchronous writer. The block gets a copy of the
@@ -99,23 +116,44 @@ func execute<State: AnyObject & Sendable>(
         let step = steps[index]
         let body = step.body
         let entry = frame
+        let at = index
         // The closures are written at each call so they stay non-escaping: their
         // context lives on the task's stack, not the heap.
         let outcome: (StepResult, OpFrame)
         switch step.access {
         case .unguarded:
             var inside = entry
+            inside.publish(step: at, .running)
             outcome = (body(state, &inside), inside)
-        case .read(let resource):
-            outcome = await strategy.read(resource) { var f = entry; return (body(state, &f), f) }
-        case .write(let resource):
-            outcome = await strategy.write(resource) { var f = entry; return (body(state, &f), f) }
+        case .read(let r):
+            entry.publish(step: at, .acquiring, resource: r)
+            outcome = await strategy.read(r) {
+                var f = entry
+                f.publish(step: at, .inside, resource: r)
+                return (body(state, &f), f)
+            }
+        case .write(let r):
+            entry.publish(step: at, .acquiring, resource: r, write: true)
+            outcome = await strategy.write(r) {
+                var f = entry
+                f.publish(step: at, .inside, resource: r, write: true)
+                return (body(state, &f), f)
+            }
         case .nestedWrite(let outer, let inner):
-            outcome = await strategy.nestedWrite(outer: outer, inner: inner) { var f = entry; return (body(state, &f), f) }
+            entry.publish(step: at, .acquiring, resource: outer, write: true)
+            outcome = await strategy.nestedWrite(outer: outer, inner: inner) {
+                var f = entry
+                f.publish(step: at, .insideInner, resource: outer, inner: inner, write: true)
+                return (body(state, &f), f)
+            }
         }
         frame = outcome.1
-        if outcome.0 != .next { return (outcome.0, index) }
+        if outcome.0 != .next {
+            frame.publish(step: 0, .betweenOperations)
+            return (outcome.0, index)
+        }
         index += 1
     }
+    frame.publish(step: 0, .betweenOperations)
     return (.next, steps.count - 1)
 }

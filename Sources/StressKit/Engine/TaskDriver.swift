@@ -7,7 +7,7 @@ import Synchronization
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, settings: TrialSettings
+        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -19,14 +19,16 @@ enum TaskDriver {
         for t in 0..<n {
             finished.enter()
             Task.detached {
-                var worker = Worker(thread: t, seed: settings.seed, operations: operations,
+                var worker = Worker(thread: t, seed: settings.seed, operations: operations, board: board,
                                     samplesLimit: settings.samplesPerWorker)
+                worker.publish(.atBarrier)
                 await warmupGate.arrive()
-                while control.current == TrialControl.warmup {
+                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
                     let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
                     worker.end(i, result, step: step, measured: false)
                 }
+                worker.publish(.atBarrier)
                 await measureGate.arrive()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
@@ -36,6 +38,7 @@ enum TaskDriver {
                     for _ in 0..<count { await timedOperation(&worker, state, strategy) }
                 }
                 worker.endNs = MonotonicClock.now()
+                worker.publish(.finished)
                 let report = worker.report
                 reports.deposit(report, at: t)
                 finished.leave()

@@ -21,7 +21,7 @@ final class TrialControl: Sendable {
 /// sleeps and flips phases.
 enum ThreadDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], access: BlockingAccess, settings: TrialSettings
+        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -32,14 +32,16 @@ enum ThreadDriver {
 
         for t in 0..<n {
             let spawned = OSThread.spawn {
-                var worker = Worker(thread: t, seed: settings.seed, operations: operations,
+                var worker = Worker(thread: t, seed: settings.seed, operations: operations, board: board,
                                     samplesLimit: settings.samplesPerWorker)
+                worker.publish(.atBarrier)
                 warmupGate.arriveAndWait()
-                while control.current == TrialControl.warmup {
+                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
                     let (result, step) = execute(worker.operations[i], state: state, access: access, frame: &worker.frame)
                     worker.end(i, result, step: step, measured: false)
                 }
+                worker.publish(.atBarrier)
                 measureGate.arriveAndWait()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
@@ -49,6 +51,7 @@ enum ThreadDriver {
                     for _ in 0..<count { timedOperation(&worker, state, access) }
                 }
                 worker.endNs = MonotonicClock.now()
+                worker.publish(.finished)
                 let report = worker.report
                 reports.deposit(report, at: t)
             }

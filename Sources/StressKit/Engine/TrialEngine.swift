@@ -30,8 +30,14 @@ public struct EngineOutput: Sendable {
 /// its protocol witness: one indirect call per critical section.
 public enum TrialEngine {
     /// Runs the trial and merges the workers' reports.
+    ///
+    /// A watchdog watches the workers; if none completes an operation for
+    /// `settings.stallAfterNs` it calls `onStall` with where every worker is.
+    /// `onStall` must end the trial (the stuck workers never return): the child
+    /// side writes a `deadlock`/`hang` record and waits to be killed.
     public static func run<W: Workload>(
-        _ workload: W, strategy: StrategyInstance, settings: TrialSettings
+        _ workload: W, strategy: StrategyInstance, settings: TrialSettings,
+        onStall: @escaping @Sendable (StallReport) -> Void
     ) throws(EngineError) -> EngineOutput {
         let state = workload.makeState(threads: settings.threads)
         let operations: [Operation<W.State>]
@@ -47,26 +53,30 @@ public enum TrialEngine {
         guard !operations.contains(where: { $0.steps.isEmpty }) else {
             throw EngineError("workload \(W.descriptor.name) has an operation with no steps")
         }
+        let board = SiteBoard(workers: settings.threads, operations: operations)
+        board.installCrashReporter()
+        let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor, onStall: onStall)
+        let watching = watchdog.start()
         let reports: [WorkerReport]
         var deferred = ViolationReport.none
         switch strategy {
         case .blocking(let s):
             let access = BlockingAccess(s)
-            reports = try ThreadDriver.run(state: state, operations: operations, access: access, settings: settings)
+            do {
+                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, settings: settings)
+            } catch {
+                watchdog.stop(watching)
+                throw error
+            }
             deferred = access.deferredWrites?.report ?? .none
         case .isolating(let s):
-            reports = runTasks(state, operations, s, settings)
+            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, settings: settings)
         }
+        watchdog.stop(watching)
         var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings)
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         return output
-    }
-
-    private static func runTasks<State>(
-        _ state: State, _ operations: [Operation<State>], _ strategy: any IsolatingStrategy, _ settings: TrialSettings
-    ) -> [WorkerReport] {
-        TaskDriver.run(state: state, operations: operations, strategy: strategy, settings: settings)
     }
 
     private static func merge<W: Workload>(

@@ -30,6 +30,7 @@ struct OperationPicker: Sendable {
 struct Worker<State: AnyObject & Sendable> {
     let operations: [Operation<State>]
     let picker: OperationPicker
+    let siteBase: [Int]
     var frame: OpFrame
     var histogram = LatencyHistogram()
     var measuredCounts: [Int]
@@ -42,12 +43,14 @@ struct Worker<State: AnyObject & Sendable> {
     var endNs: UInt64 = 0
     private var opNumber = 0
 
-    init(thread: Int, seed: UInt64, operations: [Operation<State>], samplesLimit: Int) {
+    init(thread: Int, seed: UInt64, operations: [Operation<State>], board: SiteBoard, samplesLimit: Int) {
         // A private copy of the table keeps the array's reference count off a
         // cache line the other workers also touch.
         self.operations = Array(operations)
         picker = OperationPicker(weights: operations.map(\.weight))
+        siteBase = Array(board.siteBase)
         frame = OpFrame(thread: thread, seed: SplitMix64.derive(seed, UInt64(thread)))
+        frame.probe = SiteProbe(slot: board.siteSlot(thread))
         measuredCounts = Array(repeating: 0, count: operations.count)
         allCounts = Array(repeating: 0, count: operations.count)
         self.samplesLimit = samplesLimit
@@ -57,14 +60,20 @@ struct Worker<State: AnyObject & Sendable> {
     @inline(__always)
     mutating func begin() -> Int {
         let index = picker.pick(&frame.random)
-        frame.beginOperation(number: opNumber)
+        frame.beginOperation(number: opNumber, siteBase: siteBase[index])
         opNumber &+= 1
         return index
+    }
+
+    /// Publishes a phase that belongs to no operation (barriers, the end).
+    func publish(_ phase: WorkerPhase) {
+        frame.probe.publish(SiteWord(site: -1, phase: phase))
     }
 
     /// Books a finished operation (and its violation, if a step reported one).
     @inline(__always)
     mutating func end(_ index: Int, _ result: StepResult, step: Int, measured: Bool) {
+        frame.probe.completed(opNumber)
         allCounts[index] &+= 1
         if measured { measuredCounts[index] &+= 1 } else { warmupOps &+= 1 }
         if case .violation(let message) = result { recordViolation(index, step: step, message) }

@@ -13,13 +13,33 @@ public struct RunOptions: Sendable {
     public var seed: UInt64?
     /// Override every trial's timeout.
     public var timeoutNs: UInt64?
+    /// Override every trial's watchdog stall limit (`deadlock_after`).
+    public var deadlockAfterNs: UInt64?
+    /// Stop after the first trial that does not pass.
+    public var failFast: Bool
+    /// Append each trial's record, as soon as it finishes, as one JSON line to
+    /// this file (created or truncated at the start), so a run killed halfway
+    /// still leaves every finished trial readable.
+    public var streamPath: String?
+    /// Catch SIGINT and SIGTERM: stop starting trials, end the running one, and
+    /// return what finished, marked interrupted (a second SIGINT exits at once).
+    /// The command line turns this on; a library caller decides for itself.
+    public var handleInterrupts: Bool
 
     /// Options.
-    public init(isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil, timeoutNs: UInt64? = nil) {
+    public init(
+        isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
+        timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false
+    ) {
         self.isolation = isolation
         self.only = only
         self.seed = seed
         self.timeoutNs = timeoutNs
+        self.deadlockAfterNs = deadlockAfterNs
+        self.failFast = failFast
+        self.streamPath = streamPath
+        self.handleInterrupts = handleInterrupts
     }
 }
 
@@ -46,6 +66,7 @@ public struct PlanRunner: Sendable {
             var s = spec
             if let seed = options.seed { s.seed = seed }
             if let t = options.timeoutNs { s.timeoutNs = Int(t) }
+            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
             return s
         }
     }
@@ -56,17 +77,34 @@ public struct PlanRunner: Sendable {
 
     /// Runs every selected trial of `plan`. `progress` is called before each trial
     /// starts (with nil result) and after it ends.
-    public func run(_ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil) -> RunReport {
+    ///
+    /// Throws only when the stream file cannot be created; once trials run,
+    /// every outcome is a record.
+    public func run(
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
+    ) throws(RunError) -> RunReport {
         let started = Date()
         let trials = selectedTrials(of: plan)
+        let stream = try options.streamPath.map { path throws(RunError) in try RecordStream(path: path) }
+        if options.handleInterrupts { Interruption.install() }
         var results: [TrialResult] = []
+        var interrupted = false
         for (i, spec) in trials.enumerated() {
+            if options.handleInterrupts && Interruption.requested { interrupted = true; break }
             progress?(i, trials.count, spec, nil)
-            let result = runTrial(spec)
+            var result = runTrial(spec)
+            if options.handleInterrupts && Interruption.requested && result.outcome == .skipped {
+                interrupted = true
+                break
+            }
+            if result.outcome != .passed { result.rerunCommand = result.rerunCommand(planFile: plan.file) }
             results.append(result)
+            stream?.append(result)
             progress?(i, trials.count, spec, result)
+            if options.failFast && result.outcome.isFailure { break }
         }
-        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), trials: results)
+        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(),
+                         interrupted: interrupted, trials: results)
     }
 
     /// Runs one trial as the options say and returns its record, whatever happens
@@ -106,7 +144,14 @@ public struct PlanRunner: Sendable {
     static func interpret(_ capture: ChildCapture, spec: TrialSpec) -> TrialResult {
         let tail = Self.lastLines(capture.outputTail, count: 20)
         let record = capture.result.isEmpty ? nil : try? ResultCoding.decoder().decode(TrialResult.self, from: Data(capture.result))
+        if var record, record.trial.id == spec.id, capture.killedAfterRecord {
+            // The child reported (a deadlock, a hang) and was then ended by us.
+            record.failure?.outputTail = tail
+            return record
+        }
         switch capture.termination {
+        case .interrupted:
+            return .failed(spec, .skipped, FailureReport(message: "interrupted before it finished", outputTail: tail))
         case .timedOut:
             let limit = Quantities.format(nanoseconds: UInt64(spec.timeoutNs))
             return .failed(spec, .timeout, FailureReport(message: "did not finish within its \(limit) timeout; killed", outputTail: tail))
@@ -131,9 +176,28 @@ public struct PlanRunner: Sendable {
         }
     }
 
-    private static func lastLines(_ bytes: [UInt8], count: Int) -> [String] {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-        return lines.suffix(count).map(String.init)
+    /// The last `count` lines of a child's output, without the runtime's
+    /// stack-trace frames (`12  stressbench  0x... <unavailable> + 123`), which
+    /// would otherwise push the one line that matters (`Fatal error: ...`) out.
+    static func lastLines(_ bytes: [UInt8], count: Int) -> [String] {
+        var kept: [String] = []
+        var frames = 0
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+            if isStackFrame(line) || line.hasPrefix("Current stack trace:") {
+                frames += 1
+            } else {
+                if frames > 0 { kept.append("(\(frames) stack-trace lines omitted)") }
+                frames = 0
+                kept.append(String(line))
+            }
+        }
+        if frames > 0 { kept.append("(\(frames) stack-trace lines omitted)") }
+        return Array(kept.suffix(count))
+    }
+
+    private static func isStackFrame(_ line: Substring) -> Bool {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        return parts.count >= 3 && Int(parts[0]) != nil && parts.dropFirst(2).first?.hasPrefix("0x") == true
     }
 }
 
@@ -167,16 +231,16 @@ extension PlanRunner {
     public static func run(
         yaml text: String, file: String = "<inline plan>", registry: StressRegistry,
         options: RunOptions = RunOptions(isolation: .inProcess)
-    ) throws(PlanError) -> RunReport {
+    ) throws -> RunReport {
         let plan = try PlanLoader(registry: registry).load(text: text, file: file)
-        return PlanRunner(registry: registry, options: options).run(plan)
+        return try PlanRunner(registry: registry, options: options).run(plan)
     }
 
     /// Loads the plan file at `path`, runs it, and returns the report.
     public static func run(
         file path: String, registry: StressRegistry, options: RunOptions = RunOptions(isolation: .inProcess)
-    ) throws(PlanError) -> RunReport {
+    ) throws -> RunReport {
         let plan = try PlanLoader(registry: registry).load(file: path)
-        return PlanRunner(registry: registry, options: options).run(plan)
+        return try PlanRunner(registry: registry, options: options).run(plan)
     }
 }

@@ -27,7 +27,8 @@ public enum TrialMatrix {
                             warmupNs: Int(e.warmupNs),
                             durationNs: e.stop.durationNs.map(Int.init),
                             opsPerThread: e.stop.opsPerThread,
-                            timeoutNs: Int(e.timeoutNs ?? automaticTimeout(e))
+                            timeoutNs: Int(e.timeoutNs ?? automaticTimeout(e)),
+                            deadlockAfterNs: Int(e.deadlockAfterNs)
                         ))
                     }
                 }

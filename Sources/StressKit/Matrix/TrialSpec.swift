@@ -32,13 +32,18 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     public var opsPerThread: Int?
     /// How long the parent waits for the trial process before killing it.
     public var timeoutNs: Int
+    /// How long the watchdog lets every worker go without completing an
+    /// operation before it reports a deadlock or a hang.
+    public var deadlockAfterNs: Int
 
     /// A trial.
     public init(
         id: String, index: Int, plan: String, experiment: String, workload: String,
         parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
-        seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int
+        seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
+        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs)
     ) {
+        self.deadlockAfterNs = deadlockAfterNs
         self.id = id
         self.index = index
         self.plan = plan

@@ -28,17 +28,18 @@ public struct PlanLoader: Sendable {
     public init(registry: StressRegistry) { self.registry = registry }
 
     static let topKeys = ["name", "description", "defaults", "experiments"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after"]
     static let experimentKeys = ["name", "description", "workload", "parameters"] + sharedKeys
     static let maxThreads = 4096
 
     /// Loads and validates the plan at `path`.
     public func load(file path: String) throws(PlanError) -> Plan {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw PlanError(problems: [PlanProblem(file: path, path: .root, message: "cannot read the file: \(Self.reason(error))")])
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = access(path, R_OK) == 0 ? "it is not a readable file" : String(cString: strerror(errno))
+            throw PlanError(problems: [PlanProblem(file: path, path: .root, message: "cannot read the file: \(reason)")])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw PlanError(problems: [PlanProblem(file: path, path: .root, message: "the file is not UTF-8 text")])
         }
         return try load(text: text, file: path)
     }
@@ -120,6 +121,7 @@ public struct PlanLoader: Sendable {
         var seed: UInt64?
         var warmup: UInt64?
         var timeout: UInt64??
+        var deadlockAfter: UInt64?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -136,6 +138,7 @@ public struct PlanLoader: Sendable {
             case "repetitions": layer.repetitions = r.integer(value, here, range: 1...100_000, what: "a positive number of repetitions")
             case "seed": layer.seed = r.integer(value, here, range: 0...(1 << 53 - 1), what: "a non-negative integer seed").map(UInt64.init)
             case "warmup": layer.warmup = r.duration(value, here, positive: false)
+            case "deadlock_after": layer.deadlockAfter = r.duration(value, here, positive: true)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -200,7 +203,8 @@ public struct PlanLoader: Sendable {
             repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
             seed: layer.seed ?? defaults.seed ?? PlanDefaults.seed,
             warmupNs: layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs,
-            timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil
+            timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil,
+            deadlockAfterNs: layer.deadlockAfter ?? defaults.deadlockAfter ?? PlanDefaults.deadlockAfterNs
         )
     }
 
@@ -336,13 +340,5 @@ public struct PlanLoader: Sendable {
         default:
             return PlanProblem(file: file, path: .root, message: "not valid YAML or JSON: \(error)")
         }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return ns.localizedDescription
     }
 }

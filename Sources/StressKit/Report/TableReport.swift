@@ -45,9 +45,12 @@ public enum TableReport {
         }
         if let f = r.failure {
             lines.append("  " + f.message)
-            lines += f.outputTail.suffix(6).map { "    | " + $0 }
+            if let stall = r.stall {
+                lines += stall.workers.map { "    worker \($0.thread): \($0.description) (\($0.completedOps) ops done)" }
+            }
+            lines += f.outputTail.suffix(8).map { "    | " + $0 }
         }
-        lines.append("  rerun: " + r.rerunCommand(planFile: planFile))
+        lines.append("  rerun: " + (r.rerunCommand ?? r.rerunCommand(planFile: planFile)))
         return lines.joined(separator: "\n")
     }
 

@@ -6,6 +6,12 @@ public enum TrialOutcome: String, Sendable, Codable, CaseIterable {
     case violated
     /// Did not finish within its timeout and was killed.
     case timeout
+    /// The watchdog saw every unfinished worker waiting on another (a deadlock,
+    /// a `sync` onto the queue one is on, a lock-order inversion).
+    case deadlock
+    /// The watchdog saw no operation complete while a worker was still running
+    /// (an endless loop, an operation that never ends).
+    case hang
     /// The trial process died (a signal, a Swift runtime trap, a non-zero exit).
     case crashed
     /// The harness could not run it or could not read its result (for example
@@ -122,16 +128,22 @@ public struct TrialResult: Sendable, Codable, Equatable {
     public var measurement: TrialMeasurement?
     /// Broken invariants.
     public var violations: ViolationReport
-    /// Why it failed, for `timeout`, `crashed`, `error` and `skipped`.
+    /// Why it failed, for `deadlock`, `hang`, `timeout`, `crashed`, `error` and `skipped`.
     public var failure: FailureReport?
+    /// Where every worker was, for `deadlock` and `hang`.
+    public var stall: StallReport?
+    /// The command that reruns exactly this trial (set for every trial that did not pass).
+    public var rerunCommand: String?
     /// Where it ran.
     public var environment: EnvironmentInfo
 
     /// A record.
     public init(
         trial: TrialSpec, outcome: TrialOutcome, measurement: TrialMeasurement?,
-        violations: ViolationReport, failure: FailureReport?, environment: EnvironmentInfo = .current
+        violations: ViolationReport, failure: FailureReport?, stall: StallReport? = nil,
+        environment: EnvironmentInfo = .current
     ) {
+        self.stall = stall
         self.trial = trial
         self.outcome = outcome
         self.measurement = measurement

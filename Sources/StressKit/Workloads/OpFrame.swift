@@ -19,6 +19,10 @@ public struct OpFrame: Sendable {
     /// Per-thread running sums that persist across operations; the engine sums
     /// them over all workers and hands the total to ``Workload/finalCheck(_:_:)``.
     public var tally = Tally()
+    /// Where this worker publishes its site for the watchdog and crash reports.
+    var probe = SiteProbe.detached
+    /// The site id of step 0 of the current operation.
+    var siteBase = 0
 
     /// Makes a frame for worker `thread` with its own random stream.
     public init(thread: Int, seed: UInt64) {
@@ -27,9 +31,16 @@ public struct OpFrame: Sendable {
     }
 
     @inline(__always)
-    mutating func beginOperation(number: Int) {
+    mutating func beginOperation(number: Int, siteBase: Int) {
         opNumber = number
+        self.siteBase = siteBase
         r0 = 0; r1 = 0; r2 = 0; r3 = 0
+    }
+
+    /// Publishes where this worker is (one relaxed store to its own cache line).
+    @inline(__always)
+    func publish(step: Int, _ phase: WorkerPhase, resource: Int = 0, inner: Int = 0, write: Bool = false) {
+        probe.publish(SiteWord(site: siteBase &+ step, phase: phase, resource: resource, inner: inner, write: write))
     }
 }
 
