@@ -1,3 +1,5 @@
+import Synchronization
+
 /// `bank`: accounts with balances; transfers move money between them, deposits
 /// and withdrawals move it in and out, accounts close (paying out their balance)
 /// and reopen, and audits read every balance.
@@ -86,6 +88,9 @@ public struct BankWorkload: Workload {
         let threads: Int
         let count: Int
         let total: Int
+        /// How many operations are inside a section that needs both branches
+        /// (lock-order-inversion variant): a checker, not part of the bank.
+        let branchOccupancy = Atomic<Int>(0)
 
         init(accounts: Int, initialBalance: Int, resources: Int, threads: Int) {
             count = accounts
@@ -333,19 +338,39 @@ public struct BankWorkload: Workload {
         return [
             Operation("transfer-out", weight: transferWeight, steps: [
                 chooseTransfer(from: first, to: second),
-                .nestedWrite("move", outer: 0, inner: 1, Self.move),
+                .nestedWrite("move", outer: 0, inner: 1, Self.holdingBothBranches(Self.move)),
             ]),
             Operation("transfer-in", weight: transferWeight, steps: [
                 chooseTransfer(from: second, to: first),
-                .nestedWrite("move", outer: 1, inner: 0, Self.move),
+                .nestedWrite("move", outer: 1, inner: 0, Self.holdingBothBranches(Self.move)),
             ]),
             // An audit needs both branches at once; it takes them in a fixed order.
             Operation("audit", weight: auditRatio, steps: [
-                .nestedWrite("scan", outer: 0, inner: 1) { state, _ in
+                .nestedWrite("scan", outer: 0, inner: 1, Self.holdingBothBranches { state, _ in
                     state.audit(expected: state.expectedTotal, when: "audit found").map { .violation($0) } ?? .next
-                },
+                }),
             ]),
         ]
+    }
+
+    /// Wraps a body that needs both branches to itself with a check that it has
+    /// them: an atomic count of the bodies inside, which must be 1. Locks held in
+    /// a nest guarantee it (when they do not deadlock); a nested actor call does
+    /// not, because the outer actor runs other work while the inner one runs this
+    /// body, so the check sees the lost atomicity directly, not only through the
+    /// totals it damages.
+    private static func holdingBothBranches(
+        _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
+    ) -> @Sendable (State, inout OpFrame) -> StepResult {
+        { state, frame in
+            let others = state.branchOccupancy.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
+            let result = body(state, &frame)
+            state.branchOccupancy.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            guard others == 0 else {
+                return .violation("atomicity: an operation that holds both branches overlapped \(others) other(s) holding them")
+            }
+            return result
+        }
     }
 
     // MARK: - Final checks
