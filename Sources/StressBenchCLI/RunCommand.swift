@@ -49,6 +49,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("deadlock-after"), help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
     var deadlockAfter: String?
 
+    @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: off, light, yield, chaos, pct, portfolio.", valueName: "profile"))
+    var fuzz: String?
+
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
     var failFast = false
 
@@ -59,6 +62,9 @@ struct RunCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
+            throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
+        }
         for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter)] {
             if let value, Quantities.nanoseconds(from: value) ?? 0 == 0 {
                 throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
@@ -74,6 +80,7 @@ struct RunCommand: ParsableCommand {
             only: only, seed: seed,
             timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
             deadlockAfterNs: deadlockAfter.flatMap(Quantities.nanoseconds(from:)),
+            fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
             failFast: failFast, streamPath: ndjson, handleInterrupts: true
         )
         let runner = PlanRunner(registry: registry, options: options)

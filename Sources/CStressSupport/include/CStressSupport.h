@@ -53,3 +53,8 @@ void stress_interrupts_install(void);
 int stress_interrupt_count(void);
 /// The signal that arrived first (SIGINT or SIGTERM), or 0.
 int stress_interrupt_signal(void);
+
+/// Atomic fetch-and-add of 1, returning the previous value (relaxed).
+static inline uint64_t stress_fetch_increment(uint64_t *word) {
+    return __atomic_fetch_add(word, 1, __ATOMIC_RELAXED);
+}

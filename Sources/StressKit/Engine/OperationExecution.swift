@@ -46,6 +46,7 @@ func execute<State: AnyObject & Sendable>(
     let steps = operation.steps
     var index = 0
     var result = StepResult.next
+    frame.fuzz(.operationStart)
     while index < steps.count {
         let step = steps[index]
         switch step.access {
@@ -54,37 +55,57 @@ func execute<State: AnyObject & Sendable>(
             result = step.body(state, &frame)
         case .read(let r):
             frame.publish(step: index, .acquiring, resource: r)
+            frame.fuzz(.beforeAcquire)
             result = strategy.read(r) {
                 frame.publish(step: index, .inside, resource: r)
-                return step.body(state, &frame)
+                return guarded(step, state, &frame)
             }
+            frame.fuzz(.afterRelease)
         case .write(let r):
             frame.publish(step: index, .acquiring, resource: r, write: true)
+            frame.fuzz(.beforeAcquire)
             if let deferred = access.deferredWrites {
                 submit(step, operation: operation.name, resource: r, state: state, frame: frame, strategy: strategy, deferred)
                 result = .next
             } else {
                 result = strategy.write(r) {
                     frame.publish(step: index, .inside, resource: r, write: true)
-                    return step.body(state, &frame)
+                    return guarded(step, state, &frame)
                 }
             }
+            frame.fuzz(.afterRelease)
         case .nestedWrite(let outer, let inner):
             // A write inside a write, exactly as real code nests them.
             frame.publish(step: index, .acquiring, resource: outer, write: true)
+            frame.fuzz(.beforeAcquire)
             result = strategy.write(outer) {
                 frame.publish(step: index, .acquiringInner, resource: outer, inner: inner, write: true)
-                return strategy.write(inner) {
+                frame.fuzz(.beforeAcquire)
+                let r = strategy.write(inner) {
                     frame.publish(step: index, .insideInner, resource: outer, inner: inner, write: true)
-                    return step.body(state, &frame)
+                    return guarded(step, state, &frame)
                 }
+                frame.fuzz(.beforeRelease)
+                return r
             }
+            frame.fuzz(.afterRelease)
         }
         if result != .next { break }
         index += 1
     }
+    frame.fuzz(.operationEnd)
     frame.publish(step: 0, .betweenOperations)
     return (result, Swift.min(index, steps.count - 1))
+}
+
+/// A step body inside its critical section, with the fuzz points just after
+/// acquiring and just before releasing.
+@inline(__always)
+private func guarded<State: AnyObject & Sendable>(_ step: Step<State>, _ state: State, _ frame: inout OpFrame) -> StepResult {
+    frame.fuzz(.afterAcquire)
+    let result = step.body(state, &frame)
+    frame.fuzz(.beforeRelease)
+    return result
 }
 
 /// Hands a write step to an asynchronous writer. The block gets a copy of the
@@ -112,14 +133,19 @@ func execute<State: AnyObject & Sendable>(
 ) async -> (StepResult, Int) {
     let steps = operation.steps
     var index = 0
+    if frame.fuzz.active { await frame.fuzz.hitInTask(.operationStart) }
     while index < steps.count {
         let step = steps[index]
         let body = step.body
+        if frame.fuzz.active, step.access != .unguarded { await frame.fuzz.hitInTask(.beforeAcquire) }
         let entry = frame
         let at = index
         // The closures are written at each call so they stay non-escaping: their
         // context lives on the task's stack, not the heap.
         let outcome: (StepResult, OpFrame)
+        // In the isolated region the frame is a copy that travels back with
+        // the result; fuzz points there block the actor's thread, as a slow
+        // actor method would, while the points around the `await` suspend the task.
         switch step.access {
         case .unguarded:
             var inside = entry
@@ -130,30 +156,44 @@ func execute<State: AnyObject & Sendable>(
             outcome = await strategy.read(r) {
                 var f = entry
                 f.publish(step: at, .inside, resource: r)
-                return (body(state, &f), f)
+                return (isolated(body, state, &f), f)
             }
         case .write(let r):
             entry.publish(step: at, .acquiring, resource: r, write: true)
             outcome = await strategy.write(r) {
                 var f = entry
                 f.publish(step: at, .inside, resource: r, write: true)
-                return (body(state, &f), f)
+                return (isolated(body, state, &f), f)
             }
         case .nestedWrite(let outer, let inner):
             entry.publish(step: at, .acquiring, resource: outer, write: true)
             outcome = await strategy.nestedWrite(outer: outer, inner: inner) {
                 var f = entry
                 f.publish(step: at, .insideInner, resource: outer, inner: inner, write: true)
-                return (body(state, &f), f)
+                return (isolated(body, state, &f), f)
             }
         }
         frame = outcome.1
+        if frame.fuzz.active, step.access != .unguarded { await frame.fuzz.hitInTask(.afterRelease) }
         if outcome.0 != .next {
             frame.publish(step: 0, .betweenOperations)
             return (outcome.0, index)
         }
         index += 1
     }
+    if frame.fuzz.active { await frame.fuzz.hitInTask(.operationEnd) }
     frame.publish(step: 0, .betweenOperations)
     return (.next, steps.count - 1)
+}
+
+/// A step body inside an actor's isolated region, with the fuzz points on entry
+/// and before leaving.
+@inline(__always)
+private func isolated<State: AnyObject & Sendable>(
+    _ body: @Sendable (State, inout OpFrame) -> StepResult, _ state: State, _ frame: inout OpFrame
+) -> StepResult {
+    frame.fuzz(.afterAcquire)
+    let result = body(state, &frame)
+    frame.fuzz(.beforeRelease)
+    return result
 }

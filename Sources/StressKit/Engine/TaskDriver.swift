@@ -7,7 +7,7 @@ import Synchronization
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, settings: TrialSettings
+        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -19,8 +19,7 @@ enum TaskDriver {
         for t in 0..<n {
             finished.enter()
             Task.detached {
-                var worker = Worker(thread: t, seed: settings.seed, operations: operations, board: board,
-                                    samplesLimit: settings.samplesPerWorker)
+                var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
                 worker.publish(.atBarrier)
                 await warmupGate.arrive()
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
@@ -30,6 +29,7 @@ enum TaskDriver {
                 }
                 worker.publish(.atBarrier)
                 await measureGate.arrive()
+                worker.stagger()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
@@ -48,6 +48,7 @@ enum TaskDriver {
         warmupGate.waitForAll()
         warmupGate.release()
         MonotonicClock.sleep(nanoseconds: settings.warmupNs)
+        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         control.enter(TrialControl.measure)
         measureGate.waitForAll()
         measureGate.release()

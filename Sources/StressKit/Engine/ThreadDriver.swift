@@ -21,7 +21,7 @@ final class TrialControl: Sendable {
 /// sleeps and flips phases.
 enum ThreadDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, settings: TrialSettings
+        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -32,8 +32,7 @@ enum ThreadDriver {
 
         for t in 0..<n {
             let spawned = OSThread.spawn {
-                var worker = Worker(thread: t, seed: settings.seed, operations: operations, board: board,
-                                    samplesLimit: settings.samplesPerWorker)
+                var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
                 worker.publish(.atBarrier)
                 warmupGate.arriveAndWait()
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
@@ -43,6 +42,7 @@ enum ThreadDriver {
                 }
                 worker.publish(.atBarrier)
                 measureGate.arriveAndWait()
+                worker.stagger()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
@@ -65,6 +65,7 @@ enum ThreadDriver {
 
         warmupGate.arriveAndWait()
         MonotonicClock.sleep(nanoseconds: settings.warmupNs)
+        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         control.enter(TrialControl.measure)
         measureGate.arriveAndWait()
         if case .duration(let ns) = settings.stop {

@@ -57,20 +57,21 @@ public enum TrialEngine {
         board.installCrashReporter()
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor, onStall: onStall)
         let watching = watchdog.start()
+        let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
         let reports: [WorkerReport]
         var deferred = ViolationReport.none
         switch strategy {
         case .blocking(let s):
             let access = BlockingAccess(s)
             do {
-                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, settings: settings)
+                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, fuzz: fuzzShared, settings: settings)
             } catch {
                 watchdog.stop(watching)
                 throw error
             }
             deferred = access.deferredWrites?.report ?? .none
         case .isolating(let s):
-            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, settings: settings)
+            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, fuzz: fuzzShared, settings: settings)
         }
         watchdog.stop(watching)
         var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings)

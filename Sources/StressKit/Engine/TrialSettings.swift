@@ -21,10 +21,13 @@ public struct TrialSettings: Sendable {
     /// The watchdog reports a deadlock or hang when no worker has completed an
     /// operation for this long.
     public var stallAfterNs: UInt64
+    /// Thread fuzzing (profile `off` by default).
+    public var fuzz: FuzzSettings
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,
-                stallAfterNs: UInt64 = PlanDefaults.deadlockAfterNs) {
+                stallAfterNs: UInt64 = PlanDefaults.deadlockAfterNs, fuzz: FuzzSettings = FuzzSettings(.off)) {
+        self.fuzz = fuzz
         self.threads = threads
         self.seed = seed
         self.warmupNs = warmupNs
@@ -38,6 +41,6 @@ public struct TrialSettings: Sendable {
         let stop: StopCondition = spec.opsPerThread.map { .operations(perThread: $0) }
             ?? .duration(nanoseconds: UInt64(spec.durationNs ?? 1_000_000_000))
         self.init(threads: spec.threads, seed: spec.seed, warmupNs: UInt64(spec.warmupNs), stop: stop,
-                  stallAfterNs: UInt64(spec.deadlockAfterNs))
+                  stallAfterNs: UInt64(spec.deadlockAfterNs), fuzz: spec.fuzz)
     }
 }

@@ -35,7 +35,13 @@ final class Watchdog: Sendable {
         var last = (0..<board.workers).map { board.read($0).completed }
         var lastChange = MonotonicClock.now()
         while !stopping.load(ordering: .acquiring) {
-            MonotonicClock.sleep(nanoseconds: interval)
+            // Short naps, so that stop() returns within a few milliseconds
+            // instead of a whole interval at the end of every trial.
+            let wake = MonotonicClock.now() &+ interval
+            while MonotonicClock.now() < wake && !stopping.load(ordering: .acquiring) {
+                MonotonicClock.sleep(nanoseconds: 2_000_000)
+            }
+            if stopping.load(ordering: .acquiring) { return }
             let snapshot = (0..<board.workers).map(board.read)
             if snapshot.allSatisfy({ $0.site.phase == .finished }) { return }
             let completed = snapshot.map(\.completed)

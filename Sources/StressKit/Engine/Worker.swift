@@ -43,7 +43,8 @@ struct Worker<State: AnyObject & Sendable> {
     var endNs: UInt64 = 0
     private var opNumber = 0
 
-    init(thread: Int, seed: UInt64, operations: [Operation<State>], board: SiteBoard, samplesLimit: Int) {
+    init(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
+        let seed = settings.seed, samplesLimit = settings.samplesPerWorker
         // A private copy of the table keeps the array's reference count off a
         // cache line the other workers also touch.
         self.operations = Array(operations)
@@ -51,6 +52,9 @@ struct Worker<State: AnyObject & Sendable> {
         siteBase = Array(board.siteBase)
         frame = OpFrame(thread: thread, seed: SplitMix64.derive(seed, UInt64(thread)))
         frame.probe = SiteProbe(slot: board.siteSlot(thread))
+        frame.fuzz = settings.fuzz.isActive
+            ? Fuzzer(settings: settings.fuzz, seed: seed, thread: thread, threads: settings.threads, shared: fuzzShared)
+            : .off
         measuredCounts = Array(repeating: 0, count: operations.count)
         allCounts = Array(repeating: 0, count: operations.count)
         self.samplesLimit = samplesLimit
@@ -63,6 +67,12 @@ struct Worker<State: AnyObject & Sendable> {
         frame.beginOperation(number: opNumber, siteBase: siteBase[index])
         opNumber &+= 1
         return index
+    }
+
+    /// The seeded pause after the start barrier when fuzzing (spreads the
+    /// workers' first operations apart).
+    func stagger() {
+        if frame.fuzz.active { MonotonicClock.sleep(nanoseconds: frame.fuzz.stagger()) }
     }
 
     /// Publishes a phase that belongs to no operation (barriers, the end).

@@ -15,6 +15,8 @@ public struct RunOptions: Sendable {
     public var timeoutNs: UInt64?
     /// Override every trial's watchdog stall limit (`deadlock_after`).
     public var deadlockAfterNs: UInt64?
+    /// Override every trial's fuzzing profile (the `--fuzz` option).
+    public var fuzz: FuzzProfile?
     /// Stop after the first trial that does not pass.
     public var failFast: Bool
     /// Append each trial's record, as soon as it finishes, as one JSON line to
@@ -29,9 +31,10 @@ public struct RunOptions: Sendable {
     /// Options.
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
-        timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, failFast: Bool = false,
+        timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil, failFast: Bool = false,
         streamPath: String? = nil, handleInterrupts: Bool = false
     ) {
+        self.fuzz = fuzz
         self.isolation = isolation
         self.only = only
         self.seed = seed
@@ -67,6 +70,7 @@ public struct PlanRunner: Sendable {
             if let seed = options.seed { s.seed = seed }
             if let t = options.timeoutNs { s.timeoutNs = Int(t) }
             if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
+            if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             return s
         }
     }
@@ -97,7 +101,9 @@ public struct PlanRunner: Sendable {
                 interrupted = true
                 break
             }
-            if result.outcome != .passed { result.rerunCommand = result.rerunCommand(planFile: plan.file) }
+            if result.outcome != .passed {
+                result.rerunCommand = result.rerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
+            }
             results.append(result)
             stream?.append(result)
             progress?(i, trials.count, spec, result)

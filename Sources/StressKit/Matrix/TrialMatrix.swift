@@ -28,7 +28,8 @@ public enum TrialMatrix {
                             durationNs: e.stop.durationNs.map(Int.init),
                             opsPerThread: e.stop.opsPerThread,
                             timeoutNs: Int(e.timeoutNs ?? automaticTimeout(e)),
-                            deadlockAfterNs: Int(e.deadlockAfterNs)
+                            deadlockAfterNs: Int(e.deadlockAfterNs),
+                            fuzz: e.fuzz.forRepetition(rep)
                         ))
                     }
                 }

@@ -35,15 +35,19 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// How long the watchdog lets every worker go without completing an
     /// operation before it reports a deadlock or a hang.
     public var deadlockAfterNs: Int
+    /// The thread-fuzzing settings this trial uses (a portfolio already resolved
+    /// to this repetition's profile).
+    public var fuzz: FuzzSettings
 
     /// A trial.
     public init(
         id: String, index: Int, plan: String, experiment: String, workload: String,
         parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
-        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs)
+        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off)
     ) {
         self.deadlockAfterNs = deadlockAfterNs
+        self.fuzz = fuzz
         self.id = id
         self.index = index
         self.plan = plan

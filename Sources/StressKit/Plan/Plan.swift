@@ -46,13 +46,17 @@ public struct Experiment: Sendable {
     public var timeoutNs: UInt64?
     /// The watchdog's stall limit.
     public var deadlockAfterNs: UInt64
+    /// Thread fuzzing.
+    public var fuzz: FuzzSettings
 
     /// An experiment.
     public init(
         name: String, description: String? = nil, workload: String, parameters: WorkloadParameters,
         strategies: [String], threads: [Int], stop: StopCondition, repetitions: Int, seed: UInt64,
-        warmupNs: UInt64, timeoutNs: UInt64?, deadlockAfterNs: UInt64 = PlanDefaults.deadlockAfterNs
+        warmupNs: UInt64, timeoutNs: UInt64?, deadlockAfterNs: UInt64 = PlanDefaults.deadlockAfterNs,
+        fuzz: FuzzSettings = FuzzSettings(.off)
     ) {
+        self.fuzz = fuzz
         self.deadlockAfterNs = deadlockAfterNs
         self.name = name
         self.description = description

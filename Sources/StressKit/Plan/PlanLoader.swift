@@ -28,7 +28,7 @@ public struct PlanLoader: Sendable {
     public init(registry: StressRegistry) { self.registry = registry }
 
     static let topKeys = ["name", "description", "defaults", "experiments"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz"]
     static let experimentKeys = ["name", "description", "workload", "parameters"] + sharedKeys
     static let maxThreads = 4096
 
@@ -122,6 +122,7 @@ public struct PlanLoader: Sendable {
         var warmup: UInt64?
         var timeout: UInt64??
         var deadlockAfter: UInt64?
+        var fuzz: FuzzSettings?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -139,6 +140,7 @@ public struct PlanLoader: Sendable {
             case "seed": layer.seed = r.integer(value, here, range: 0...(1 << 53 - 1), what: "a non-negative integer seed").map(UInt64.init)
             case "warmup": layer.warmup = r.duration(value, here, positive: false)
             case "deadlock_after": layer.deadlockAfter = r.duration(value, here, positive: true)
+            case "fuzz": layer.fuzz = parseFuzz(value, here, &r)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -204,7 +206,8 @@ public struct PlanLoader: Sendable {
             seed: layer.seed ?? defaults.seed ?? PlanDefaults.seed,
             warmupNs: layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs,
             timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil,
-            deadlockAfterNs: layer.deadlockAfter ?? defaults.deadlockAfter ?? PlanDefaults.deadlockAfterNs
+            deadlockAfterNs: layer.deadlockAfter ?? defaults.deadlockAfter ?? PlanDefaults.deadlockAfterNs,
+            fuzz: layer.fuzz ?? defaults.fuzz ?? FuzzSettings(.off)
         )
     }
 
@@ -269,6 +272,54 @@ public struct PlanLoader: Sendable {
             r.fail(.root, nil, "no strategy left for workload '\(workload.descriptor.name)'")
         }
         return names
+    }
+
+    /// `fuzz: chaos`, or `fuzz: { profile: chaos, yield: 0.1, ... }`.
+    private func parseFuzz(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> FuzzSettings? {
+        let profiles = FuzzProfile.allCases.map(\.rawValue)
+        func profile(_ n: Node, _ p: PlanKeyPath) -> FuzzProfile? {
+            guard let word = r.string(n, p) else { return nil }
+            guard let f = FuzzProfile(rawValue: word) else {
+                r.fail(p, n, "unknown fuzz profile '\(word)'" + PlanReader.suggestion(for: word, among: profiles)
+                       + " (available: \(profiles.joined(separator: ", ")))")
+                return nil
+            }
+            return f
+        }
+        if case .scalar = node { return profile(node, path).map(FuzzSettings.init) }
+        guard let entries = r.mapping(node, path, allowed: ["profile"] + FuzzSettings.tunableKeys) else { return nil }
+        var settings = FuzzSettings(.off)
+        if let p = entries.first(where: { $0.key == "profile" }) {
+            guard let f = profile(p.value, path.appending("profile")) else { return nil }
+            settings = FuzzSettings(f)
+        }
+        for (key, value) in entries where key != "profile" {
+            let here = path.appending(key)
+            let probability = { (r: inout PlanReader) in r.number(value, here, range: 0...1) }
+            let duration = { (r: inout PlanReader) in r.duration(value, here, positive: false) }
+            switch key {
+            case "yield": probability(&r).map { settings.yieldProbability = $0 }
+            case "spin": probability(&r).map { settings.spinProbability = $0 }
+            case "sleep": probability(&r).map { settings.sleepProbability = $0 }
+            case "starve": probability(&r).map { settings.starveProbability = $0 }
+            case "starve_share": probability(&r).map { settings.starveShare = $0 }
+            case "spin_min": duration(&r).map { settings.spinMinNs = Swift.max(1, $0) }
+            case "spin_max": duration(&r).map { settings.spinMaxNs = Swift.max(1, $0) }
+            case "sleep_min": duration(&r).map { settings.sleepMinNs = Swift.max(1, $0) }
+            case "sleep_max": duration(&r).map { settings.sleepMaxNs = Swift.max(1, $0) }
+            case "starve_min": duration(&r).map { settings.starveMinNs = Swift.max(1, $0) }
+            case "starve_max": duration(&r).map { settings.starveMaxNs = Swift.max(1, $0) }
+            case "pct_wait_cap": duration(&r).map { settings.pctWaitCapNs = $0 }
+            case "stagger": duration(&r).map { settings.staggerMaxNs = $0 }
+            case "pct_depth": r.integer(value, here, range: 0...64).map { settings.pctDepth = $0 }
+            default: break
+            }
+        }
+        for (lo, hi, name) in [(settings.spinMinNs, settings.spinMaxNs, "spin"), (settings.sleepMinNs, settings.sleepMaxNs, "sleep"),
+                               (settings.starveMinNs, settings.starveMaxNs, "starve")] where lo > hi {
+            r.fail(path, node, "\(name)_min is longer than \(name)_max")
+        }
+        return settings
     }
 
     private func parseThreads(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [Int]? {

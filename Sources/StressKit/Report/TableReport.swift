@@ -38,7 +38,7 @@ public enum TableReport {
     }
 
     static func details(_ r: TrialResult, planFile: String) -> String {
-        var lines = ["\(r.trial.id): \(r.outcome.rawValue)"]
+        var lines = ["\(r.trial.id): \(r.outcome.rawValue) (seed \(r.trial.seed), fuzz \(r.trial.fuzz.profile.rawValue))"]
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
             lines += r.violations.samples.prefix(5).map { "    " + $0.summaryLine }

@@ -23,6 +23,8 @@ public struct OpFrame: Sendable {
     var probe = SiteProbe.detached
     /// The site id of step 0 of the current operation.
     var siteBase = 0
+    /// This worker's fuzzer (inactive unless the trial fuzzes).
+    var fuzz = Fuzzer.off
 
     /// Makes a frame for worker `thread` with its own random stream.
     public init(thread: Int, seed: UInt64) {
@@ -35,6 +37,22 @@ public struct OpFrame: Sendable {
         opNumber = number
         self.siteBase = siteBase
         r0 = 0; r1 = 0; r2 = 0; r3 = 0
+    }
+
+    /// A fuzz point a workload may place anywhere in a step body (between two
+    /// halves of a multi-part update, say): when the trial fuzzes, the worker may
+    /// yield, spin or sleep here; when it does not, this is one branch on a
+    /// worker-local flag. Step boundaries and lock acquire/release are fuzz
+    /// points already.
+    @inline(__always)
+    public mutating func fuzzPoint() {
+        if fuzz.active { fuzz.hit(.user) }
+    }
+
+    /// A built-in fuzz point.
+    @inline(__always)
+    mutating func fuzz(_ point: FuzzPoint) {
+        if fuzz.active { fuzz.hit(point) }
     }
 
     /// Publishes where this worker is (one relaxed store to its own cache line).
