@@ -58,3 +58,18 @@ int stress_interrupt_signal(void);
 static inline uint64_t stress_fetch_increment(uint64_t *word) {
     return __atomic_fetch_add(word, 1, __ATOMIC_RELAXED);
 }
+
+/// The CPU's cycle/time counter: RDTSC on x86-64, CNTVCT_EL0 on arm64, 0
+/// elsewhere (callers then use the monotonic clock). About 10 ns here, against
+/// about 25 ns for clock_gettime(CLOCK_MONOTONIC).
+static inline uint64_t stress_ticks(void) {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return 0;
+#endif
+}

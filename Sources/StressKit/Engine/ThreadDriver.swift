@@ -21,7 +21,7 @@ final class TrialControl: Sendable {
 /// sleeps and flips phases.
 enum ThreadDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, settings: TrialSettings
+        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -33,24 +33,28 @@ enum ThreadDriver {
         for t in 0..<n {
             let spawned = OSThread.spawn {
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
-                worker.publish(.atBarrier)
-                warmupGate.arriveAndWait()
-                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
-                    let i = worker.begin()
-                    let (result, step) = execute(worker.operations[i], state: state, access: access, frame: &worker.frame)
-                    worker.end(i, result, step: step, measured: false)
+                // The worker's own flattened copy of the operations, borrowed for the whole loop.
+                let compiled = CompiledProgram(operations)
+                compiled.withView { program in
+                    worker.publish(.atBarrier)
+                    warmupGate.arriveAndWait()
+                    while settings.warmupNs > 0 && control.current == TrialControl.warmup {
+                        let i = worker.begin()
+                        let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+                        worker.end(i, result, step: step, measured: false)
+                    }
+                    worker.publish(.atBarrier)
+                    measureGate.arriveAndWait()
+                    worker.stagger()
+                    worker.startNs = MonotonicClock.now()
+                    switch settings.stop {
+                    case .duration:
+                        while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
+                    case .operations(let count):
+                        for _ in 0..<count { timedOperation(&worker, program, state, access) }
+                    }
+                    worker.endNs = MonotonicClock.now()
                 }
-                worker.publish(.atBarrier)
-                measureGate.arriveAndWait()
-                worker.stagger()
-                worker.startNs = MonotonicClock.now()
-                switch settings.stop {
-                case .duration:
-                    while control.current != TrialControl.stop { timedOperation(&worker, state, access) }
-                case .operations(let count):
-                    for _ in 0..<count { timedOperation(&worker, state, access) }
-                }
-                worker.endNs = MonotonicClock.now()
                 worker.publish(.finished)
                 let report = worker.report
                 reports.deposit(report, at: t)
@@ -67,26 +71,32 @@ enum ThreadDriver {
         MonotonicClock.sleep(nanoseconds: settings.warmupNs)
         fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         control.enter(TrialControl.measure)
+        window.open()
         measureGate.arriveAndWait()
         if case .duration(let ns) = settings.stop {
             MonotonicClock.sleep(nanoseconds: ns)
             control.enter(TrialControl.stop)
         }
         for thread in threads { thread.join() }
+        window.close()
         access.strategy.quiesce()
         return reports.collected
     }
 
     @inline(__always)
     private static func timedOperation<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ state: State, _ access: BlockingAccess
+        _ worker: inout Worker<State>, _ program: CompiledProgram<State>.View, _ state: State, _ access: BlockingAccess
     ) {
         let i = worker.begin()
-        let t0 = MonotonicClock.now()
-        let (result, step) = execute(worker.operations[i], state: state, access: access, frame: &worker.frame)
-        let t1 = MonotonicClock.now()
-        worker.histogram.record(t1 &- t0)
-        worker.end(i, result, step: step, measured: true)
+        if worker.shouldTime() {
+            let start = worker.startTiming()
+            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+            worker.finishTiming(start)
+            worker.end(i, result, step: step, measured: true)
+        } else {
+            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+            worker.end(i, result, step: step, measured: true)
+        }
     }
 }
 

@@ -59,22 +59,24 @@ public enum TrialEngine {
         let watching = watchdog.start()
         let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
         let reports: [WorkerReport]
+        let window = UsageWindow()
         var deferred = ViolationReport.none
         switch strategy {
         case .blocking(let s):
-            let access = BlockingAccess(s)
+            let access = BlockingAccess(s, labels: board.labels)
             do {
-                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, fuzz: fuzzShared, settings: settings)
+                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, fuzz: fuzzShared, window: window, settings: settings)
             } catch {
                 watchdog.stop(watching)
                 throw error
             }
             deferred = access.deferredWrites?.report ?? .none
         case .isolating(let s):
-            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, fuzz: fuzzShared, settings: settings)
+            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, fuzz: fuzzShared, window: window, settings: settings)
         }
         watchdog.stop(watching)
-        var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings)
+        var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings,
+                           usage: window.span)
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         return output
@@ -82,9 +84,12 @@ public enum TrialEngine {
 
     private static func merge<W: Workload>(
         _ reports: [WorkerReport], workload: W, state: W.State,
-        operations: [Operation<W.State>], settings: TrialSettings
+        operations: [Operation<W.State>], settings: TrialSettings,
+        usage: (start: ResourceUsage.Reading, end: ResourceUsage.Reading)?
     ) -> EngineOutput {
+        let clock = TimeSource.resolve(settings.timing.clock)
         var histogram = LatencyHistogram()
+        var acquire = LatencyHistogram()
         var tally = Tally()
         var measured = Array(repeating: 0, count: operations.count)
         var all = Array(repeating: 0, count: operations.count)
@@ -92,6 +97,7 @@ public enum TrialEngine {
         var samples: [ViolationSample] = []
         for r in reports {
             histogram.merge(r.histogram)
+            acquire.merge(r.acquireHistogram)
             tally.add(r.tally)
             for i in operations.indices {
                 measured[i] += r.measuredCounts[i]
@@ -125,8 +131,31 @@ public enum TrialEngine {
             latencyKind: "service-time",
             latency: histogram.summary(),
             histogram: histogram.buckets,
-            workloadMetrics: workload.metrics(state)
+            workloadMetrics: workload.metrics(state),
+            timing: TimingInfo(clock: clock.source.rawValue, sampleEvery: settings.timing.sampleEvery,
+                               clockReadNs: (clock.readCostNs() * 10).rounded() / 10),
+            acquireLatency: acquire.summary(),
+            maxStallNs: reports.map { Int($0.maxStallNs) },
+            fairness: Fairness(perThreadOps: reports.map(\.measuredOps)),
+            resources: usage.map { ResourceUsage(from: $0.start, to: $0.end, operations: totalOps) }
         )
         return EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
+    }
+}
+
+/// The process's resource counters at the start and end of the measured window,
+/// read by the coordinator (never by a worker).
+final class UsageWindow: @unchecked Sendable {
+    // @unchecked: written only by the coordinating thread, before and after the
+    // workers' measured loops, and read by it afterwards.
+    private var start: ResourceUsage.Reading?
+    private var end: ResourceUsage.Reading?
+
+    func open() { start = .now() }
+    func close() { end = .now() }
+
+    var span: (start: ResourceUsage.Reading, end: ResourceUsage.Reading)? {
+        guard let start, let end else { return nil }
+        return (start, end)
     }
 }

@@ -29,7 +29,8 @@ public enum TrialMatrix {
                             opsPerThread: e.stop.opsPerThread,
                             timeoutNs: Int(e.timeoutNs ?? automaticTimeout(e)),
                             deadlockAfterNs: Int(e.deadlockAfterNs),
-                            fuzz: e.fuzz.forRepetition(rep)
+                            fuzz: e.fuzz.forRepetition(rep),
+                            timing: e.timing
                         ))
                     }
                 }

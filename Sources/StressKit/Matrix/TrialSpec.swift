@@ -38,14 +38,18 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// The thread-fuzzing settings this trial uses (a portfolio already resolved
     /// to this repetition's profile).
     public var fuzz: FuzzSettings
+    /// The clock and sampling of operation timing.
+    public var timing: TimingSettings
 
     /// A trial.
     public init(
         id: String, index: Int, plan: String, experiment: String, workload: String,
         parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
-        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off)
+        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off),
+        timing: TimingSettings = .standard
     ) {
+        self.timing = timing
         self.deadlockAfterNs = deadlockAfterNs
         self.fuzz = fuzz
         self.id = id

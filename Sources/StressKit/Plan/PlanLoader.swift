@@ -28,7 +28,7 @@ public struct PlanLoader: Sendable {
     public init(registry: StressRegistry) { self.registry = registry }
 
     static let topKeys = ["name", "description", "defaults", "experiments"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing"]
     static let experimentKeys = ["name", "description", "workload", "parameters"] + sharedKeys
     static let maxThreads = 4096
 
@@ -123,6 +123,7 @@ public struct PlanLoader: Sendable {
         var timeout: UInt64??
         var deadlockAfter: UInt64?
         var fuzz: FuzzSettings?
+        var timing: TimingSettings?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -141,6 +142,7 @@ public struct PlanLoader: Sendable {
             case "warmup": layer.warmup = r.duration(value, here, positive: false)
             case "deadlock_after": layer.deadlockAfter = r.duration(value, here, positive: true)
             case "fuzz": layer.fuzz = parseFuzz(value, here, &r)
+            case "timing": layer.timing = parseTiming(value, here, &r)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -207,7 +209,8 @@ public struct PlanLoader: Sendable {
             warmupNs: layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs,
             timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil,
             deadlockAfterNs: layer.deadlockAfter ?? defaults.deadlockAfter ?? PlanDefaults.deadlockAfterNs,
-            fuzz: layer.fuzz ?? defaults.fuzz ?? FuzzSettings(.off)
+            fuzz: layer.fuzz ?? defaults.fuzz ?? FuzzSettings(.off),
+            timing: layer.timing ?? defaults.timing ?? .standard
         )
     }
 
@@ -272,6 +275,27 @@ public struct PlanLoader: Sendable {
             r.fail(.root, nil, "no strategy left for workload '\(workload.descriptor.name)'")
         }
         return names
+    }
+
+    /// `timing: { clock: tsc, sample: 8 }`.
+    private func parseTiming(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> TimingSettings? {
+        guard let entries = r.mapping(node, path, allowed: ["clock", "sample"]) else { return nil }
+        var timing = TimingSettings.standard
+        for (key, value) in entries {
+            let here = path.appending(key)
+            if key == "clock" {
+                let names = ClockSource.allCases.map(\.rawValue)
+                guard let word = r.string(value, here) else { continue }
+                guard let clock = ClockSource(rawValue: word) else {
+                    r.fail(here, value, "unknown clock '\(word)' (available: \(names.joined(separator: ", ")))")
+                    continue
+                }
+                timing.clock = clock
+            } else if let n = r.integer(value, here, range: 1...1_000_000, what: "a sampling interval (1 times every operation)") {
+                timing.sampleEvery = n
+            }
+        }
+        return timing
     }
 
     /// `fuzz: chaos`, or `fuzz: { profile: chaos, yield: 0.1, ... }`.
