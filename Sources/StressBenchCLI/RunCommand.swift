@@ -52,6 +52,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: off, light, yield, chaos, pct, portfolio.", valueName: "profile"))
     var fuzz: String?
 
+    @Option(help: ArgumentHelp("Run every experiment under this allocator only: system or jemalloc (jemalloc is loaded with LD_PRELOAD; trials are skipped when it is not installed).", valueName: "name"))
+    var allocator: String?
+
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
     var failFast = false
 
@@ -62,6 +65,9 @@ struct RunCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        if let allocator, AllocatorKind(rawValue: allocator) == nil {
+            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator)'")
+        }
         if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
             throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
         }
@@ -81,6 +87,7 @@ struct RunCommand: ParsableCommand {
             timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
             deadlockAfterNs: deadlockAfter.flatMap(Quantities.nanoseconds(from:)),
             fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
+            allocator: allocator.flatMap(AllocatorKind.init(rawValue:)),
             failFast: failFast, streamPath: ndjson, handleInterrupts: true
         )
         let runner = PlanRunner(registry: registry, options: options)

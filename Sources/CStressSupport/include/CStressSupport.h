@@ -73,3 +73,16 @@ static inline uint64_t stress_ticks(void) {
     return 0;
 #endif
 }
+
+/// jemalloc's statistics through mallctl, looked up at run time (dlsym), so the
+/// binary works with any allocator and reads jemalloc's figures only when it was
+/// loaded (LD_PRELOAD). Each returns 0 on success, -1 when jemalloc is absent.
+int stress_jemalloc_loaded(void);
+/// Bytes the calling thread has allocated since it started (jemalloc's
+/// `thread.allocated`: exact, counted on every allocation).
+int stress_jemalloc_thread_allocated(uint64_t *bytes);
+/// Flushes the calling thread's cache so its request counts reach the arenas.
+int stress_jemalloc_flush_thread_cache(void);
+/// After refreshing jemalloc's statistics epoch: allocation requests served so
+/// far (small + large, all arenas), and resident and allocated bytes.
+int stress_jemalloc_totals(uint64_t *requests, uint64_t *resident, uint64_t *allocated);

@@ -48,6 +48,13 @@ struct Worker<State: AnyObject & Sendable> {
     private var countdown = 0
     private var lastEnd: UInt64 = 0
     var maxStallNs: UInt64 = 0
+    /// Paced runs: latency from each op's intended start (free of coordinated
+    /// omission) and the largest start delay behind the schedule.
+    var responseHistogram = LatencyHistogram()
+    var maxLagNs: UInt64 = 0
+    /// jemalloc's count of bytes this thread allocated, at the loop's start and end.
+    var allocatedAtStart: UInt64?
+    var allocatedBytes: UInt64?
     var measuredCounts: [Int]
     var allCounts: [Int]
     var warmupOps = 0
@@ -92,6 +99,21 @@ struct Worker<State: AnyObject & Sendable> {
     /// workers' first operations apart).
     func stagger() {
         if frame.fuzz.active { MonotonicClock.sleep(nanoseconds: frame.fuzz.stagger()) }
+    }
+
+    /// Reads the allocator's per-thread counter as the measured loop starts
+    /// (outside the timed region; nothing when jemalloc is not loaded).
+    mutating func beginAllocationCount() {
+        guard Jemalloc.isLoaded else { return }
+        Jemalloc.flushThreadCache()
+        allocatedAtStart = Jemalloc.threadAllocated()
+    }
+
+    /// Reads it again as the loop ends.
+    mutating func endAllocationCount() {
+        guard let start = allocatedAtStart, let end = Jemalloc.threadAllocated() else { return }
+        allocatedBytes = end &- start
+        Jemalloc.flushThreadCache()
     }
 
     /// Publishes a phase that belongs to no operation (barriers, the end).
@@ -155,7 +177,8 @@ struct Worker<State: AnyObject & Sendable> {
 
     var report: WorkerReport {
         WorkerReport(
-            histogram: histogram, acquireHistogram: acquireHistogram, maxStallNs: maxStallNs,
+            histogram: histogram, acquireHistogram: acquireHistogram, maxStallNs: maxStallNs, allocatedBytes: allocatedBytes,
+            responseHistogram: responseHistogram, maxLagNs: maxLagNs,
             measuredCounts: measuredCounts, allCounts: allCounts,
             warmupOps: warmupOps, violationCount: violationCount, samples: samples,
             tally: frame.tally, startNs: startNs, endNs: endNs
@@ -168,6 +191,9 @@ struct WorkerReport: Sendable {
     var histogram: LatencyHistogram
     var acquireHistogram: LatencyHistogram
     var maxStallNs: UInt64
+    var allocatedBytes: UInt64?
+    var responseHistogram: LatencyHistogram
+    var maxLagNs: UInt64
     var measuredCounts: [Int]
     var allCounts: [Int]
     var warmupOps: Int

@@ -107,6 +107,14 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     public var fairness: Fairness?
     /// CPU, context switches and memory of the trial process in the window.
     public var resources: ResourceUsage?
+    /// The allocator and what it counted (figures nil where unavailable).
+    public var allocator: AllocatorMetrics?
+    /// Paced runs: the latency a caller with this arrival schedule would see,
+    /// from each operation's intended start to its end (free of coordinated
+    /// omission). `latency` stays the service time.
+    public var responseLatency: LatencySummary?
+    /// Paced runs: target and achieved rate, largest lag, whether it kept up.
+    public var pacing: PacingReport?
 }
 
 /// How a trial timed its operations, as recorded in its result.
