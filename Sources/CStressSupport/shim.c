@@ -29,3 +29,157 @@ int stress_pipe_cloexec(int fds[2]) {
     return 0;
 #endif
 }
+
+#include <signal.h>
+#include <string.h>
+
+/* ---- Crash reporter ---------------------------------------------------- */
+
+static const uint64_t *volatile crash_sites;
+static volatile int crash_workers, crash_stride;
+static const char *const *volatile crash_labels;
+static volatile int crash_label_count;
+static const char *const *volatile crash_phases;
+
+static void put(const char *s) { (void)!write(2, s, strlen(s)); }
+
+static void put_number(uint64_t n) {
+    char buf[24];
+    int i = sizeof buf;
+    buf[--i] = 0;
+    do { buf[--i] = (char)('0' + n % 10); n /= 10; } while (n && i > 0);
+    put(buf + i);
+}
+
+static const char *signal_label(int sig) {
+    switch (sig) {
+    case SIGILL: return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGABRT: return "SIGABRT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    default: return "a signal";
+    }
+}
+
+/* Site word layout (see SiteBoard.swift): bits 0-23 site id + 1 (0: none),
+   24-27 phase, 28-39 resource, 40-51 inner resource. */
+static void crash_handler(int sig) {
+    const uint64_t *sites = crash_sites;
+    if (sites) {
+        put("stressbench: the trial process got ");
+        put(signal_label(sig));
+        put("; where each worker was:\n");
+        for (int w = 0; w < crash_workers; w++) {
+            uint64_t word = __atomic_load_n(sites + (size_t)w * (size_t)crash_stride, __ATOMIC_RELAXED);
+            uint64_t site = word & 0xFFFFFF, phase = (word >> 24) & 0xF;
+            uint64_t resource = (word >> 28) & 0xFFF, inner = (word >> 40) & 0xFFF;
+            put("stressbench:   worker ");
+            put_number((uint64_t)w);
+            put(": ");
+            if (site > 0 && (int)(site - 1) < crash_label_count) { put(crash_labels[site - 1]); put(", "); }
+            put(crash_phases[phase]);
+            if (phase >= 2 && phase <= 6) { put(" resource "); put_number(resource); }
+            if (phase == 5 || phase == 6) { put(" (inner: resource "); put_number(inner); put(")"); }
+            put("\n");
+        }
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void stress_crash_reporter_install(const uint64_t *sites, int workers, int stride_words,
+                                   const char *const *labels, int label_count,
+                                   const char *const *phase_names) {
+    crash_workers = workers;
+    crash_stride = stride_words;
+    crash_labels = labels;
+    crash_label_count = label_count;
+    crash_phases = phase_names;
+    crash_sites = sites;
+    static const int sigs[] = { SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
+    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = crash_handler;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(sigs[i], &sa, 0);
+    }
+}
+
+void stress_crash_reporter_clear(void) { crash_sites = 0; }
+
+/* ---- Interrupts (parent) ----------------------------------------------- */
+
+static volatile sig_atomic_t interrupts, first_signal;
+
+static void interrupt_handler(int sig) {
+    if (!first_signal) first_signal = sig;
+    interrupts++;
+    if (interrupts > 1 && sig == SIGINT) _exit(130);
+}
+
+void stress_interrupts_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = interrupt_handler;
+    sigaction(SIGINT, &sa, 0);
+    sigaction(SIGTERM, &sa, 0);
+}
+
+int stress_interrupt_count(void) { return interrupts; }
+int stress_interrupt_signal(void) { return first_signal; }
+
+/* ---- jemalloc statistics -------------------------------------------------- */
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+
+static mallctl_fn find_mallctl(void) {
+    static mallctl_fn fn;
+    static int looked;
+    if (!looked) {
+        fn = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
+        looked = 1;
+    }
+    return fn;
+}
+
+int stress_jemalloc_loaded(void) { return find_mallctl() != 0; }
+
+int stress_jemalloc_thread_allocated(uint64_t *bytes) {
+    mallctl_fn m = find_mallctl();
+    size_t size = sizeof *bytes;
+    return m && m("thread.allocated", bytes, &size, 0, 0) == 0 ? 0 : -1;
+}
+
+int stress_jemalloc_flush_thread_cache(void) {
+    mallctl_fn m = find_mallctl();
+    return m && m("thread.tcache.flush", 0, 0, 0, 0) == 0 ? 0 : -1;
+}
+
+int stress_jemalloc_totals(uint64_t *requests, uint64_t *resident, uint64_t *allocated) {
+    mallctl_fn m = find_mallctl();
+    if (!m) return -1;
+    uint64_t epoch = 1;
+    size_t size = sizeof epoch;
+    if (m("epoch", &epoch, &size, &epoch, size) != 0) return -1;
+    uint64_t small = 0, large = 0;
+    size_t n = sizeof small;
+    /* 4096 is MALLCTL_ARENAS_ALL: the sum over every arena. */
+    if (m("stats.arenas.4096.small.nrequests", &small, &n, 0, 0) != 0) return -1;
+    n = sizeof large;
+    if (m("stats.arenas.4096.large.nrequests", &large, &n, 0, 0) != 0) return -1;
+    *requests = small + large;
+    size_t z = 0;
+    n = sizeof z;
+    if (m("stats.resident", &z, &n, 0, 0) != 0) return -1;
+    *resident = z;
+    n = sizeof z;
+    if (m("stats.allocated", &z, &n, 0, 0) != 0) return -1;
+    *allocated = z;
+    return 0;
+}

@@ -13,7 +13,15 @@ struct RunCommand: ParsableCommand {
         goes on. Results print as a table; --json and --csv also write them to files \
         (written atomically: a reader never sees half a file).
 
-        Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash or timeout.
+        A watchdog in each trial reports `deadlock` (every stuck worker waits on another; \
+        the report shows where each waits and the wait-for cycle) or `hang` (a worker \
+        runs but completes nothing) when no operation completes for --deadlock-after.
+
+        Ctrl-C (SIGINT) or SIGTERM stops the run after ending the current trial and writes \
+        the files with what finished (marked "interrupted"); a second Ctrl-C exits at once.
+
+        Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash, deadlock, hang \
+        or timeout; 130 (SIGINT) or 143 (SIGTERM) when interrupted.
         """
     )
 
@@ -32,8 +40,23 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Use this seed for every selected trial (with --only, reruns one trial exactly).", valueName: "n"))
     var seed: UInt64?
 
+    @Option(help: ArgumentHelp("Append each trial's record to this file as one JSON line the moment it finishes (survives a killed run).", valueName: "file"))
+    var ndjson: String?
+
     @Option(name: .customLong("trial-timeout"), help: ArgumentHelp("Kill a trial that runs longer than this (e.g. 30s); default: each trial's own timeout.", valueName: "duration"))
     var trialTimeout: String?
+
+    @Option(name: .customLong("deadlock-after"), help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
+    var deadlockAfter: String?
+
+    @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: off, light, yield, chaos, pct, portfolio.", valueName: "profile"))
+    var fuzz: String?
+
+    @Option(help: ArgumentHelp("Run every experiment under this allocator only: system or jemalloc (jemalloc is loaded with LD_PRELOAD; trials are skipped when it is not installed).", valueName: "name"))
+    var allocator: String?
+
+    @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
+    var failFast = false
 
     @Flag(name: .customLong("in-process"), help: "Run trials inside this process (for debugging: a trap ends the run, a hang is not timed out).")
     var inProcess = false
@@ -42,8 +65,16 @@ struct RunCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let trialTimeout, Quantities.nanoseconds(from: trialTimeout) ?? 0 == 0 {
-            throw ValidationError("--trial-timeout expects a duration such as 30s or 500ms, got '\(trialTimeout)'")
+        if let allocator, AllocatorKind(rawValue: allocator) == nil {
+            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator)'")
+        }
+        if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
+            throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
+        }
+        for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter)] {
+            if let value, Quantities.nanoseconds(from: value) ?? 0 == 0 {
+                throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
+            }
         }
     }
 
@@ -53,7 +84,11 @@ struct RunCommand: ParsableCommand {
         let options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
             only: only, seed: seed,
-            timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:))
+            timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
+            deadlockAfterNs: deadlockAfter.flatMap(Quantities.nanoseconds(from:)),
+            fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
+            allocator: allocator.flatMap(AllocatorKind.init(rawValue:)),
+            failFast: failFast, streamPath: ndjson, handleInterrupts: true
         )
         let runner = PlanRunner(registry: registry, options: options)
         let selected = runner.selectedTrials(of: loaded)
@@ -62,16 +97,25 @@ struct RunCommand: ParsableCommand {
             throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
         }
         let quiet = self.quiet
-        let report = runner.run(loaded) { index, total, spec, result in
-            guard !quiet else { return }
-            if let result {
-                let rate = result.measurement.map { Formatting.rate($0.opsPerSecond) + " ops/s" } ?? ""
-                Console.error("[\(index + 1)/\(total)] \(spec.id): \(result.outcome.rawValue) \(rate)")
+        let report: RunReport
+        do {
+            report = try runner.run(loaded) { index, total, spec, result in
+                guard !quiet else { return }
+                if let result {
+                    let rate = result.measurement.map { Formatting.rate($0.opsPerSecond) + " ops/s" } ?? ""
+                    Console.error("[\(index + 1)/\(total)] \(spec.id): \(result.outcome.rawValue) \(rate)")
+                }
             }
+        } catch {
+            throw CommandError.failure(error.description)
         }
         print(TableReport.render(report), terminator: "")
         if let json { try write(ResultCoding.encoder().encode(report), to: json) }
         if let csv { try write(Data(CSVReport.render(report).utf8), to: csv) }
+        if report.interrupted, let signal = Interruption.signal {
+            Console.error("interrupted: \(report.trials.count) finished trial(s) kept")
+            throw ExitCode(128 + signal)
+        }
         throw ExitCode(report.exitCode.rawValue)
     }
 

@@ -70,10 +70,11 @@ struct StressBenchCommand: ParsableCommand {
           0  every trial passed
           1  an invariant was violated (and nothing crashed or timed out)
           2  usage or plan error; nothing ran
-          3  a trial crashed, timed out, or its result could not be read
-        When several apply, the higher code wins.
+          3  a trial crashed, deadlocked, hung, timed out, or its result could not be read
+          130/143  interrupted by SIGINT/SIGTERM (finished trials are still written)
+        When several of 1-3 apply, 3 wins over 1.
         """,
         version: "stressbench \(StressKitVersion.current)",
-        subcommands: [RunCommand.self, ValidateCommand.self, ListCommand.self]
+        subcommands: [RunCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self]
     )
 }

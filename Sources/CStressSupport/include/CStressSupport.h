@@ -19,3 +19,70 @@ char **stress_environ(void);
 
 /// pipe2(fds, O_CLOEXEC) where available, else pipe + FD_CLOEXEC. 0 on success.
 int stress_pipe_cloexec(int fds[2]);
+
+#include <stdint.h>
+
+/// Relaxed atomic store/load of a 64-bit word: how workers publish where they
+/// are (one word each, on their own cache line) and how the watchdog reads it.
+static inline void stress_store_relaxed(uint64_t *word, uint64_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELAXED);
+}
+static inline uint64_t stress_load_relaxed(const uint64_t *word) {
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+/// Installs handlers for SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS and SIGFPE
+/// that, before the process dies, write to standard error where every worker
+/// was (from the site words, labelled with `labels[site id]`), then re-raise the
+/// signal with its default action. Everything the handler touches is set up
+/// beforehand; it only formats numbers and calls write(2).
+///
+/// `sites` points at `workers` site words, `stride_words` apart. `labels` has
+/// `label_count` strings ("operation/step") that stay alive until
+/// stress_crash_reporter_clear(). `phase_names` has 16 strings.
+void stress_crash_reporter_install(const uint64_t *sites, int workers, int stride_words,
+                                   const char *const *labels, int label_count,
+                                   const char *const *phase_names);
+/// Stops describing sites on a crash (the handlers stay; they re-raise at once).
+void stress_crash_reporter_clear(void);
+
+/// Installs SIGINT and SIGTERM handlers for the parent: the first signal sets
+/// a flag (see stress_interrupt_count); a second SIGINT exits at once with 130.
+void stress_interrupts_install(void);
+/// How many SIGINT/SIGTERM signals arrived since install (0 if none).
+int stress_interrupt_count(void);
+/// The signal that arrived first (SIGINT or SIGTERM), or 0.
+int stress_interrupt_signal(void);
+
+/// Atomic fetch-and-add of 1, returning the previous value (relaxed).
+static inline uint64_t stress_fetch_increment(uint64_t *word) {
+    return __atomic_fetch_add(word, 1, __ATOMIC_RELAXED);
+}
+
+/// The CPU's cycle/time counter: RDTSC on x86-64, CNTVCT_EL0 on arm64, 0
+/// elsewhere (callers then use the monotonic clock). About 10 ns here, against
+/// about 25 ns for clock_gettime(CLOCK_MONOTONIC).
+static inline uint64_t stress_ticks(void) {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return 0;
+#endif
+}
+
+/// jemalloc's statistics through mallctl, looked up at run time (dlsym), so the
+/// binary works with any allocator and reads jemalloc's figures only when it was
+/// loaded (LD_PRELOAD). Each returns 0 on success, -1 when jemalloc is absent.
+int stress_jemalloc_loaded(void);
+/// Bytes the calling thread has allocated since it started (jemalloc's
+/// `thread.allocated`: exact, counted on every allocation).
+int stress_jemalloc_thread_allocated(uint64_t *bytes);
+/// Flushes the calling thread's cache so its request counts reach the arenas.
+int stress_jemalloc_flush_thread_cache(void);
+/// After refreshing jemalloc's statistics epoch: allocation requests served so
+/// far (small + large, all arenas), and resident and allocated bytes.
+int stress_jemalloc_totals(uint64_t *requests, uint64_t *resident, uint64_t *allocated);

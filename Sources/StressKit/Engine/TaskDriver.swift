@@ -7,7 +7,7 @@ import Synchronization
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, settings: TrialSettings
+        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -19,15 +19,17 @@ enum TaskDriver {
         for t in 0..<n {
             finished.enter()
             Task.detached {
-                var worker = Worker(thread: t, seed: settings.seed, operations: operations,
-                                    samplesLimit: settings.samplesPerWorker)
+                var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
+                worker.publish(.atBarrier)
                 await warmupGate.arrive()
-                while control.current == TrialControl.warmup {
+                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
                     let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
                     worker.end(i, result, step: step, measured: false)
                 }
+                worker.publish(.atBarrier)
                 await measureGate.arrive()
+                worker.stagger()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
@@ -36,6 +38,7 @@ enum TaskDriver {
                     for _ in 0..<count { await timedOperation(&worker, state, strategy) }
                 }
                 worker.endNs = MonotonicClock.now()
+                worker.publish(.finished)
                 let report = worker.report
                 reports.deposit(report, at: t)
                 finished.leave()
@@ -45,14 +48,17 @@ enum TaskDriver {
         warmupGate.waitForAll()
         warmupGate.release()
         MonotonicClock.sleep(nanoseconds: settings.warmupNs)
+        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         control.enter(TrialControl.measure)
         measureGate.waitForAll()
+        window.open()
         measureGate.release()
         if case .duration(let ns) = settings.stop {
             MonotonicClock.sleep(nanoseconds: ns)
             control.enter(TrialControl.stop)
         }
         finished.wait()
+        window.close()
         finished.enter()
         Task.detached {
             await strategy.quiesce()
@@ -67,10 +73,14 @@ enum TaskDriver {
         _ worker: inout Worker<State>, _ state: State, _ strategy: any IsolatingStrategy
     ) async {
         let i = worker.begin()
-        let t0 = MonotonicClock.now()
-        let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
-        let t1 = MonotonicClock.now()
-        worker.histogram.record(t1 &- t0)
-        worker.end(i, result, step: step, measured: true)
+        if worker.shouldTime() {
+            let start = worker.startTiming()
+            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            worker.finishTiming(start)
+            worker.end(i, result, step: step, measured: true)
+        } else {
+            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            worker.end(i, result, step: step, measured: true)
+        }
     }
 }

@@ -13,6 +13,8 @@ public enum ChildTermination: Sendable, Equatable {
     case signaled(Int32)
     /// It ran past its deadline and the parent killed it.
     case timedOut
+    /// The parent was interrupted (SIGINT/SIGTERM) and killed it.
+    case interrupted
 }
 
 /// What the parent collected from a child.
@@ -23,13 +25,20 @@ public struct ChildCapture: Sendable {
     public var result: [UInt8]
     /// The last bytes the child wrote to standard output and error.
     public var outputTail: [UInt8]
+    /// The child wrote a whole record (a line) but did not exit, and the parent
+    /// ended it: what a trial's watchdog does after a deadlock report.
+    public var killedAfterRecord = false
 }
 
 /// Runs a child process with a result pipe on descriptor 3, standard output and
 /// error captured together, a spec written to its standard input, and a deadline.
 ///
 /// One thread does it all with `poll`, so a child that fills a pipe never stalls.
-/// At the deadline the child gets SIGTERM, then SIGKILL after a grace period.
+/// At the deadline the child gets SIGTERM, then SIGKILL after a grace period; the
+/// same happens shortly after the child has written a whole record without
+/// exiting (its watchdog reported a deadlock and its workers are stuck for good),
+/// and when the parent is interrupted. The child runs in its own process group,
+/// so a Ctrl-C at the terminal reaches only the parent, which then ends the child.
 public enum ChildProcess {
     /// The descriptor the child writes its result record to.
     public static let resultDescriptor: Int32 = 3
@@ -37,6 +46,8 @@ public enum ChildProcess {
     static let outputTailLimit = 64 * 1024
     /// Largest result accepted (a result record is a few hundred kilobytes at most).
     static let resultLimit = 256 * 1024 * 1024
+    /// How long a child may linger after writing its record before it is ended.
+    static let recordGraceNs: UInt64 = 300_000_000
 
     /// Spawns `executable` with `arguments`, feeds it `input`, and collects what
     /// it writes until it ends or `timeoutNs` passes.
@@ -65,8 +76,14 @@ public enum ChildProcess {
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in envp { free(p) } }
 
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+
         var pid = pid_t()
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         close(stdinPipe[0]); close(outputPipe[1]); close(resultPipe[1])
         guard rc == 0 else {
             close(stdinPipe[1]); close(outputPipe[0]); close(resultPipe[0])
@@ -87,6 +104,9 @@ public enum ChildProcess {
         var status: Int32 = 0
         var exited = false
         var timedOut = false
+        var interrupted = false
+        var killedAfterRecord = false
+        var recordSeenAt: UInt64?
         var buffer = [UInt8](repeating: 0, count: 65536)
 
         while true {
@@ -95,6 +115,14 @@ public enum ChildProcess {
             let now = MonotonicClock.now()
             if !exited && now >= deadline {
                 timedOut = true
+                status = terminate(pid, graceNs: graceNs)
+                exited = true
+            } else if !exited, let seen = recordSeenAt, now &- seen >= recordGraceNs {
+                killedAfterRecord = true
+                status = terminate(pid, graceNs: graceNs)
+                exited = true
+            } else if !exited && stress_interrupt_count() > 0 {
+                interrupted = true
                 status = terminate(pid, graceNs: graceNs)
                 exited = true
             }
@@ -114,6 +142,7 @@ public enum ChildProcess {
                 if n > 0 {
                     if f.fd == result {
                         if resultBytes.count < resultLimit { resultBytes += buffer[0..<n] }
+                        if recordSeenAt == nil && buffer[0..<n].contains(UInt8(ascii: "\n")) { recordSeenAt = MonotonicClock.now() }
                     } else {
                         tail += buffer[0..<n]
                         if tail.count > outputTailLimit { tail.removeFirst(tail.count - outputTailLimit) }
@@ -127,12 +156,14 @@ public enum ChildProcess {
         let termination: ChildTermination
         if timedOut {
             termination = .timedOut
+        } else if interrupted {
+            termination = .interrupted
         } else if status & 0x7f == 0 {
             termination = .exited((status >> 8) & 0xff)
         } else {
             termination = .signaled(status & 0x7f)
         }
-        return ChildCapture(termination: termination, result: resultBytes, outputTail: tail)
+        return ChildCapture(termination: termination, result: resultBytes, outputTail: tail, killedAfterRecord: killedAfterRecord)
     }
 
     /// SIGTERM, a grace period, then SIGKILL; returns the wait status.

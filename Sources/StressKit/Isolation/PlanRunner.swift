@@ -13,13 +13,40 @@ public struct RunOptions: Sendable {
     public var seed: UInt64?
     /// Override every trial's timeout.
     public var timeoutNs: UInt64?
+    /// Override every trial's watchdog stall limit (`deadlock_after`).
+    public var deadlockAfterNs: UInt64?
+    /// Override every trial's fuzzing profile (the `--fuzz` option).
+    public var fuzz: FuzzProfile?
+    /// Run every experiment under this allocator only (the `--allocator` option).
+    public var allocator: AllocatorKind?
+    /// Stop after the first trial that does not pass.
+    public var failFast: Bool
+    /// Append each trial's record, as soon as it finishes, as one JSON line to
+    /// this file (created or truncated at the start), so a run killed halfway
+    /// still leaves every finished trial readable.
+    public var streamPath: String?
+    /// Catch SIGINT and SIGTERM: stop starting trials, end the running one, and
+    /// return what finished, marked interrupted (a second SIGINT exits at once).
+    /// The command line turns this on; a library caller decides for itself.
+    public var handleInterrupts: Bool
 
     /// Options.
-    public init(isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil, timeoutNs: UInt64? = nil) {
+    public init(
+        isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
+        timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
+        allocator: AllocatorKind? = nil, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false
+    ) {
+        self.allocator = allocator
+        self.fuzz = fuzz
         self.isolation = isolation
         self.only = only
         self.seed = seed
         self.timeoutNs = timeoutNs
+        self.deadlockAfterNs = deadlockAfterNs
+        self.failFast = failFast
+        self.streamPath = streamPath
+        self.handleInterrupts = handleInterrupts
     }
 }
 
@@ -42,10 +69,16 @@ public struct PlanRunner: Sendable {
 
     /// The trials of `plan` this runner will run, with option overrides applied.
     public func selectedTrials(of plan: Plan) -> [TrialSpec] {
-        TrialMatrix.expand(plan).filter(isSelected).map { spec in
+        var plan = plan
+        if let allocator = options.allocator {
+            for i in plan.experiments.indices { plan.experiments[i].allocators = [allocator] }
+        }
+        return TrialMatrix.expand(plan).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
             if let t = options.timeoutNs { s.timeoutNs = Int(t) }
+            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
+            if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             return s
         }
     }
@@ -56,31 +89,62 @@ public struct PlanRunner: Sendable {
 
     /// Runs every selected trial of `plan`. `progress` is called before each trial
     /// starts (with nil result) and after it ends.
-    public func run(_ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil) -> RunReport {
+    ///
+    /// Throws only when the stream file cannot be created; once trials run,
+    /// every outcome is a record.
+    public func run(
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
+    ) throws(RunError) -> RunReport {
         let started = Date()
         let trials = selectedTrials(of: plan)
+        let stream = try options.streamPath.map { path throws(RunError) in try RecordStream(path: path) }
+        if options.handleInterrupts { Interruption.install() }
         var results: [TrialResult] = []
+        var interrupted = false
         for (i, spec) in trials.enumerated() {
+            if options.handleInterrupts && Interruption.requested { interrupted = true; break }
             progress?(i, trials.count, spec, nil)
-            let result = runTrial(spec)
+            var result = runTrial(spec)
+            if options.handleInterrupts && Interruption.requested && result.outcome == .skipped {
+                interrupted = true
+                break
+            }
+            if result.outcome != .passed {
+                result.rerunCommand = result.rerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
+            }
             results.append(result)
+            stream?.append(result)
             progress?(i, trials.count, spec, result)
+            if options.failFast && result.outcome.isFailure { break }
         }
-        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), trials: results)
+        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(),
+                         interrupted: interrupted, trials: results)
     }
 
     /// Runs one trial as the options say and returns its record, whatever happens
     /// to the trial.
     public func runTrial(_ spec: TrialSpec) -> TrialResult {
+        var preload: String?
+        if spec.allocator == .jemalloc {
+            guard case .childProcess = options.isolation else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: "jemalloc trials run in a child process with LD_PRELOAD; this run is in-process"))
+            }
+            guard let library = Jemalloc.libraryPath else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: "jemalloc is not installed (no libjemalloc.so.2 found); install it with: \(Jemalloc.installHint)"))
+            }
+            preload = library
+        }
         switch options.isolation {
         case .inProcess:
             return LocalTrial.run(spec, registry: registry)
         case .childProcess(let executable, let arguments):
-            return runInChild(spec, executable: executable, arguments: arguments)
+            return runInChild(spec, executable: executable, arguments: arguments, preload: preload)
         }
     }
 
-    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String]) -> TrialResult {
+    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String], preload: String?) -> TrialResult {
         let input: [UInt8]
         do {
             input = Array(try ResultCoding.encoder(pretty: false).encode(spec))
@@ -88,12 +152,18 @@ public struct PlanRunner: Sendable {
             return .failed(spec, .error, FailureReport(message: "cannot encode the trial spec: \(error)"))
         }
         let capture: ChildCapture
+        let inherited = ProcessInfo.processInfo.environment
+        var environment: [String: String] = [:]
+        // The runtime's backtracer can take seconds per crash; the trap message
+        // itself is printed without it.
+        if inherited["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        if let preload {
+            environment["LD_PRELOAD"] = ([preload] + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
+        }
         do {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
-                // The runtime's backtracer can take seconds per crash; the trap
-                // message itself is printed without it.
-                environment: ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] == nil ? ["SWIFT_BACKTRACE": "enable=no"] : [:],
+                environment: environment,
                 input: input, timeoutNs: UInt64(spec.timeoutNs)
             )
         } catch {
@@ -106,7 +176,14 @@ public struct PlanRunner: Sendable {
     static func interpret(_ capture: ChildCapture, spec: TrialSpec) -> TrialResult {
         let tail = Self.lastLines(capture.outputTail, count: 20)
         let record = capture.result.isEmpty ? nil : try? ResultCoding.decoder().decode(TrialResult.self, from: Data(capture.result))
+        if var record, record.trial.id == spec.id, capture.killedAfterRecord {
+            // The child reported (a deadlock, a hang) and was then ended by us.
+            record.failure?.outputTail = tail
+            return record
+        }
         switch capture.termination {
+        case .interrupted:
+            return .failed(spec, .skipped, FailureReport(message: "interrupted before it finished", outputTail: tail))
         case .timedOut:
             let limit = Quantities.format(nanoseconds: UInt64(spec.timeoutNs))
             return .failed(spec, .timeout, FailureReport(message: "did not finish within its \(limit) timeout; killed", outputTail: tail))
@@ -131,9 +208,28 @@ public struct PlanRunner: Sendable {
         }
     }
 
-    private static func lastLines(_ bytes: [UInt8], count: Int) -> [String] {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-        return lines.suffix(count).map(String.init)
+    /// The last `count` lines of a child's output, without the runtime's
+    /// stack-trace frames (`12  stressbench  0x... <unavailable> + 123`), which
+    /// would otherwise push the one line that matters (`Fatal error: ...`) out.
+    static func lastLines(_ bytes: [UInt8], count: Int) -> [String] {
+        var kept: [String] = []
+        var frames = 0
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+            if isStackFrame(line) || line.hasPrefix("Current stack trace:") {
+                frames += 1
+            } else {
+                if frames > 0 { kept.append("(\(frames) stack-trace lines omitted)") }
+                frames = 0
+                kept.append(String(line))
+            }
+        }
+        if frames > 0 { kept.append("(\(frames) stack-trace lines omitted)") }
+        return Array(kept.suffix(count))
+    }
+
+    private static func isStackFrame(_ line: Substring) -> Bool {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        return parts.count >= 3 && Int(parts[0]) != nil && parts.dropFirst(2).first?.hasPrefix("0x") == true
     }
 }
 
@@ -167,16 +263,16 @@ extension PlanRunner {
     public static func run(
         yaml text: String, file: String = "<inline plan>", registry: StressRegistry,
         options: RunOptions = RunOptions(isolation: .inProcess)
-    ) throws(PlanError) -> RunReport {
+    ) throws -> RunReport {
         let plan = try PlanLoader(registry: registry).load(text: text, file: file)
-        return PlanRunner(registry: registry, options: options).run(plan)
+        return try PlanRunner(registry: registry, options: options).run(plan)
     }
 
     /// Loads the plan file at `path`, runs it, and returns the report.
     public static func run(
         file path: String, registry: StressRegistry, options: RunOptions = RunOptions(isolation: .inProcess)
-    ) throws(PlanError) -> RunReport {
+    ) throws -> RunReport {
         let plan = try PlanLoader(registry: registry).load(file: path)
-        return PlanRunner(registry: registry, options: options).run(plan)
+        return try PlanRunner(registry: registry, options: options).run(plan)
     }
 }

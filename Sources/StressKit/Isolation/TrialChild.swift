@@ -20,27 +20,51 @@ public enum TrialChild {
             FileHandle.standardError.write(Data("stressbench _trial: standard input is not a trial spec (this command is internal to stressbench run)\n".utf8))
             exit(2)
         }
-        let result = LocalTrial.run(spec, registry: registry)
         let fd = ProcessInfo.processInfo.environment[resultDescriptorVariable].flatMap(Int32.init) ?? ChildProcess.resultDescriptor
-        guard let data = try? ResultCoding.encoder(pretty: false).encode(result) else { exit(3) }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-        do { try handle.write(contentsOf: data + Data("\n".utf8)) } catch { exit(3) }
+        let result = LocalTrial.run(spec, registry: registry) { stalled in
+            // The stuck workers never return: hand the record over and wait for
+            // the parent to end this process (it does once it has read the record).
+            deliver(stalled, to: fd)
+            MonotonicClock.sleep(nanoseconds: 30_000_000_000)
+            _exit(3)
+        }
+        deliver(result, to: fd)
         exit(0)
+    }
+
+    /// Writes one record as a line of JSON; exits 3 if that is impossible.
+    private static func deliver(_ result: TrialResult, to fd: Int32) {
+        guard let data = try? ResultCoding.encoder(pretty: false).encode(result) else { _exit(3) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+        do { try handle.write(contentsOf: data + Data("\n".utf8)) } catch { _exit(3) }
     }
 }
 
 /// Runs one trial in this process and turns what the engine reports into a record.
 public enum LocalTrial {
     /// The record of running `spec` here.
-    public static func run(_ spec: TrialSpec, registry: StressRegistry) -> TrialResult {
+    ///
+    /// If the watchdog finds the trial stalled, `onStall` gets the `deadlock` or
+    /// `hang` record and must end the process (the stuck threads cannot be
+    /// stopped); by default it prints the report and exits with status 3, which
+    /// is what an in-process run can do.
+    public static func run(
+        _ spec: TrialSpec, registry: StressRegistry,
+        onStall: @escaping @Sendable (TrialResult) -> Void = LocalTrial.exitOnStall
+    ) -> TrialResult {
         guard let workload = registry.workload(named: spec.workload) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no workload named '\(spec.workload)'"))
         }
         guard let strategy = registry.strategy(named: spec.strategy) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no strategy named '\(spec.strategy)'"))
         }
+        if spec.allocator == .jemalloc && !Jemalloc.isLoaded {
+            return .failed(spec, .error, FailureReport(message: "jemalloc was asked for but is not this process's allocator (LD_PRELOAD did not take)"))
+        }
         do {
-            let output = try workload.run(spec.parameters, strategy, TrialSettings(spec))
+            let output = try workload.run(spec.parameters, strategy, TrialSettings(spec)) { report in
+                onStall(stalledResult(spec, report))
+            }
             return TrialResult(
                 trial: spec, outcome: output.violations.count > 0 ? .violated : .passed,
                 measurement: output.measurement, violations: output.violations, failure: nil
@@ -48,5 +72,23 @@ public enum LocalTrial {
         } catch {
             return .failed(spec, .error, FailureReport(message: "could not run the trial: \(error)"))
         }
+    }
+
+    /// The record of a trial the watchdog found stalled.
+    static func stalledResult(_ spec: TrialSpec, _ report: StallReport) -> TrialResult {
+        TrialResult(
+            trial: spec, outcome: report.kind == .deadlock ? .deadlock : .hang, measurement: nil,
+            violations: .none, failure: FailureReport(message: report.summary), stall: report
+        )
+    }
+
+    /// Prints a stalled trial's report and exits with status 3: an in-process run
+    /// cannot take back threads that are stuck for good.
+    public static let exitOnStall: @Sendable (TrialResult) -> Void = { result in
+        var lines = ["stressbench: trial \(result.trial.id): \(result.failure?.message ?? result.outcome.rawValue)"]
+        lines += result.stall?.workers.map { "  worker \($0.thread): \($0.description)" } ?? []
+        lines.append("stressbench: an in-process run cannot recover from this; run without --in-process to isolate it")
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        exit(RunExitCode.trialFailures.rawValue)
     }
 }

@@ -44,13 +44,30 @@ public struct Experiment: Sendable {
     public var warmupNs: UInt64
     /// Per-trial timeout; nil means "work it out from the duration".
     public var timeoutNs: UInt64?
+    /// The watchdog's stall limit.
+    public var deadlockAfterNs: UInt64
+    /// Thread fuzzing.
+    public var fuzz: FuzzSettings
+    /// Operation timing.
+    public var timing: TimingSettings
+    /// Allocators to run under (a dimension of the matrix).
+    public var allocators: [AllocatorKind]
+    /// Closed loop or paced.
+    public var load: LoadSettings
 
     /// An experiment.
     public init(
         name: String, description: String? = nil, workload: String, parameters: WorkloadParameters,
         strategies: [String], threads: [Int], stop: StopCondition, repetitions: Int, seed: UInt64,
-        warmupNs: UInt64, timeoutNs: UInt64?
+        warmupNs: UInt64, timeoutNs: UInt64?, deadlockAfterNs: UInt64 = PlanDefaults.deadlockAfterNs,
+        fuzz: FuzzSettings = FuzzSettings(.off), timing: TimingSettings = .standard,
+        allocators: [AllocatorKind] = [.system], load: LoadSettings = .closed
     ) {
+        self.load = load
+        self.allocators = allocators
+        self.fuzz = fuzz
+        self.timing = timing
+        self.deadlockAfterNs = deadlockAfterNs
         self.name = name
         self.description = description
         self.workload = workload
@@ -77,4 +94,7 @@ public enum PlanDefaults {
     public static let seed: UInt64 = 1
     /// `warmup`.
     public static let warmupNs: UInt64 = 100_000_000
+    /// `deadlock_after`: how long no worker may go without completing an
+    /// operation before the watchdog calls it a deadlock or a hang.
+    public static let deadlockAfterNs: UInt64 = 2_000_000_000
 }

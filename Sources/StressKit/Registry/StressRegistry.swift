@@ -6,7 +6,7 @@ public struct WorkloadEntry: Sendable {
     /// Builds the workload from parameters, to check them (throws what `init` throws).
     let validate: @Sendable (WorkloadParameters) throws -> Void
     /// Runs one trial of it in this process.
-    let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings) throws -> EngineOutput
+    let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
     /// Whether it has a lock-free form for these parameters (see ``Workload/lockFreeOperations()``).
     let supportsLockFree: @Sendable (WorkloadParameters) -> Bool
 
@@ -14,10 +14,10 @@ public struct WorkloadEntry: Sendable {
         descriptor = W.descriptor
         validate = { _ = try W(parameters: $0) }
         supportsLockFree = { (try? W(parameters: $0).lockFreeOperations()) != nil }
-        run = { parameters, strategy, settings in
+        run = { parameters, strategy, settings, onStall in
             let workload = try W(parameters: parameters)
             let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))
-            return try TrialEngine.run(workload, strategy: instance, settings: settings)
+            return try TrialEngine.run(workload, strategy: instance, settings: settings, onStall: onStall)
         }
     }
 }

@@ -12,7 +12,7 @@ public enum RunExitCode: Int32, Sendable, Codable {
     case violations = 1
     /// The plan or the command line was wrong; nothing ran.
     case usage = 2
-    /// At least one trial crashed, timed out, or could not be run or read.
+    /// At least one trial crashed, deadlocked, hung, timed out, or could not be run or read.
     case trialFailures = 3
 
     /// The code for a set of trial outcomes.
@@ -20,7 +20,7 @@ public enum RunExitCode: Int32, Sendable, Codable {
         var code = RunExitCode.passed
         for o in outcomes {
             switch o {
-            case .timeout, .crashed, .error: return .trialFailures
+            case .timeout, .crashed, .error, .deadlock, .hang: return .trialFailures
             case .violated: code = .violations
             case .passed, .skipped: break
             }

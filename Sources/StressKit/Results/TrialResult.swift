@@ -6,6 +6,12 @@ public enum TrialOutcome: String, Sendable, Codable, CaseIterable {
     case violated
     /// Did not finish within its timeout and was killed.
     case timeout
+    /// The watchdog saw every unfinished worker waiting on another (a deadlock,
+    /// a `sync` onto the queue one is on, a lock-order inversion).
+    case deadlock
+    /// The watchdog saw no operation complete while a worker was still running
+    /// (an endless loop, an operation that never ends).
+    case hang
     /// The trial process died (a signal, a Swift runtime trap, a non-zero exit).
     case crashed
     /// The harness could not run it or could not read its result (for example
@@ -89,6 +95,37 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     public var histogram: [[UInt64]]
     /// Figures the workload reports about itself (``Workload/metrics(_:)``).
     public var workloadMetrics: [String: Double]
+    /// How operations were timed.
+    public var timing: TimingInfo?
+    /// Time spent waiting to acquire (lock, queue entry, actor hop), per timed
+    /// operation, summed over its guarded steps; nil when no step waited.
+    public var acquireLatency: LatencySummary?
+    /// Per worker, the longest time between two timed completions: a stall that
+    /// closed-loop service times hide (a worker descheduled between operations).
+    public var maxStallNs: [Int]?
+    /// How evenly the workers shared the work (nil for one worker).
+    public var fairness: Fairness?
+    /// CPU, context switches and memory of the trial process in the window.
+    public var resources: ResourceUsage?
+    /// The allocator and what it counted (figures nil where unavailable).
+    public var allocator: AllocatorMetrics?
+    /// Paced runs: the latency a caller with this arrival schedule would see,
+    /// from each operation's intended start to its end (free of coordinated
+    /// omission). `latency` stays the service time.
+    public var responseLatency: LatencySummary?
+    /// Paced runs: target and achieved rate, largest lag, whether it kept up.
+    public var pacing: PacingReport?
+}
+
+/// How a trial timed its operations, as recorded in its result.
+public struct TimingInfo: Sendable, Codable, Equatable {
+    /// `tsc` or `monotonic` (what `auto` resolved to).
+    public var clock: String
+    /// One operation in this many was timed (1: every one); each timed op counts
+    /// this many times in the histogram.
+    public var sampleEvery: Int
+    /// The measured cost of one clock reading on this machine, in ns.
+    public var clockReadNs: Double
 }
 
 /// Why a trial did not produce its own record.
@@ -122,16 +159,22 @@ public struct TrialResult: Sendable, Codable, Equatable {
     public var measurement: TrialMeasurement?
     /// Broken invariants.
     public var violations: ViolationReport
-    /// Why it failed, for `timeout`, `crashed`, `error` and `skipped`.
+    /// Why it failed, for `deadlock`, `hang`, `timeout`, `crashed`, `error` and `skipped`.
     public var failure: FailureReport?
+    /// Where every worker was, for `deadlock` and `hang`.
+    public var stall: StallReport?
+    /// The command that reruns exactly this trial (set for every trial that did not pass).
+    public var rerunCommand: String?
     /// Where it ran.
     public var environment: EnvironmentInfo
 
     /// A record.
     public init(
         trial: TrialSpec, outcome: TrialOutcome, measurement: TrialMeasurement?,
-        violations: ViolationReport, failure: FailureReport?, environment: EnvironmentInfo = .current
+        violations: ViolationReport, failure: FailureReport?, stall: StallReport? = nil,
+        environment: EnvironmentInfo = .current
     ) {
+        self.stall = stall
         self.trial = trial
         self.outcome = outcome
         self.measurement = measurement

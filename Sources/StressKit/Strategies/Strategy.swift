@@ -7,6 +7,21 @@ public enum ExecutionModel: String, Sendable, Codable {
     case tasks
 }
 
+/// What a strategy's critical sections are made of; it sets the words deadlock
+/// reports use ("waiting to acquire the lock", "waiting for the queue", ...).
+public enum SyncPrimitive: String, Sendable, Codable {
+    /// A lock a thread acquires and releases.
+    case lock
+    /// A dispatch queue a block is submitted to.
+    case queue
+    /// An actor a task hops to.
+    case actor
+    /// Atomic operations, no critical section.
+    case atomic
+    /// Nothing at all.
+    case none
+}
+
 /// What `stressbench list` and the matrix know about a strategy.
 public struct StrategyDescriptor: Sendable {
     /// The name plans use (`strategies: [pthread-mutex]`).
@@ -32,6 +47,8 @@ public struct StrategyDescriptor: Sendable {
     /// workload's lock-free operations (``Workload/lockFreeOperations()``); such a
     /// strategy only pairs with workloads that provide them.
     public let lockFree: Bool
+    /// What its critical sections are made of.
+    public let primitive: SyncPrimitive
     /// Hidden strategies are left out of `all` and `list`.
     public let hidden: Bool
 
@@ -39,8 +56,9 @@ public struct StrategyDescriptor: Sendable {
     public init(
         name: String, summary: String, execution: ExecutionModel = .threads,
         reentrant: Bool, sharedReads: Bool, synchronizes: Bool = true,
-        asynchronousWrites: Bool = false, lockFree: Bool = false, hidden: Bool = false
+        asynchronousWrites: Bool = false, lockFree: Bool = false, primitive: SyncPrimitive = .lock, hidden: Bool = false
     ) {
+        self.primitive = primitive
         self.name = name
         self.summary = summary
         self.execution = execution

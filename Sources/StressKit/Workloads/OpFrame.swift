@@ -19,6 +19,19 @@ public struct OpFrame: Sendable {
     /// Per-thread running sums that persist across operations; the engine sums
     /// them over all workers and hands the total to ``Workload/finalCheck(_:_:)``.
     public var tally = Tally()
+    /// Where this worker publishes its site for the watchdog and crash reports.
+    var probe = SiteProbe.detached
+    /// The site id of step 0 of the current operation.
+    var siteBase = 0
+    /// This worker's fuzzer (inactive unless the trial fuzzes).
+    var fuzz = Fuzzer.off
+    /// The trial's clock, and whether the current operation is one of the timed
+    /// (sampled) ones: then the engine also times each wait to acquire.
+    var clock = TimeSource.monotonic
+    var timeThisOp = false
+    /// Raw clock ticks this operation spent waiting to acquire, over its steps.
+    var acquireTicks: UInt64 = 0
+    var acquired = false
 
     /// Makes a frame for worker `thread` with its own random stream.
     public init(thread: Int, seed: UInt64) {
@@ -27,9 +40,46 @@ public struct OpFrame: Sendable {
     }
 
     @inline(__always)
-    mutating func beginOperation(number: Int) {
+    mutating func beginOperation(number: Int, siteBase: Int) {
         opNumber = number
+        self.siteBase = siteBase
         r0 = 0; r1 = 0; r2 = 0; r3 = 0
+    }
+
+    /// A fuzz point a workload may place anywhere in a step body (between two
+    /// halves of a multi-part update, say): when the trial fuzzes, the worker may
+    /// yield, spin or sleep here; when it does not, this is one branch on a
+    /// worker-local flag. Step boundaries and lock acquire/release are fuzz
+    /// points already.
+    @inline(__always)
+    public mutating func fuzzPoint() {
+        if fuzz.active { fuzz.hit(.user) }
+    }
+
+    /// The clock reading before asking for a critical section (0 when this
+    /// operation is not timed).
+    @inline(__always)
+    func askedAt() -> UInt64 { timeThisOp ? clock.now() : 0 }
+
+    /// Adds the wait since `asked` to this operation's acquire time.
+    @inline(__always)
+    mutating func entered(_ asked: UInt64) {
+        if timeThisOp {
+            acquireTicks &+= clock.now() &- asked
+            acquired = true
+        }
+    }
+
+    /// A built-in fuzz point.
+    @inline(__always)
+    mutating func fuzz(_ point: FuzzPoint) {
+        if fuzz.active { fuzz.hit(point) }
+    }
+
+    /// Publishes where this worker is (one relaxed store to its own cache line).
+    @inline(__always)
+    func publish(step: Int, _ phase: WorkerPhase, resource: Int = 0, inner: Int = 0, write: Bool = false) {
+        probe.publish(SiteWord(site: siteBase &+ step, phase: phase, resource: resource, inner: inner, write: write))
     }
 }
 

@@ -1,9 +1,32 @@
 /// A workload parameter's value as it appears in a plan and in result records.
+///
+/// Equality is by value: `.integer(2)` equals `.number(2.0)`, because JSON does not
+/// keep the difference and a record read back must equal the one written.
 public enum ParameterValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case integer(Int)
     case number(Double)
     case text(String)
     case flag(Bool)
+
+    public static func == (a: ParameterValue, b: ParameterValue) -> Bool {
+        switch (a, b) {
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.integer(let x), .number(let y)), (.number(let y), .integer(let x)): return Double(x) == y
+        case (.text(let x), .text(let y)): return x == y
+        case (.flag(let x), .flag(let y)): return x == y
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .integer(let v): hasher.combine(Double(v))
+        case .number(let v): hasher.combine(v)
+        case .text(let v): hasher.combine(v)
+        case .flag(let v): hasher.combine(v)
+        }
+    }
 
     public var description: String {
         switch self {
@@ -116,6 +139,17 @@ public struct WorkloadParameters: Sendable, Hashable, Codable {
 
     /// Parameters with the given values (not validated; the plan loader validates).
     public init(_ values: [String: ParameterValue] = [:]) { self.values = values }
+
+    /// Decodes a plain `{name: value}` object.
+    public init(from decoder: any Decoder) throws {
+        values = try decoder.singleValueContainer().decode([String: ParameterValue].self)
+    }
+
+    /// Encodes as a plain `{name: value}` object.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(values)
+    }
 
     /// The defaults of `specs`, overridden by `overrides`.
     public init(defaultsOf specs: [ParameterSpec], overrides: [String: ParameterValue] = [:]) {

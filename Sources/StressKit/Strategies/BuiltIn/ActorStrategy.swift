@@ -9,7 +9,7 @@ public final class ActorStrategy: IsolatingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "actor",
         summary: "a Swift actor per resource; workers are tasks awaiting isolated methods",
-        execution: .tasks, reentrant: true, sharedReads: false
+        execution: .tasks, reentrant: true, sharedReads: false, primitive: .actor
     )
 
     /// The actor that owns one resource.

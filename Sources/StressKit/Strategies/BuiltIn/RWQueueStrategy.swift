@@ -10,7 +10,7 @@ public final class RWQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue",
         summary: "concurrent DispatchQueue: reads via sync, writes via sync(flags: .barrier)",
-        reentrant: false, sharedReads: true
+        reentrant: false, sharedReads: true, primitive: .queue
     )
 
     private let queues: [DispatchQueue]

@@ -12,7 +12,7 @@ public final class SerialQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "serial-queue",
         summary: "serial DispatchQueue, all access via sync (the 'global work queue' pattern)",
-        reentrant: false, sharedReads: false
+        reentrant: false, sharedReads: false, primitive: .queue
     )
 
     private let queues: [DispatchQueue]

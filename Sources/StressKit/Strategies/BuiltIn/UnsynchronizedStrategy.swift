@@ -6,7 +6,7 @@ public final class UnsynchronizedStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "unsynchronized",
         summary: "no protection (the control that must show violations with 2+ threads)",
-        reentrant: true, sharedReads: true, synchronizes: false
+        reentrant: true, sharedReads: true, synchronizes: false, primitive: .none
     )
 
     public init(setup: StrategySetup) throws {}

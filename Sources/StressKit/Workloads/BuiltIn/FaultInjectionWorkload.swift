@@ -6,16 +6,19 @@ import Darwin
 import Synchronization
 
 /// `_fault` (hidden): injects a failure into one trial so the harness's own
-/// isolation can be tested: a runtime trap, a hang, an abrupt exit or a SIGKILL,
-/// inside a critical section or outside any. Worker 0 fires it at its
-/// `after_ops`-th operation; the others keep working (or block on the lock the
-/// faulty worker holds, as a real program would).
+/// isolation can be tested: a runtime trap, a hang, an abrupt exit, a SIGKILL,
+/// garbage on the result channel, inside a critical section or outside any.
+/// Worker 0 fires it at its `after_ops`-th operation; the others keep working (or
+/// block on the lock the faulty worker holds, as a real program would). Mode
+/// `lock-order` instead makes every worker lock two resources in an order that
+/// depends on its parity: the classic lock-order inversion.
 public struct FaultInjectionWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "_fault",
         summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker",
         parameters: [
-            .choice("mode", "what goes wrong", default: "none", choices: ["none", "trap", "hang", "exit", "kill"]),
+            .choice("mode", "what goes wrong", default: "none",
+                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order"]),
             .choice("where", "inside the critical section or outside any", default: "critical-section",
                     choices: ["critical-section", "outside"]),
             .integer("after_ops", "worker 0's op number at which the fault fires", default: 1_000, range: 0...Int.max),
@@ -39,6 +42,8 @@ public struct FaultInjectionWorkload: Workload {
         afterOps = try parameters.integer("after_ops")
     }
 
+    public var resourceCount: Int { mode == "lock-order" ? 2 : 1 }
+
     public func makeState(threads: Int) -> State { State() }
 
     public func operations() -> [Operation<State>] {
@@ -50,8 +55,30 @@ public struct FaultInjectionWorkload: Workload {
             case "hang": while !state.release.load(ordering: .relaxed) { sched_yield() }
             case "exit": exit(7)
             case "kill": raise(SIGKILL)
+            case "garbage":
+                // What a child that prints junk instead of its record looks like.
+                let junk = Array("this is not a result record\n".utf8)
+                _ = junk.withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
+                _exit(0)
             default: break
             }
+        }
+        if mode == "lock-order" {
+            // Even workers lock 0 then 1, odd workers 1 then 0.
+            let count: Step<State> = .unguarded("count") { state, _ in
+                state.counter.add(1, ordering: .relaxed)
+                return .next
+            }
+            return [
+                Operation("forward", weight: 1, steps: [
+                    .unguarded("pick") { _, frame in frame.thread % 2 == 0 ? .next : .finish },
+                    .nestedWrite("lock 0 then 1", outer: 0, inner: 1) { _, _ in .next }, count,
+                ]),
+                Operation("backward", weight: 1, steps: [
+                    .unguarded("pick") { _, frame in frame.thread % 2 == 1 ? .next : .finish },
+                    .nestedWrite("lock 1 then 0", outer: 1, inner: 0) { _, _ in .next }, count,
+                ]),
+            ]
         }
         let work: Step<State> = inside
             ? .write("work") { state, frame in

@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CStressSupport
+
+/// What a worker is doing at a point in time, as it publishes it.
+public enum WorkerPhase: UInt64, Sendable, CaseIterable {
+    /// Not yet in its loop.
+    case starting = 0
+    /// Inside an operation, outside any critical section.
+    case running = 1
+    /// Waiting to enter a critical section (acquire a lock, enter a queue, reach an actor).
+    case acquiring = 2
+    /// Inside a critical section.
+    case inside = 3
+    /// Holding `resource`, waiting to enter `inner` (a nested access).
+    case acquiringInner = 5
+    /// Holding `resource` and inside `inner`.
+    case insideInner = 6
+    /// Between operations (loop bookkeeping).
+    case betweenOperations = 7
+    /// Waiting at a start barrier for the other workers.
+    case atBarrier = 8
+    /// Left its loop.
+    case finished = 9
+
+    /// Whether a worker in this phase is blocked on another party, rather than running.
+    var isWaiting: Bool { self == .acquiring || self == .acquiringInner || self == .atBarrier }
+
+    /// Words for reports, for C's crash handler (indexed by raw value).
+    static let descriptions: [String] = (0..<16).map { raw in
+        switch WorkerPhase(rawValue: UInt64(raw)) {
+        case .starting?: return "starting"
+        case .running?: return "running outside any critical section"
+        case .acquiring?: return "waiting to enter"
+        case .inside?: return "inside the critical section of"
+        case .acquiringInner?: return "holding and waiting to enter a nested section of"
+        case .insideInner?: return "inside a nested critical section of"
+        case .betweenOperations?: return "between operations"
+        case .atBarrier?: return "at a start barrier"
+        case .finished?: return "finished"
+        default: return "unknown"
+        }
+    }
+}
+
+/// One published site: which operation and step, what phase, which resources.
+///
+/// Packed into one 64-bit word (bits 0-23 site id + 1, 24-27 phase, 28-39
+/// resource, 40-51 inner resource, 52 write access) so that publishing is a
+/// single relaxed store and a reader never sees half of it.
+struct SiteWord: Equatable {
+    var raw: UInt64
+
+    init(raw: UInt64) { self.raw = raw }
+
+    @inline(__always)
+    init(site: Int, phase: WorkerPhase, resource: Int = 0, inner: Int = 0, write: Bool = false) {
+        raw = UInt64(truncatingIfNeeded: site &+ 1) & 0xFF_FFFF
+            | phase.rawValue << 24
+            | (UInt64(truncatingIfNeeded: resource) & 0xFFF) << 28
+            | (UInt64(truncatingIfNeeded: inner) & 0xFFF) << 40
+            | (write ? 1 << 52 : 0)
+    }
+
+    var site: Int? { raw & 0xFF_FFFF == 0 ? nil : Int(raw & 0xFF_FFFF) - 1 }
+    var phase: WorkerPhase { WorkerPhase(rawValue: (raw >> 24) & 0xF) ?? .starting }
+    var resource: Int { Int((raw >> 28) & 0xFFF) }
+    var inner: Int { Int((raw >> 40) & 0xFFF) }
+    var isWrite: Bool { raw & (1 << 52) != 0 }
+}
+
+/// The words every worker publishes: its current site and how many operations it
+/// has completed. One cache line per worker, written only by that worker (relaxed
+/// stores: no lock, no contention) and read by the watchdog and the crash handler.
+final class SiteBoard: @unchecked Sendable {
+    // @unchecked: raw memory deliberately shared between each worker (the only
+    // writer of its line) and the readers; every access is a relaxed atomic.
+    static let strideWords = CacheLineArray<UInt64>.stride / MemoryLayout<UInt64>.stride
+
+    let workers: Int
+    private let lines: CacheLineArray<UInt64>
+    /// "operation/step" for every site id.
+    let labels: [String]
+    /// The site id of step 0 of each operation.
+    let siteBase: [Int]
+    private var cLabels: [UnsafeMutablePointer<CChar>?] = []
+    private var cPhases: [UnsafeMutablePointer<CChar>?] = []
+
+    init<State>(workers: Int, operations: [Operation<State>]) {
+        self.workers = workers
+        lines = CacheLineArray(count: workers)
+        var labels: [String] = [], bases: [Int] = []
+        for op in operations {
+            bases.append(labels.count)
+            labels += op.steps.map { "\(op.name)/\($0.name)" }
+        }
+        self.labels = labels
+        siteBase = bases
+    }
+
+    deinit {
+        stress_crash_reporter_clear()
+        for p in cLabels + cPhases { free(p) }
+        lines.deallocate()
+    }
+
+    /// The site word of worker `w`.
+    func siteSlot(_ w: Int) -> UnsafeMutablePointer<UInt64> { lines[w] }
+
+    /// A snapshot of worker `w`: its site and completed operations.
+    func read(_ w: Int) -> (site: SiteWord, completed: UInt64) {
+        (SiteWord(raw: stress_load_relaxed(lines[w])), stress_load_relaxed(lines[w] + 1))
+    }
+
+    /// Lets the crash handler describe every worker if the process dies by a signal.
+    func installCrashReporter() {
+        cLabels = labels.map { strdup($0) }
+        cPhases = WorkerPhase.descriptions.map { strdup($0) }
+        cLabels.withUnsafeBufferPointer { l in
+            cPhases.withUnsafeBufferPointer { p in
+                l.withMemoryRebound(to: UnsafePointer<CChar>?.self) { labels in
+                    p.withMemoryRebound(to: UnsafePointer<CChar>?.self) { phases in
+                        stress_crash_reporter_install(lines[0], Int32(workers), Int32(Self.strideWords),
+                                                      labels.baseAddress, Int32(labels.count), phases.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A worker's handle on its own line of the board.
+struct SiteProbe: @unchecked Sendable {
+    // @unchecked: a pointer into the SiteBoard's raw memory, written only by the
+    // worker that owns this probe (see SiteBoard).
+    let slot: UnsafeMutablePointer<UInt64>
+
+    /// Publishes a site (one relaxed store).
+    @inline(__always)
+    func publish(_ word: SiteWord) { stress_store_relaxed(slot, word.raw) }
+
+    /// Publishes the number of completed operations (one relaxed store).
+    @inline(__always)
+    func completed(_ count: Int) { stress_store_relaxed(slot + 1, UInt64(truncatingIfNeeded: count)) }
+
+    /// A probe for frames made outside a trial: it writes (atomically) to one
+    /// scratch line nobody reads.
+    static let detached: SiteProbe = {
+        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
+        p.initialize(repeating: 0, count: 2)
+        return SiteProbe(slot: p)
+    }()
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CStressSupport
+import Foundation
+
+/// A failure to set up a run's outputs (not of any trial).
+public struct RunError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+}
+
+/// Newline-delimited JSON: one trial record per line, appended and flushed to
+/// disk as each trial finishes. A run killed at any point leaves every finished
+/// trial readable; at worst the last line is cut short, which readers skip.
+final class RecordStream {
+    private let fd: Int32
+
+    init(path: String) throws(RunError) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RunError(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    /// Appends one record as a line (a single write) and flushes it to disk.
+    func append(_ result: TrialResult) {
+        guard let data = try? ResultCoding.encoder(pretty: false).encode(result) else { return }
+        let line = data + Data("\n".utf8)
+        line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+        fsync(fd)
+    }
+
+    /// Reads a stream back, skipping a final line cut short by a crash.
+    static func read(_ path: String) throws -> [TrialResult] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.split(separator: UInt8(ascii: "\n")).compactMap {
+            try? ResultCoding.decoder().decode(TrialResult.self, from: Data($0))
+        }
+    }
+}
+
+/// SIGINT/SIGTERM handling for a run: the first signal asks the run to stop;
+/// a second SIGINT exits at once (status 130).
+public enum Interruption {
+    /// Installs the handlers (idempotent).
+    public static func install() { stress_interrupts_install() }
+    /// Whether a stop was asked for.
+    public static var requested: Bool { stress_interrupt_count() > 0 }
+    /// The signal that asked (SIGINT or SIGTERM), or nil.
+    public static var signal: Int32? { requested ? stress_interrupt_signal() : nil }
+}

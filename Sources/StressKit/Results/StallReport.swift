@@ -1,0 +1,39 @@
+/// What the watchdog saw when no worker completed an operation for too long.
+public struct StallReport: Sendable, Codable, Equatable {
+    /// `deadlock` when every unfinished worker was waiting on another party;
+    /// `hang` when at least one was running (an endless loop, a very long op).
+    public enum Kind: String, Sendable, Codable {
+        case deadlock
+        case hang
+    }
+
+    /// Deadlock or hang.
+    public var kind: Kind
+    /// How long no worker had completed an operation.
+    public var stalledForNs: Int
+    /// Where every worker was.
+    public var workers: [StalledWorker]
+    /// The wait-for cycle, when there is one: one line per edge, e.g.
+    /// "worker 0 holds resource 0 and waits for resource 1, held by worker 1".
+    public var cycle: [String]?
+    /// One paragraph for terminals.
+    public var summary: String
+}
+
+/// One worker in a stall report.
+public struct StalledWorker: Sendable, Codable, Equatable {
+    /// The worker.
+    public var thread: Int
+    /// The operation and step it was in, if any.
+    public var operation: String?
+    public var step: String?
+    /// Its phase (`acquiring`, `inside`, `acquiringInner`, `running`, ...).
+    public var phase: String
+    /// Where it is, in words: "waiting to acquire the lock of resource 1 (write)".
+    public var description: String
+    /// The resource it waits for or is inside, and the inner one of a nested access.
+    public var resource: Int?
+    public var innerResource: Int?
+    /// Operations it had completed (warm-up included).
+    public var completedOps: Int
+}

@@ -1,0 +1,136 @@
+import Foundation
+import StressKit
+import XCTest
+
+/// The `stressbench` binary as a user runs it: exit codes, messages, files.
+final class CommandLineTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = try TestSupport.temporaryDirectory()
+    }
+
+    private func writePlan(_ name: String, _ text: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func testBadPlanExitsWithTwoAndLocatesEveryProblem() throws {
+        let plan = try writePlan("bad.yaml", """
+            experiments:
+              - workload: counter
+              - workload: bank
+                threads: [-2]
+                stratgies: [mutex]
+            """)
+        for command in ["run", "validate"] {
+            let r = try TestSupport.cli([command, plan])
+            XCTAssertEqual(r.status, 2, command)
+            XCTAssertTrue(r.stderr.contains("error: \(plan):4:15: experiments[1].threads[0]: -2 is out of range"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("error: \(plan):5:5: experiments[1].stratgies: unknown key 'stratgies'; did you mean 'strategies'?"), r.stderr)
+        }
+    }
+
+    func testValidateAcceptsGoodPlans() throws {
+        let plan = try writePlan("good.yaml", "experiments:\n  - workload: counter\n    strategies: [mutex, actor]\n")
+        let r = try TestSupport.cli(["validate", plan])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "ok: \(plan): 1 experiment(s), 6 trial(s)\n")
+    }
+
+    func testRunWritesJSONAndCSVAndExitsWithTheOutcomeCode() throws {
+        let plan = try writePlan("run.yaml", """
+            experiments:
+              - workload: counter
+                strategies: [pthread-mutex]
+                threads: [1, 2]
+                ops: 2000
+                warmup: 0s
+            """)
+        let json = dir.appendingPathComponent("r.json").path, csv = dir.appendingPathComponent("r.csv").path
+        let r = try TestSupport.cli(["run", plan, "--json", json, "--csv", csv])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("Latency is service time per operation"))
+        XCTAssertTrue(r.stdout.contains("counter   pthread-mutex        2"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("2 trial(s): 2 passed; exit code 0\n"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("[2/2] counter/pthread-mutex/t2/r0: passed"), r.stderr)
+        let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        XCTAssertEqual(report.trials.count, 2)
+        XCTAssertEqual(report.environment.buildConfiguration.isEmpty, false)
+        XCTAssertEqual(try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").count, 3)
+
+        let quiet = try TestSupport.cli(["run", plan, "--only", "counter/pthread-mutex/t1/r0", "--seed", "5", "-q"])
+        XCTAssertEqual(quiet.status, 0)
+        XCTAssertEqual(quiet.stderr, "")
+        XCTAssertTrue(quiet.stdout.contains("1 trial(s): 1 passed"))
+
+        let none = try TestSupport.cli(["run", plan, "--only", "nothing"])
+        XCTAssertEqual(none.status, 2)
+        XCTAssertTrue(none.stderr.contains("--only matched no trial; ids look like: counter/pthread-mutex/t1/r0"), none.stderr)
+    }
+
+    func testViolationsAndCrashesSetTheExitCode() throws {
+        let violating = try writePlan("v.yaml", """
+            experiments:
+              - workload: bank
+                strategies: [unsynchronized]
+                threads: 4
+                duration: 300ms
+                parameters: { audit_ratio: 0.5 }
+            """)
+        let v = try TestSupport.cli(["run", violating, "-q"])
+        XCTAssertEqual(v.status, 1, v.stdout)
+        XCTAssertTrue(v.stdout.contains("rerun: stressbench run \(violating) --only bank/unsynchronized/t4/r0 --seed "), v.stdout)
+
+        let crashing = try writePlan("c.yaml", """
+            experiments:
+              - workload: _fault
+                parameters: { mode: trap, after_ops: 1 }
+                strategies: [mutex]
+                threads: 1
+                ops: 10
+              - workload: bank
+                strategies: [unsynchronized]
+                threads: 4
+                duration: 300ms
+                parameters: { audit_ratio: 0.5 }
+            """)
+        let c = try TestSupport.cli(["run", crashing, "-q"])
+        XCTAssertEqual(c.status, 3, "a crash outranks a violation")
+        XCTAssertTrue(c.stdout.contains("Fatal error: injected trap at op #1"), c.stdout)
+    }
+
+    func testHelpVersionListAndUsageErrors() throws {
+        let help = try TestSupport.cli(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("Exit codes:"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("run"))
+        XCTAssertFalse(help.stdout.contains("_trial"), "the trial command is hidden")
+
+        let runHelp = try TestSupport.cli(["help", "run"])
+        XCTAssertEqual(runHelp.status, 0)
+        XCTAssertTrue(runHelp.stdout.contains("--in-process"))
+
+        let version = try TestSupport.cli(["--version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertEqual(version.stdout, "stressbench \(StressKitVersion.current)\n")
+
+        let list = try TestSupport.cli(["list"])
+        XCTAssertEqual(list.status, 0)
+        XCTAssertTrue(list.stdout.contains("bank"))
+        XCTAssertTrue(list.stdout.contains("accounts: number of accounts [integer 2...1000000; default 16]"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("pthread-mutex"))
+        XCTAssertFalse(list.stdout.contains("_fault"), "hidden unless --all")
+        XCTAssertTrue(try TestSupport.cli(["list", "--all"]).stdout.contains("_fault"))
+
+        let bad = try TestSupport.cli(["run"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("Missing expected argument '<plan>'"), bad.stderr)
+        XCTAssertEqual(try TestSupport.cli(["frobnicate"]).status, 2)
+        XCTAssertEqual(try TestSupport.cli(["run", "x.yaml", "--trial-timeout", "soon"]).status, 2)
+        let missing = try TestSupport.cli(["run", dir.appendingPathComponent("missing.yaml").path])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("cannot read the file: No such file or directory"), missing.stderr)
+    }
+}

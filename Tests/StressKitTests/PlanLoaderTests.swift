@@ -1,0 +1,217 @@
+import StressKit
+import XCTest
+
+/// Plan parsing, defaults layering, and every validation error path, with the
+/// text of the message a user sees.
+final class PlanLoaderTests: XCTestCase {
+    func testDefaultsAreInheritedAndOverridden() throws {
+        let plan = try TestSupport.plan("""
+            name: layered
+            defaults:
+              threads: [2, 8]
+              duration: 250ms
+              warmup: 10ms
+              repetitions: 3
+              seed: 7
+              strategies: [mutex]
+            experiments:
+              - workload: counter
+              - name: bank-ops
+                workload: bank
+                parameters: { accounts: 4 }
+                threads: 4
+                ops: 10k
+                strategies: [pthread-mutex, actor]
+                timeout: 5s
+            """)
+        XCTAssertEqual(plan.name, "layered")
+        let counter = plan.experiments[0]
+        XCTAssertEqual(counter.name, "counter")
+        XCTAssertEqual(counter.threads, [2, 8])
+        XCTAssertEqual(counter.stop, .duration(nanoseconds: 250_000_000))
+        XCTAssertEqual(counter.warmupNs, 10_000_000)
+        XCTAssertEqual(counter.repetitions, 3)
+        XCTAssertEqual(counter.seed, 7)
+        XCTAssertEqual(counter.strategies, ["mutex"])
+        XCTAssertNil(counter.timeoutNs)
+        XCTAssertEqual(counter.parameters.values["read_ratio"], .number(0))
+
+        let bank = plan.experiments[1]
+        XCTAssertEqual(bank.name, "bank-ops")
+        XCTAssertEqual(bank.threads, [4])
+        XCTAssertEqual(bank.stop, .operations(perThread: 10_000), "ops at experiment level overrides duration in defaults")
+        XCTAssertEqual(bank.strategies, ["pthread-mutex", "actor"])
+        XCTAssertEqual(bank.timeoutNs, 5_000_000_000)
+        XCTAssertEqual(bank.parameters.values["accounts"], .integer(4))
+        XCTAssertEqual(bank.parameters.values["initial_balance"], .integer(1_000), "defaults filled in")
+    }
+
+    func testBuiltInDefaultsAndAll() throws {
+        let plan = try TestSupport.plan("experiments:\n  - workload: counter\n")
+        let e = plan.experiments[0]
+        XCTAssertEqual(plan.name, "test", "the file's base name")
+        XCTAssertEqual(e.threads, PlanDefaults.threads)
+        XCTAssertEqual(e.stop, .duration(nanoseconds: PlanDefaults.durationNs))
+        XCTAssertEqual(e.repetitions, 1)
+        XCTAssertEqual(e.strategies, StressRegistry.builtIn.defaultStrategies.map(\.descriptor.name))
+    }
+
+    func testJSONPlansAreAccepted() throws {
+        let plan = try TestSupport.plan("""
+            {"name": "j", "experiments": [{"workload": "bank", "threads": [1, 2], "ops": 500,
+              "strategies": ["mutex"], "parameters": {"accounts": 3, "audit_ratio": 0.5}}]}
+            """)
+        XCTAssertEqual(plan.experiments[0].threads, [1, 2])
+        XCTAssertEqual(plan.experiments[0].parameters.values["audit_ratio"], .number(0.5))
+    }
+
+    func testNegativeThreadCountNamesFileKeyPathAndLine() {
+        let problems = TestSupport.problems("""
+            experiments:
+              - workload: counter
+              - workload: bank
+                threads: [-2, 4]
+            """)
+        XCTAssertEqual(problems.count, 1)
+        let p = problems[0]
+        XCTAssertEqual(p.file, "test.yaml")
+        XCTAssertEqual(p.path.description, "experiments[1].threads[0]")
+        XCTAssertEqual(p.line, 4)
+        XCTAssertEqual(p.column, 15)
+        XCTAssertEqual(p.description,
+                       "test.yaml:4:15: experiments[1].threads[0]: -2 is out of range: expected a thread count (a whole number ≥ 1) from 1 to 4096")
+    }
+
+    func testZeroThreadsIsOutOfRange() {
+        let p = TestSupport.problems("experiments:\n  - workload: counter\n    threads: 0\n")
+        XCTAssertEqual(p.map(\.description), [
+            "test.yaml:3:14: experiments[0].threads[0]: 0 is out of range: expected a thread count (a whole number ≥ 1) from 1 to 4096",
+        ])
+    }
+
+    func testUnknownKeysSuggestTheNearMiss() {
+        let p = TestSupport.problems("""
+            experiments:
+              - workload: counter
+                stratgies: [mutex]
+            """)
+        XCTAssertEqual(p.count, 1)
+        XCTAssertEqual(p[0].path.description, "experiments[0].stratgies")
+        XCTAssertEqual(p[0].line, 3)
+        XCTAssertTrue(p[0].message.hasPrefix("unknown key 'stratgies'; did you mean 'strategies'?"), p[0].message)
+
+        let top = TestSupport.problems("experimets: []\n")
+        XCTAssertTrue(top.contains { $0.message.hasPrefix("unknown key 'experimets'; did you mean 'experiments'?") }, "\(top)")
+        XCTAssertTrue(top.contains { $0.message.hasPrefix("missing 'experiments'") }, "\(top)")
+
+        let inDefaults = TestSupport.problems("defaults: { workload: bank }\nexperiments: [ { workload: bank } ]\n")
+        XCTAssertEqual(inDefaults.first?.path.description, "defaults.workload")
+        XCTAssertTrue(inDefaults.first?.message.hasPrefix("unknown key 'workload' (allowed here: strategies, threads,") == true,
+                      "\(inDefaults)")
+    }
+
+    func testWrongTypes() {
+        let p = TestSupport.problems("""
+            experiments:
+              - workload: counter
+                threads: four
+                repetitions: "3"
+                duration: fast
+                seed: [1]
+            """)
+        XCTAssertEqual(p.map { "\($0.path): \($0.message)" }, [
+            "experiments[0].threads[0]: expected a thread count (a whole number ≥ 1), found 'four'",
+            "experiments[0].repetitions: expected a positive number of repetitions, found the text \"3\"",
+            "experiments[0].seed: expected a non-negative integer seed, found a list",
+            "experiments[0].duration: expected a duration such as 500ms, 2s or 100us, found 'fast'",
+        ])
+    }
+
+    func testUnknownWorkloadAndStrategy() {
+        let p = TestSupport.problems("""
+            experiments:
+              - workload: cuonter
+                strategies: [mutex, pthread-mutx]
+            """)
+        XCTAssertEqual(p.count, 2)
+        XCTAssertEqual(p[0].path.description, "experiments[0].strategies[1]")
+        XCTAssertTrue(p[0].message.hasPrefix("unknown strategy 'pthread-mutx'; did you mean 'pthread-mutex'?"), p[0].message)
+        XCTAssertEqual(p[1].path.description, "experiments[0].workload")
+        XCTAssertTrue(p[1].message.hasPrefix("unknown workload 'cuonter'; did you mean 'counter'?"), p[1].message)
+    }
+
+    func testParameterValidation() {
+        let p = TestSupport.problems("""
+            experiments:
+              - workload: bank
+                parameters:
+                  accounts: 1
+                  audit_ratio: lots
+                  acounts: 3
+              - workload: counter
+                parameters: { variant: split }
+            """)
+        XCTAssertEqual(p.map { "\($0.path): \($0.message)" }, [
+            "experiments[0].parameters.acounts: unknown key 'acounts'; did you mean 'accounts'? (allowed here: accounts, initial_balance, max_transfer, audit_ratio, variant)",
+            "experiments[0].parameters.accounts: 1 is out of range: expected an integer from 2 to 1000000",
+            "experiments[0].parameters.audit_ratio: expected a number, found 'lots'",
+            "experiments[1].parameters.variant: 'split' is not one of correct, split-rmw",
+        ])
+    }
+
+    func testWorkloadLevelValidationReachesTheUser() {
+        let p = TestSupport.problems("""
+            experiments:
+              - workload: bank
+                parameters: { accounts: 1000000, initial_balance: 1000000000000 }
+            """)
+        XCTAssertEqual(p.first?.path.description, "experiments[0].parameters.initial_balance")
+    }
+
+    func testDurationAndOpsAtOneLevelConflict() {
+        let p = TestSupport.problems("experiments:\n  - workload: counter\n    duration: 1s\n    ops: 10\n")
+        XCTAssertEqual(p.map(\.description), [
+            "test.yaml:4:10: experiments[0].ops: set either 'duration' or 'ops' at one level, not both",
+        ])
+    }
+
+    func testStructuralErrors() {
+        XCTAssertEqual(TestSupport.problems("").map(\.message), ["the plan is empty; it needs an 'experiments' list"])
+        XCTAssertEqual(TestSupport.problems("experiments: []\n").map(\.message),
+                       ["expected a non-empty list of experiments, found a list"])
+        XCTAssertEqual(TestSupport.problems("- 1\n").map(\.message),
+                       ["expected a mapping (key: value lines), found a list"])
+        XCTAssertEqual(TestSupport.problems("experiments:\n  - threads: 2\n").map(\.message),
+                       ["missing 'workload': every experiment names the workload it runs"])
+        let dup = TestSupport.problems("experiments:\n  - workload: counter\n  - workload: counter\n")
+        XCTAssertEqual(dup.map(\.message), ["experiment name 'counter' is already used by experiments[0]; give each a distinct 'name'"])
+        let badName = TestSupport.problems("experiments:\n  - workload: counter\n    name: a b\n")
+        XCTAssertTrue(badName.first?.message.hasPrefix("'a b' is not a usable name") == true)
+        let twice = TestSupport.problems("experiments:\n  - workload: counter\n    threads: [2, 2]\n    strategies: [mutex, mutex]\n")
+        XCTAssertEqual(twice.map(\.message), ["thread count 2 is listed twice", "strategy 'mutex' is listed twice"], "file order")
+    }
+
+    func testYAMLSyntaxErrorHasALine() {
+        let p = TestSupport.problems("experiments:\n  - workload: counter\n    threads: [1, 2\n")
+        XCTAssertEqual(p.count, 1)
+        XCTAssertNotNil(p[0].line)
+        XCTAssertTrue(p[0].message.hasPrefix("not valid YAML or JSON:"), p[0].message)
+    }
+
+    func testMissingFile() {
+        XCTAssertThrowsError(try PlanLoader(registry: .builtIn).load(file: "/nonexistent/plan.yaml")) { error in
+            let e = error as! PlanError
+            XCTAssertEqual(e.problems.first?.description, "/nonexistent/plan.yaml: (top level): cannot read the file: No such file or directory")
+        }
+    }
+
+    func testEveryShippedPlanIsValid() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Plans")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".json") }
+        XCTAssertTrue(files.contains("quickstart.yaml"))
+        for f in files {
+            XCTAssertNoThrow(try PlanLoader(registry: .builtIn).load(file: dir.appendingPathComponent(f).path), f)
+        }
+    }
+}
