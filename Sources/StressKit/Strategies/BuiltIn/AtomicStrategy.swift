@@ -13,7 +13,7 @@ public final class AtomicStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "atomic",
         summary: "no locks: the workload's lock-free form on Synchronization.Atomic (a baseline; single-word state only)",
-        reentrant: true, sharedReads: true, lockFree: true
+        reentrant: true, sharedReads: true, lockFree: true, primitive: .atomic
     )
 
     public init(setup: StrategySetup) throws {}

@@ -14,7 +14,7 @@ public final class RWQueueAsyncStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue-async",
         summary: "concurrent DispatchQueue: reads via sync, writes via async(flags: .barrier)",
-        reentrant: false, sharedReads: true, asynchronousWrites: true
+        reentrant: false, sharedReads: true, asynchronousWrites: true, primitive: .queue
     )
 
     private let queues: [DispatchQueue]

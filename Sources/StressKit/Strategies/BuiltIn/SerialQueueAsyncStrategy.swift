@@ -16,7 +16,7 @@ public final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "serial-queue-async",
         summary: "serial DispatchQueue: writes via async (fire-and-forget), reads via sync",
-        reentrant: false, sharedReads: false, asynchronousWrites: true
+        reentrant: false, sharedReads: false, asynchronousWrites: true, primitive: .queue
     )
 
     private let queues: [DispatchQueue]
