@@ -36,12 +36,13 @@ final class DispatchFunctionQueue: @unchecked Sendable {
     @inline(__always)
     func barrierSync<R>(_ body: () -> R) -> R { call(body, stress_dispatch_barrier_sync_f) }
 
-    /// Runs `body` through `entry`. The C side gets a pointer to an existential
-    /// on this stack frame whose concrete type, ``Invocation``, holds the
-    /// closure and where to put its result (small enough for the existential's
-    /// inline buffer, so it is not boxed); the C function libdispatch calls is
-    /// the one non-generic ``trampoline``. (A closure capturing the result
-    /// instead costs four allocations per call, more than the overlay.)
+    /// Runs `body` through `entry`. The context libdispatch hands back is a
+    /// ``PendingCall`` on this stack frame: plain pointers to the closure and
+    /// to the result slot, and the runner type that knows their types, so the
+    /// one C function, ``trampoline``, retains nothing and is not generic.
+    /// (A closure that captures the result slot instead costs three or four
+    /// allocations per call, as many as the overlay; an existential holding
+    /// the closure costs a copy, with its retain and release, per call.)
     @inline(__always)
     private func call<R>(
         _ body: () -> R,
@@ -49,31 +50,45 @@ final class DispatchFunctionQueue: @unchecked Sendable {
     ) -> R {
         var result: R?
         withoutActuallyEscaping(body) { body in
-            withUnsafeMutablePointer(to: &result) { slot in
-                var invocation: any AnyInvocation = Invocation(body: body, result: slot)
-                withUnsafeMutablePointer(to: &invocation) { entry(queue, $0, Self.trampoline) }
+            var body = body
+            withUnsafeMutablePointer(to: &body) { body in
+                withUnsafeMutablePointer(to: &result) { result in
+                    var call = PendingCall(runner: Runner<R>.self, body: UnsafeMutableRawPointer(body),
+                                           result: UnsafeMutableRawPointer(result))
+                    withUnsafeMutablePointer(to: &call) { entry(queue, $0, Self.trampoline) }
+                }
             }
         }
         return result!
     }
 
-    /// The C function libdispatch calls: the context is a pointer to an `any AnyInvocation`.
+    /// The C function libdispatch calls: the context is a ``PendingCall``.
     private static let trampoline: stress_dispatch_work_t = { context in
-        context!.assumingMemoryBound(to: (any AnyInvocation).self).pointee.invoke()
+        let call = context!.assumingMemoryBound(to: PendingCall.self).pointee
+        call.runner.run(call.body, call.result)
     }
 }
 
-/// A call waiting to run on a queue, with its result type erased so that one
-/// C function can run any of them.
-private protocol AnyInvocation {
-    /// Runs the call and stores its result.
-    func invoke()
+/// One `sync` call waiting to run, as plain pointers (nothing to retain when
+/// the C side hands it back), with the code that knows their types.
+private struct PendingCall {
+    /// `Runner<R>`.
+    let runner: any CallRunner.Type
+    /// A `() -> R`.
+    let body: UnsafeMutableRawPointer
+    /// An `R?` to store the result in.
+    let result: UnsafeMutableRawPointer
 }
 
-/// One `sync` call: the closure and the (stack) slot for its result.
-private struct Invocation<R>: AnyInvocation {
-    let body: () -> R
-    let result: UnsafeMutablePointer<R?>
+/// Runs a pending call whose result type it knows.
+private protocol CallRunner {
+    /// Calls the closure at `body` and stores what it returns at `result`.
+    static func run(_ body: UnsafeMutableRawPointer, _ result: UnsafeMutableRawPointer)
+}
 
-    func invoke() { result.pointee = body() }
+/// The runner for result type `R`.
+private enum Runner<R>: CallRunner {
+    static func run(_ body: UnsafeMutableRawPointer, _ result: UnsafeMutableRawPointer) {
+        result.assumingMemoryBound(to: R?.self).pointee = body.assumingMemoryBound(to: (() -> R).self).pointee()
+    }
 }

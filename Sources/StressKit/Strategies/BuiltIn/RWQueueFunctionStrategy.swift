@@ -12,7 +12,7 @@ public final class RWQueueFunctionStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue-f",
         summary: "concurrent dispatch queue via the C dispatch_sync_f / dispatch_barrier_sync_f (rw-queue without the overlay)",
-        reentrant: false, sharedReads: true
+        reentrant: false, sharedReads: true, primitive: .queue
     )
 
     private let queues: [DispatchFunctionQueue]
@@ -21,9 +21,12 @@ public final class RWQueueFunctionStrategy: BlockingStrategy, Sendable {
         queues = (0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.rw-queue-f.\($0)", concurrent: true) }
     }
 
-    @inline(__always)
+    // Specialised for the result type the engine always asks for: the generic
+    // body would look up the metadata of `Optional<R>` and `Runner<R>` on
+    // every call, which costs more than the queue itself.
+    @_specialize(where R == StepResult)
     public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(body) }
 
-    @inline(__always)
+    @_specialize(where R == StepResult)
     public func write<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].barrierSync(body) }
 }
