@@ -75,6 +75,6 @@ struct StressBenchCommand: ParsableCommand {
         When several of 1-3 apply, 3 wins over 1.
         """,
         version: "stressbench \(StressKitVersion.current)",
-        subcommands: [RunCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self]
+        subcommands: [RunCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self, BaselineCommand.self]
     )
 }
