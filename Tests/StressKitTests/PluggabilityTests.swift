@@ -1,6 +1,7 @@
 // Only the public API: a team's own strategy, defined outside StressKit,
-// registered beside the built-ins and run through a plan. The code from here
-// to the end of `testATeamsOwnLockRunsThroughAPlan` is the README's example.
+// registered beside the built-ins and run through a plan. Everything from the
+// imports down is the README's example ("Using StressKit from your own code"):
+// change one, change the other.
 import Foundation
 import StressKit
 import XCTest

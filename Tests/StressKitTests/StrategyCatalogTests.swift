@@ -141,7 +141,11 @@ final class StrategyCatalogTests: XCTestCase {
                   "no stressbench executable next to the test bundle at \(TestSupport.stressbenchPath)")
         let reentrant = ["synchronized", "recursive-lock", "actor", "global-actor"]
         let notReentrant = ["nslock", "pthread-mutex", "mutex", "serial-queue", "rw-queue",
-                            "spinlock", "rwlock", "serial-queue-f", "rw-queue-f", "target-queue"]
+                            "spinlock", "rwlock", "serial-queue-f", "rw-queue-f", "target-queue",
+                            "serial-queue-async", "rw-queue-async"]
+        // Every strategy that protects anything is in one list or the other.
+        XCTAssertEqual(Set(reentrant + notReentrant),
+                       Set(Self.protecting.filter { !$0.lockFree }.map(\.name)))
         for name in reentrant + notReentrant {
             let descriptor = try XCTUnwrap(Self.registry.strategy(named: name)?.descriptor, name)
             XCTAssertEqual(descriptor.reentrant, reentrant.contains(name), "\(name)'s descriptor")
