@@ -9,8 +9,8 @@ struct CompareCommand: ParsableCommand {
         abstract: "Compare a results file with a baseline, cell by cell, and exit with 4 on a regression.",
         discussion: """
         Cells (experiment × workload parameters × strategy × threads × fuzz profile) are \
-        matched between the files. For each, one sample per repetition (ops_per_s by default) \
-        on each side gives the ratio of the medians, new/baseline, with a seeded bootstrap \
+        matched between the files. For each, one sample per repetition (by default p50, the \
+        median time per operation) on each side gives the ratio of the medians, new/baseline, with a seeded bootstrap \
         confidence interval, and a two-sided Mann-Whitney U test. A cell is `regressed` when \
         the test is significant and the whole interval is worse than the tolerance, \
         `improved` for the same on the better side, `unchanged` when the interval lies within \

@@ -71,7 +71,7 @@ struct StressBenchCommand: ParsableCommand {
           1  an invariant was violated (and nothing crashed or timed out)
           2  usage or plan error; nothing ran
           3  a trial crashed, deadlocked, hung, timed out, or its result could not be read
-          4  performance regression: a threshold failed, or a cell regressed against --baseline
+          4  performance regression: a failed threshold, or a regression vs --baseline
           130/143  interrupted by SIGINT/SIGTERM (finished trials are still written)
         When several apply: 2 > 3 > 1 > 4 (nothing ran, then incomplete results, then
         correctness, then performance).

@@ -1,7 +1,7 @@
 /// How a run is compared with a baseline: which figure, how big a change
 /// matters, and how sure the gate must be.
 public struct ComparisonSettings: Sendable, Codable, Equatable {
-    /// The figure compared, one sample per repetition (default `ops_per_s`).
+    /// The figure compared, one sample per repetition (default ``defaultMetric``).
     public var metric: GateMetric
     /// The relative change that matters: a cell regresses only when its whole
     /// confidence interval for new/baseline lies beyond this (0.10 = 10%).
@@ -15,7 +15,7 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
     public var minimumSamples: Int
 
     /// Settings.
-    public init(metric: GateMetric = .opsPerSecond, tolerance: Double = Self.defaultTolerance, confidence: Double = 0.95,
+    public init(metric: GateMetric = Self.defaultMetric, tolerance: Double = Self.defaultTolerance, confidence: Double = 0.95,
                 resamples: Int = 4000, minimumSamples: Int = Self.defaultMinimumSamples) {
         self.metric = metric
         self.tolerance = tolerance
@@ -23,6 +23,16 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
         self.resamples = resamples
         self.minimumSamples = minimumSamples
     }
+
+    /// The default metric: `p50`, each repetition's median service time per
+    /// operation. On a shared runner another process taking a core lowers a
+    /// trial's ops/s by however long it held the core, but leaves most single
+    /// operations untouched (a preempted one lands in the tail), so the median
+    /// per-op time measures the code while ops/s measures the code and the
+    /// neighbours. On a loaded 2-core machine ops/s missed most 25% slowdowns
+    /// that p50 caught every time (README, "Calibration"). Use `ops_per_s` on
+    /// a dedicated machine.
+    public static let defaultMetric = GateMetric.p50
 
     /// The default tolerance: 10%, well above the drift measured between two
     /// runs of one build on a shared 2-core machine (see the README's A/A figures).

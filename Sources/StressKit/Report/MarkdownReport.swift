@@ -36,7 +36,7 @@ public enum MarkdownReport {
             var counts: [TrialOutcome: Int] = [:]
             for t in cell.trials { counts[t.outcome, default: 0] += 1 }
             let outcomes = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
-            let row = [cell.key.description, String(cell.trials.count),
+            let row = ["`\(cell.key)`", String(cell.trials.count),
                        cell.value(.opsPerSecond).map(Formatting.rate) ?? "-",
                        latency(.p50), latency(.p99), latency(.p999), latency(.max),
                        String(Int(cell.value(.violations) ?? 0)), outcomes]
@@ -52,7 +52,7 @@ public enum MarkdownReport {
         out += "| cell | n | ratio [interval] | p | verdict | why |\n|---|--:|--:|--:|---|---|\n"
         for cell in c.cells {
             let verdict = cell.verdict == .regressed ? "**regressed**" : cell.verdict.rawValue
-            let row = [cell.cell.description, "\(cell.baselineSamples.count)/\(cell.newSamples.count)",
+            let row = ["`\(cell.cell)`", "\(cell.baselineSamples.count)/\(cell.newSamples.count)",
                        Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh), cell.pValue.map(Formatting.pValue) ?? "-",
                        verdict, cell.reason]
             out += "| " + row.map(escape).joined(separator: " | ") + " |\n"
