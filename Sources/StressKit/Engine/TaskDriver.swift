@@ -29,7 +29,7 @@ enum TaskDriver {
                 }
                 worker.publish(.atBarrier)
                 await measureGate.arrive()
-                worker.stagger()
+                await worker.staggerTask()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:

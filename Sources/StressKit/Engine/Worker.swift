@@ -101,6 +101,11 @@ struct Worker<State: AnyObject & Sendable> {
         if frame.fuzz.active { MonotonicClock.sleep(nanoseconds: frame.fuzz.stagger()) }
     }
 
+    /// The same for a task worker: it suspends instead of blocking a pool thread.
+    func staggerTask() async {
+        if frame.fuzz.active { try? await Task.sleep(nanoseconds: frame.fuzz.stagger()) }
+    }
+
     /// Reads the allocator's per-thread counter as the measured loop starts
     /// (outside the timed region; nothing when jemalloc is not loaded).
     mutating func beginAllocationCount() {

@@ -110,7 +110,7 @@ public struct PlanRunner: Sendable {
                 break
             }
             if result.outcome != .passed {
-                result.rerunCommand = result.rerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
+                result.rerunCommand = result.makeRerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
             }
             results.append(result)
             stream?.append(result)
@@ -235,7 +235,7 @@ public struct PlanRunner: Sendable {
 
 extension TrialResult {
     /// The command that reruns exactly this trial.
-    public func rerunCommand(planFile: String) -> String {
+    public func makeRerunCommand(planFile: String) -> String {
         "stressbench run \(planFile) --only \(trial.id) --seed \(trial.seed)"
     }
 }
