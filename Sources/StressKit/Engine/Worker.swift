@@ -59,6 +59,8 @@ struct Worker<State: AnyObject & Sendable> {
     var allCounts: [Int]
     var warmupOps = 0
     var violationCount = 0
+    /// When this worker first saw a violation (monotonic ns), for time-to-detection.
+    var firstViolationAt: UInt64?
     var samples: [ViolationSample] = []
     let samplesLimit: Int
     var startNs: UInt64 = 0
@@ -170,6 +172,7 @@ struct Worker<State: AnyObject & Sendable> {
     }
 
     private mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
+        if violationCount == 0 { firstViolationAt = MonotonicClock.now() }
         violationCount += 1
         guard samples.count < samplesLimit else { return }
         let op = operations[index]
@@ -183,7 +186,7 @@ struct Worker<State: AnyObject & Sendable> {
     var report: WorkerReport {
         WorkerReport(
             histogram: histogram, acquireHistogram: acquireHistogram, maxStallNs: maxStallNs, allocatedBytes: allocatedBytes,
-            responseHistogram: responseHistogram, maxLagNs: maxLagNs,
+            responseHistogram: responseHistogram, maxLagNs: maxLagNs, firstViolationAt: firstViolationAt,
             measuredCounts: measuredCounts, allCounts: allCounts,
             warmupOps: warmupOps, violationCount: violationCount, samples: samples,
             tally: frame.tally, startNs: startNs, endNs: endNs
@@ -199,6 +202,7 @@ struct WorkerReport: Sendable {
     var allocatedBytes: UInt64?
     var responseHistogram: LatencyHistogram
     var maxLagNs: UInt64
+    var firstViolationAt: UInt64?
     var measuredCounts: [Int]
     var allCounts: [Int]
     var warmupOps: Int
