@@ -64,6 +64,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: off, light, yield, chaos, pct, portfolio.", valueName: "profile"))
     var fuzz: String?
 
+    @Option(help: ArgumentHelp("Run every experiment under this allocator only: system or jemalloc (jemalloc is loaded with LD_PRELOAD; trials are skipped when it is not installed).", valueName: "name"))
+    var allocator: String?
+
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
     var failFast = false
 
@@ -95,6 +98,9 @@ struct RunCommand: ParsableCommand {
         if let repetitions, !(1...100_000).contains(repetitions) {
             throw ValidationError("--repetitions expects a number from 1 to 100000, got \(repetitions)")
         }
+        if let allocator, AllocatorKind(rawValue: allocator) == nil {
+            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator)'")
+        }
         if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
             throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
         }
@@ -120,6 +126,7 @@ struct RunCommand: ParsableCommand {
             timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
             deadlockAfterNs: deadlockAfter.flatMap(Quantities.nanoseconds(from:)),
             fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
+            allocator: allocator.flatMap(AllocatorKind.init(rawValue:)),
             failFast: failFast, streamPath: ndjson, handleInterrupts: true,
             shard: try shard.map { text throws in try TrialShard(parsing: text) }
         )

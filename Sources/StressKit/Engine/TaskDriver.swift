@@ -7,7 +7,7 @@ import Synchronization
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, settings: TrialSettings
+        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -29,7 +29,7 @@ enum TaskDriver {
                 }
                 worker.publish(.atBarrier)
                 await measureGate.arrive()
-                worker.stagger()
+                await worker.staggerTask()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
@@ -51,12 +51,14 @@ enum TaskDriver {
         fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         control.enter(TrialControl.measure)
         measureGate.waitForAll()
+        window.open()
         measureGate.release()
         if case .duration(let ns) = settings.stop {
             MonotonicClock.sleep(nanoseconds: ns)
             control.enter(TrialControl.stop)
         }
         finished.wait()
+        window.close()
         finished.enter()
         Task.detached {
             await strategy.quiesce()
@@ -71,10 +73,14 @@ enum TaskDriver {
         _ worker: inout Worker<State>, _ state: State, _ strategy: any IsolatingStrategy
     ) async {
         let i = worker.begin()
-        let t0 = MonotonicClock.now()
-        let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
-        let t1 = MonotonicClock.now()
-        worker.histogram.record(t1 &- t0)
-        worker.end(i, result, step: step, measured: true)
+        if worker.shouldTime() {
+            let start = worker.startTiming()
+            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            worker.finishTiming(start)
+            worker.end(i, result, step: step, measured: true)
+        } else {
+            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            worker.end(i, result, step: step, measured: true)
+        }
     }
 }

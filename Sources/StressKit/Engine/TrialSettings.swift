@@ -23,11 +23,18 @@ public struct TrialSettings: Sendable {
     public var stallAfterNs: UInt64
     /// Thread fuzzing (profile `off` by default).
     public var fuzz: FuzzSettings
+    /// The clock and how many operations are timed.
+    public var timing: TimingSettings
+    /// Closed loop, or paced at a rate (resolved to ops/s per worker by the engine).
+    public var load: LoadSettings
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,
-                stallAfterNs: UInt64 = PlanDefaults.deadlockAfterNs, fuzz: FuzzSettings = FuzzSettings(.off)) {
+                stallAfterNs: UInt64 = PlanDefaults.deadlockAfterNs, fuzz: FuzzSettings = FuzzSettings(.off),
+                timing: TimingSettings = .standard, load: LoadSettings = .closed) {
+        self.load = load
         self.fuzz = fuzz
+        self.timing = timing
         self.threads = threads
         self.seed = seed
         self.warmupNs = warmupNs
@@ -41,6 +48,6 @@ public struct TrialSettings: Sendable {
         let stop: StopCondition = spec.opsPerThread.map { .operations(perThread: $0) }
             ?? .duration(nanoseconds: UInt64(spec.durationNs ?? 1_000_000_000))
         self.init(threads: spec.threads, seed: spec.seed, warmupNs: UInt64(spec.warmupNs), stop: stop,
-                  stallAfterNs: UInt64(spec.deadlockAfterNs), fuzz: spec.fuzz)
+                  stallAfterNs: UInt64(spec.deadlockAfterNs), fuzz: spec.fuzz, timing: spec.timing, load: spec.load)
     }
 }

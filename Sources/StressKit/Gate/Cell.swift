@@ -13,7 +13,7 @@ public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConv
     public var threads: Int
     /// The fuzzing profile the trial actually used (after portfolio rotation).
     public var fuzz: String
-    /// The memory allocator, when trial records name one; nil otherwise.
+    /// The memory allocator, when it is not the system's; nil for the system allocator.
     public var allocator: String?
 
     /// The cell `trial` belongs to.
@@ -24,9 +24,9 @@ public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConv
         strategy = trial.strategy
         threads = trial.threads
         fuzz = trial.fuzz.profile.rawValue
-        // The one place the allocator joins the key: set it from the trial
-        // record (`trial.allocator`) once TrialSpec carries it.
-        allocator = nil
+        // The default allocator is left out, so cells read the same as in
+        // records written before trials named their allocator.
+        allocator = trial.allocator == .system ? nil : trial.allocator.rawValue
     }
 
     /// `experiment/strategy/t4`, with the fuzz profile and allocator when they

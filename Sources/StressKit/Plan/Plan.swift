@@ -50,15 +50,25 @@ public struct Experiment: Sendable {
     public var deadlockAfterNs: UInt64
     /// Thread fuzzing.
     public var fuzz: FuzzSettings
+    /// Operation timing.
+    public var timing: TimingSettings
+    /// Allocators to run under (a dimension of the matrix).
+    public var allocators: [AllocatorKind]
+    /// Closed loop or paced.
+    public var load: LoadSettings
 
     /// An experiment.
     public init(
         name: String, description: String? = nil, workload: String, parameters: WorkloadParameters,
         strategies: [String], threads: [Int], stop: StopCondition, repetitions: Int, seed: UInt64,
         warmupNs: UInt64, timeoutNs: UInt64?, deadlockAfterNs: UInt64 = PlanDefaults.deadlockAfterNs,
-        fuzz: FuzzSettings = FuzzSettings(.off)
+        fuzz: FuzzSettings = FuzzSettings(.off), timing: TimingSettings = .standard,
+        allocators: [AllocatorKind] = [.system], load: LoadSettings = .closed
     ) {
+        self.load = load
+        self.allocators = allocators
         self.fuzz = fuzz
+        self.timing = timing
         self.deadlockAfterNs = deadlockAfterNs
         self.name = name
         self.description = description

@@ -28,7 +28,7 @@ public struct PlanLoader: Sendable {
     public init(registry: StressRegistry) { self.registry = registry }
 
     static let topKeys = ["name", "description", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load"]
     static let experimentKeys = ["name", "description", "workload", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
 
@@ -129,6 +129,9 @@ public struct PlanLoader: Sendable {
         var timeout: UInt64??
         var deadlockAfter: UInt64?
         var fuzz: FuzzSettings?
+        var timing: TimingSettings?
+        var allocators: [AllocatorKind]?
+        var load: LoadSettings?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -147,6 +150,9 @@ public struct PlanLoader: Sendable {
             case "warmup": layer.warmup = r.duration(value, here, positive: false)
             case "deadlock_after": layer.deadlockAfter = r.duration(value, here, positive: true)
             case "fuzz": layer.fuzz = parseFuzz(value, here, &r)
+            case "timing": layer.timing = parseTiming(value, here, &r)
+            case "allocator": layer.allocators = parseAllocators(value, here, &r)
+            case "load": layer.load = parseLoad(value, here, &r)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -199,6 +205,11 @@ public struct PlanLoader: Sendable {
         let parameters = parseParameters(parametersNode, workload: workload, path: path.appending("parameters"), &r)
         guard r.problems.count == before, let parameters else { return nil }
         let strategies = pairable(layer.strategies ?? defaults.strategies ?? allStrategies, with: workload, parameters, &r)
+        let load = layer.load ?? defaults.load ?? .closed
+        let warmup = layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs
+        if case .fractionOfCapacity? = load.rate, warmup == 0 {
+            r.fail(path, node, "a paced rate given as a share of capacity is calibrated during the warm-up; set a warm-up (e.g. warmup: 200ms)")
+        }
         guard r.problems.count == before else { return nil }
         return Experiment(
             name: name ?? workload.descriptor.name,
@@ -210,10 +221,13 @@ public struct PlanLoader: Sendable {
             stop: layer.stop ?? defaults.stop ?? .duration(nanoseconds: PlanDefaults.durationNs),
             repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
             seed: layer.seed ?? defaults.seed ?? PlanDefaults.seed,
-            warmupNs: layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs,
+            warmupNs: warmup,
             timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil,
             deadlockAfterNs: layer.deadlockAfter ?? defaults.deadlockAfter ?? PlanDefaults.deadlockAfterNs,
-            fuzz: layer.fuzz ?? defaults.fuzz ?? FuzzSettings(.off)
+            fuzz: layer.fuzz ?? defaults.fuzz ?? FuzzSettings(.off),
+            timing: layer.timing ?? defaults.timing ?? .standard,
+            allocators: layer.allocators ?? defaults.allocators ?? [.system],
+            load: load
         )
     }
 
@@ -278,6 +292,86 @@ public struct PlanLoader: Sendable {
             r.fail(.root, nil, "no strategy left for workload '\(workload.descriptor.name)'")
         }
         return names
+    }
+
+    /// `load: closed`, or `load: { mode: paced, rate: 200k | 50%, arrivals: fixed | poisson }`.
+    private func parseLoad(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> LoadSettings? {
+        if case .scalar(let s) = node {
+            if s.string == "closed" { return .closed }
+            r.fail(path, node, "expected 'closed' or a mapping { mode: paced, rate: 200k, arrivals: poisson }")
+            return nil
+        }
+        guard let entries = r.mapping(node, path, allowed: ["mode", "rate", "arrivals"]) else { return nil }
+        var load = LoadSettings.closed
+        for (key, value) in entries {
+            let here = path.appending(key)
+            switch key {
+            case "mode":
+                guard let word = r.string(value, here) else { continue }
+                guard let mode = LoadMode(rawValue: word) else {
+                    r.fail(here, value, "expected closed or paced, found '\(word)'")
+                    continue
+                }
+                load.mode = mode
+            case "rate":
+                guard case .scalar(let s) = value else { r.fail(here, value, "expected a rate such as 200k or 50%"); continue }
+                let text = s.string.trimmingSpaces
+                if text.hasSuffix("%"), let pct = Double(text.dropLast()), pct > 0, pct <= 1000 {
+                    load.rate = .fractionOfCapacity(pct / 100)
+                } else if let n = Quantities.count(from: text), n > 0 {
+                    load.rate = .perSecond(Double(n))
+                } else {
+                    r.fail(here, value, "expected a rate in operations per second (200k) or a share of capacity (50%), found '\(text)'")
+                }
+            default:
+                guard let word = r.string(value, here) else { continue }
+                switch word {
+                case "fixed": load.poisson = false
+                case "poisson": load.poisson = true
+                default: r.fail(here, value, "expected fixed or poisson, found '\(word)'")
+                }
+            }
+        }
+        if load.mode == .paced && load.rate == nil { r.fail(path, node, "a paced load needs a 'rate' (200k, or 50% of capacity)") }
+        if load.mode == .closed && load.rate != nil { r.fail(path, node, "'rate' only applies to mode: paced") }
+        return load
+    }
+
+    /// `allocator: jemalloc` or `allocator: [system, jemalloc]`.
+    private func parseAllocators(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [AllocatorKind]? {
+        var kinds: [AllocatorKind] = []
+        for (i, item) in r.list(node).enumerated() {
+            let here = node.sequence == nil ? path : path.appending(i)
+            guard let word = r.string(item, here) else { continue }
+            guard let kind = AllocatorKind(rawValue: word) else {
+                r.fail(here, item, "unknown allocator '\(word)' (available: system, jemalloc)")
+                continue
+            }
+            if kinds.contains(kind) { r.fail(here, item, "allocator '\(word)' is listed twice") } else { kinds.append(kind) }
+        }
+        if kinds.isEmpty, r.problems.isEmpty { r.fail(path, node, "name at least one allocator") }
+        return kinds
+    }
+
+    /// `timing: { clock: tsc, sample: 8 }`.
+    private func parseTiming(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> TimingSettings? {
+        guard let entries = r.mapping(node, path, allowed: ["clock", "sample"]) else { return nil }
+        var timing = TimingSettings.standard
+        for (key, value) in entries {
+            let here = path.appending(key)
+            if key == "clock" {
+                let names = ClockSource.allCases.map(\.rawValue)
+                guard let word = r.string(value, here) else { continue }
+                guard let clock = ClockSource(rawValue: word) else {
+                    r.fail(here, value, "unknown clock '\(word)' (available: \(names.joined(separator: ", ")))")
+                    continue
+                }
+                timing.clock = clock
+            } else if let n = r.integer(value, here, range: 1...1_000_000, what: "a sampling interval (1 times every operation)") {
+                timing.sampleEvery = n
+            }
+        }
+        return timing
     }
 
     /// `fuzz: chaos`, or `fuzz: { profile: chaos, yield: 0.1, ... }`.

@@ -20,7 +20,7 @@ public enum MarkdownReport {
             for r in problems {
                 let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? ""
                 out += "- `\(r.trial.id)`: **\(r.outcome.rawValue)**" + (first.isEmpty ? "" : ": " + escape(first)) + "\n"
-                out += "  rerun: `\(r.rerunCommand ?? r.rerunCommand(planFile: report.planFile))`\n"
+                out += "  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`\n"
             }
         }
         return out

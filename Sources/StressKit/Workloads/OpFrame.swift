@@ -25,6 +25,13 @@ public struct OpFrame: Sendable {
     var siteBase = 0
     /// This worker's fuzzer (inactive unless the trial fuzzes).
     var fuzz = Fuzzer.off
+    /// The trial's clock, and whether the current operation is one of the timed
+    /// (sampled) ones: then the engine also times each wait to acquire.
+    var clock = TimeSource.monotonic
+    var timeThisOp = false
+    /// Raw clock ticks this operation spent waiting to acquire, over its steps.
+    var acquireTicks: UInt64 = 0
+    var acquired = false
 
     /// Makes a frame for worker `thread` with its own random stream.
     public init(thread: Int, seed: UInt64) {
@@ -47,6 +54,20 @@ public struct OpFrame: Sendable {
     @inline(__always)
     public mutating func fuzzPoint() {
         if fuzz.active { fuzz.hit(.user) }
+    }
+
+    /// The clock reading before asking for a critical section (0 when this
+    /// operation is not timed).
+    @inline(__always)
+    func askedAt() -> UInt64 { timeThisOp ? clock.now() : 0 }
+
+    /// Adds the wait since `asked` to this operation's acquire time.
+    @inline(__always)
+    mutating func entered(_ asked: UInt64) {
+        if timeThisOp {
+            acquireTicks &+= clock.now() &- asked
+            acquired = true
+        }
     }
 
     /// A built-in fuzz point.
