@@ -23,8 +23,7 @@ public struct GateReport: Sendable, Codable, Equatable {
     public var failed: Bool { !failedThresholds.isEmpty || !regressions.isEmpty }
 
     /// Evaluates `policy`'s thresholds on `results` and, when `baseline` is
-    /// given, compares the two cell by cell. Settings in `comparison` override
-    /// the plan's.
+    /// given, compares the two cell by cell with `policy.comparison`'s settings.
     public static func evaluate(
         _ results: [TrialResult], policy: GatePolicy, baseline: RunReport? = nil, baselineFile: String? = nil
     ) -> GateReport {

@@ -15,12 +15,11 @@ extension PlanLoader {
         var thresholds: [Threshold] = []
         for (i, item) in r.list(node).enumerated() {
             let here = path.appending(i)
-            guard case .scalar = item, let text = r.string(item, here) else {
-                if case .scalar = item {} else {
-                    r.fail(here, item, "expected a threshold such as \"p99 < 50us\" (quote it), found \(r.describe(item))")
-                }
+            guard case .scalar = item else {
+                r.fail(here, item, "expected a threshold such as \"p99 < 50us\" (quote it), found \(r.describe(item))")
                 continue
             }
+            guard let text = r.string(item, here) else { continue }
             do {
                 thresholds.append(try ThresholdParser.parse(text))
             } catch {
