@@ -67,6 +67,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run every experiment under this allocator only: system or jemalloc (jemalloc is loaded with LD_PRELOAD; trials are skipped when it is not installed).", valueName: "name"))
     var allocator: String?
 
+    @Flag(name: .customLong("stop-on-violation"), help: "End each trial at its first violation (find bugs fast; its figures then cover a shorter window).")
+    var stopOnViolation = false
+
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
     var failFast = false
 
@@ -126,7 +129,7 @@ struct RunCommand: ParsableCommand {
             timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
             deadlockAfterNs: deadlockAfter.flatMap(Quantities.nanoseconds(from:)),
             fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
-            allocator: allocator.flatMap(AllocatorKind.init(rawValue:)),
+            allocator: allocator.flatMap(AllocatorKind.init(rawValue:)), stopOnViolation: stopOnViolation,
             failFast: failFast, streamPath: ndjson, handleInterrupts: true,
             shard: try shard.map { text throws in try TrialShard(parsing: text) }
         )

@@ -59,6 +59,8 @@ struct Worker<State: AnyObject & Sendable> {
     var allCounts: [Int]
     var warmupOps = 0
     var violationCount = 0
+    /// Set when the trial stops at its first violation.
+    var stopSignal: TrialControl?
     /// When this worker first saw a violation (monotonic ns), for time-to-detection.
     var firstViolationAt: UInt64?
     var samples: [ViolationSample] = []
@@ -172,7 +174,10 @@ struct Worker<State: AnyObject & Sendable> {
     }
 
     private mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
-        if violationCount == 0 { firstViolationAt = MonotonicClock.now() }
+        if violationCount == 0 {
+            firstViolationAt = MonotonicClock.now()
+            stopSignal?.enter(TrialControl.stop)
+        }
         violationCount += 1
         guard samples.count < samplesLimit else { return }
         let op = operations[index]

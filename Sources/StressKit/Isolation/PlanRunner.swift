@@ -19,6 +19,8 @@ public struct RunOptions: Sendable {
     public var fuzz: FuzzProfile?
     /// Run every experiment under this allocator only (the `--allocator` option).
     public var allocator: AllocatorKind?
+    /// End every trial at its first violation (the `--stop-on-violation` option).
+    public var stopOnViolation: Bool
     /// Stop after the first trial that does not pass.
     public var failFast: Bool
     /// Append each trial's record, as soon as it finishes, as one JSON line to
@@ -36,11 +38,12 @@ public struct RunOptions: Sendable {
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
         timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
-        allocator: AllocatorKind? = nil, failFast: Bool = false,
+        allocator: AllocatorKind? = nil, stopOnViolation: Bool = false, failFast: Bool = false,
         streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil
     ) {
         self.shard = shard
         self.allocator = allocator
+        self.stopOnViolation = stopOnViolation
         self.fuzz = fuzz
         self.isolation = isolation
         self.only = only
@@ -83,6 +86,7 @@ public struct PlanRunner: Sendable {
             if let t = options.timeoutNs { s.timeoutNs = Int(t) }
             if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
+            if options.stopOnViolation { s.stopOnViolation = true }
             return s
         }
     }

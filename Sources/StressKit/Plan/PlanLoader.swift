@@ -28,7 +28,7 @@ public struct PlanLoader: Sendable {
     public init(registry: StressRegistry) { self.registry = registry }
 
     static let topKeys = ["name", "description", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation"]
     static let experimentKeys = ["name", "description", "workload", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
 
@@ -132,6 +132,7 @@ public struct PlanLoader: Sendable {
         var timing: TimingSettings?
         var allocators: [AllocatorKind]?
         var load: LoadSettings?
+        var stopOnViolation: Bool?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -153,6 +154,7 @@ public struct PlanLoader: Sendable {
             case "timing": layer.timing = parseTiming(value, here, &r)
             case "allocator": layer.allocators = parseAllocators(value, here, &r)
             case "load": layer.load = parseLoad(value, here, &r)
+            case "stop_on_violation": layer.stopOnViolation = r.flag(value, here)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -227,7 +229,8 @@ public struct PlanLoader: Sendable {
             fuzz: layer.fuzz ?? defaults.fuzz ?? FuzzSettings(.off),
             timing: layer.timing ?? defaults.timing ?? .standard,
             allocators: layer.allocators ?? defaults.allocators ?? [.system],
-            load: load
+            load: load,
+            stopOnViolation: layer.stopOnViolation ?? defaults.stopOnViolation ?? false
         )
     }
 
