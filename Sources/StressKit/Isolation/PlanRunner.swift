@@ -31,14 +31,17 @@ public struct RunOptions: Sendable {
     /// return what finished, marked interrupted (a second SIGINT exits at once).
     /// The command line turns this on; a library caller decides for itself.
     public var handleInterrupts: Bool
+    /// Run only this slice of the matrix (`--shard i/n`); applied before `only`.
+    public var shard: TrialShard?
 
     /// Options.
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
         timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
         allocator: AllocatorKind? = nil, stopOnViolation: Bool = false, failFast: Bool = false,
-        streamPath: String? = nil, handleInterrupts: Bool = false
+        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil
     ) {
+        self.shard = shard
         self.allocator = allocator
         self.stopOnViolation = stopOnViolation
         self.fuzz = fuzz
@@ -76,7 +79,8 @@ public struct PlanRunner: Sendable {
         if let allocator = options.allocator {
             for i in plan.experiments.indices { plan.experiments[i].allocators = [allocator] }
         }
-        return TrialMatrix.expand(plan).filter(isSelected).map { spec in
+        let matrix = TrialMatrix.expand(plan)
+        return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
             if let t = options.timeoutNs { s.timeoutNs = Int(t) }

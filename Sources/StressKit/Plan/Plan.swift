@@ -9,6 +9,8 @@ public struct Plan: Sendable {
     public var description: String?
     /// The experiments, in file order.
     public var experiments: [Experiment]
+    /// Thresholds and baseline-comparison settings (the `thresholds` and `gate` keys).
+    public var gate = GatePolicy()
 
     /// A plan.
     public init(name: String, file: String, description: String? = nil, experiments: [Experiment]) {

@@ -27,9 +27,9 @@ public struct PlanLoader: Sendable {
     /// A loader for `registry`.
     public init(registry: StressRegistry) { self.registry = registry }
 
-    static let topKeys = ["name", "description", "defaults", "experiments"]
+    static let topKeys = ["name", "description", "defaults", "experiments", "thresholds", "gate"]
     static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation"]
-    static let experimentKeys = ["name", "description", "workload", "parameters"] + sharedKeys
+    static let experimentKeys = ["name", "description", "workload", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
 
     /// Loads and validates the plan at `path`.
@@ -71,6 +71,7 @@ public struct PlanLoader: Sendable {
         var description: String?
         var defaults = Layer()
         var experimentsNode: Node?
+        var gate = GatePolicy()
         for (key, value) in entries {
             let path = PlanKeyPath.root.appending(key)
             switch key {
@@ -78,6 +79,8 @@ public struct PlanLoader: Sendable {
             case "description": description = r.string(value, path)
             case "defaults":
                 if let d = r.mapping(value, path, allowed: Self.sharedKeys) { defaults = parseLayer(d, path, &r) }
+            case "thresholds": gate.planThresholds = parseThresholds(value, path, &r)
+            case "gate": parseGateSettings(value, path, into: &gate.comparison, &r)
             default: experimentsNode = value
             }
         }
@@ -101,8 +104,11 @@ public struct PlanLoader: Sendable {
             }
             names[e.name] = i
             experiments.append(e)
+            if let t = experimentThresholds(node, path, &r) { gate.experimentThresholds[e.name] = t }
         }
-        return Plan(name: name, file: file, description: description, experiments: experiments)
+        var plan = Plan(name: name, file: file, description: description, experiments: experiments)
+        plan.gate = gate
+        return plan
     }
 
     /// The keys `defaults` and an experiment share, as read from one level.

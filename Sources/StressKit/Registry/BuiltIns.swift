@@ -6,6 +6,7 @@ extension StressRegistry {
         r.register(workload: CounterWorkload.self)
         r.register(workload: BankWorkload.self)
         r.register(workload: FaultInjectionWorkload.self)
+        r.register(workload: BusyWorkWorkload.self)
 
         r.register(strategy: PthreadMutexStrategy.self)
         r.register(strategy: NSLockStrategy.self)
