@@ -20,6 +20,7 @@ enum TaskDriver {
             finished.enter()
             Task.detached {
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
+                if settings.stopOnViolation { worker.stopSignal = control }
                 worker.publish(.atBarrier)
                 await warmupGate.arrive()
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
@@ -29,13 +30,17 @@ enum TaskDriver {
                 }
                 worker.publish(.atBarrier)
                 await measureGate.arrive()
-                worker.stagger()
+                await worker.staggerTask()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
                     while control.current != TrialControl.stop { await timedOperation(&worker, state, strategy) }
                 case .operations(let count):
-                    for _ in 0..<count { await timedOperation(&worker, state, strategy) }
+                    var left = count
+                    while left > 0 && control.current != TrialControl.stop {
+                        await timedOperation(&worker, state, strategy)
+                        left -= 1
+                    }
                 }
                 worker.endNs = MonotonicClock.now()
                 worker.publish(.finished)
@@ -47,14 +52,14 @@ enum TaskDriver {
 
         warmupGate.waitForAll()
         warmupGate.release()
-        MonotonicClock.sleep(nanoseconds: settings.warmupNs)
+        control.sleep(upTo: settings.warmupNs)
         fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
-        control.enter(TrialControl.measure)
+        control.beginMeasuring()
         measureGate.waitForAll()
         window.open()
         measureGate.release()
         if case .duration(let ns) = settings.stop {
-            MonotonicClock.sleep(nanoseconds: ns)
+            control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
         finished.wait()

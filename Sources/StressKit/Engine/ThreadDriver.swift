@@ -13,6 +13,22 @@ final class TrialControl: Sendable {
     var current: Int { phase.load(ordering: .relaxed) }
 
     func enter(_ next: Int) { phase.store(next, ordering: .releasing) }
+
+    /// Moves from warm-up to the measured window unless a worker already
+    /// stopped the trial (stop on first violation).
+    func beginMeasuring() {
+        _ = phase.compareExchange(expected: TrialControl.warmup, desired: TrialControl.measure, ordering: .acquiringAndReleasing)
+    }
+
+    /// Sleeps up to `ns`, returning early if the trial was stopped.
+    func sleep(upTo ns: UInt64) {
+        let until = MonotonicClock.now() &+ ns
+        while current != TrialControl.stop {
+            let now = MonotonicClock.now()
+            guard now < until else { return }
+            MonotonicClock.sleep(nanoseconds: Swift.min(until &- now, 5_000_000))
+        }
+    }
 }
 
 /// Drives a trial with OS threads, for blocking strategies.
@@ -35,6 +51,7 @@ enum ThreadDriver {
         for t in 0..<n {
             let spawned = OSThread.spawn {
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
+                if settings.stopOnViolation { worker.stopSignal = control }
                 // The worker's own flattened copy of the operations, borrowed for the whole loop.
                 let compiled = CompiledProgram(operations)
                 compiled.withView { program in
@@ -57,7 +74,11 @@ enum ThreadDriver {
                         case .duration:
                             while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
                         case .operations(let count):
-                            for _ in 0..<count { timedOperation(&worker, program, state, access) }
+                            var left = count
+                            while left > 0 && control.current != TrialControl.stop {
+                                timedOperation(&worker, program, state, access)
+                                left -= 1
+                            }
                         }
                     }
                     worker.endNs = MonotonicClock.now()
@@ -76,14 +97,14 @@ enum ThreadDriver {
         }
 
         warmupGate.arriveAndWait()
-        MonotonicClock.sleep(nanoseconds: settings.warmupNs)
+        control.sleep(upTo: settings.warmupNs)
         fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         schedule.resolve(settings, board: board)
-        control.enter(TrialControl.measure)
+        control.beginMeasuring()
         window.open()
         measureGate.arriveAndWait()
         if case .duration(let ns) = settings.stop {
-            MonotonicClock.sleep(nanoseconds: ns)
+            control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
         for thread in threads { thread.join() }
@@ -108,7 +129,7 @@ enum ThreadDriver {
         var arrivals = SplitMix64(seed: SplitMix64.derive(settings.seed, 0xA77 &+ UInt64(worker.frame.thread)))
         var intended = Double(clock.now())
         var remaining = settings.stop.opsPerThread ?? Int.max
-        while remaining > 0 && (settings.stop.opsPerThread != nil || control.current != TrialControl.stop) {
+        while remaining > 0 && control.current != TrialControl.stop {
             remaining -= 1
             var now = clock.now()
             if Double(now) < intended {

@@ -53,6 +53,7 @@ public enum TrialEngine {
         guard !operations.contains(where: { $0.steps.isEmpty }) else {
             throw EngineError("workload \(W.descriptor.name) has an operation with no steps")
         }
+        let trialStart = MonotonicClock.now()
         let board = SiteBoard(workers: settings.threads, operations: operations)
         board.installCrashReporter()
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor, onStall: onStall)
@@ -84,6 +85,7 @@ public enum TrialEngine {
                            window: window, schedule: schedule)
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
+        output.violations.firstAfterNs = reports.compactMap(\.firstViolationAt).min().map { Int($0 &- trialStart) }
         return output
     }
 

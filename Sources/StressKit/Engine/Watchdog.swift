@@ -11,6 +11,7 @@ final class Watchdog: Sendable {
     private let strategy: StrategyDescriptor
     private let onStall: @Sendable (StallReport) -> Void
     private let stopping = Atomic<Bool>(false)
+    private let startedAt = MonotonicClock.now()
 
     init(board: SiteBoard, stallAfterNs: UInt64, strategy: StrategyDescriptor, onStall: @escaping @Sendable (StallReport) -> Void) {
         self.board = board
@@ -50,7 +51,9 @@ final class Watchdog: Sendable {
                 last = completed
                 lastChange = now
             } else if now &- lastChange >= stallAfterNs {
-                onStall(report(snapshot, stalledFor: now &- lastChange))
+                var stall = report(snapshot, stalledFor: now &- lastChange)
+                stall.beganAfterNs = Int(lastChange &- startedAt)
+                onStall(stall)
                 return
             }
         }

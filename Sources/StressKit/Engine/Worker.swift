@@ -59,6 +59,10 @@ struct Worker<State: AnyObject & Sendable> {
     var allCounts: [Int]
     var warmupOps = 0
     var violationCount = 0
+    /// Set when the trial stops at its first violation.
+    var stopSignal: TrialControl?
+    /// When this worker first saw a violation (monotonic ns), for time-to-detection.
+    var firstViolationAt: UInt64?
     var samples: [ViolationSample] = []
     let samplesLimit: Int
     var startNs: UInt64 = 0
@@ -99,6 +103,11 @@ struct Worker<State: AnyObject & Sendable> {
     /// workers' first operations apart).
     func stagger() {
         if frame.fuzz.active { MonotonicClock.sleep(nanoseconds: frame.fuzz.stagger()) }
+    }
+
+    /// The same for a task worker: it suspends instead of blocking a pool thread.
+    func staggerTask() async {
+        if frame.fuzz.active { try? await Task.sleep(nanoseconds: frame.fuzz.stagger()) }
     }
 
     /// Reads the allocator's per-thread counter as the measured loop starts
@@ -165,6 +174,10 @@ struct Worker<State: AnyObject & Sendable> {
     }
 
     private mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
+        if violationCount == 0 {
+            firstViolationAt = MonotonicClock.now()
+            stopSignal?.enter(TrialControl.stop)
+        }
         violationCount += 1
         guard samples.count < samplesLimit else { return }
         let op = operations[index]
@@ -178,7 +191,7 @@ struct Worker<State: AnyObject & Sendable> {
     var report: WorkerReport {
         WorkerReport(
             histogram: histogram, acquireHistogram: acquireHistogram, maxStallNs: maxStallNs, allocatedBytes: allocatedBytes,
-            responseHistogram: responseHistogram, maxLagNs: maxLagNs,
+            responseHistogram: responseHistogram, maxLagNs: maxLagNs, firstViolationAt: firstViolationAt,
             measuredCounts: measuredCounts, allCounts: allCounts,
             warmupOps: warmupOps, violationCount: violationCount, samples: samples,
             tally: frame.tally, startNs: startNs, endNs: endNs
@@ -194,6 +207,7 @@ struct WorkerReport: Sendable {
     var allocatedBytes: UInt64?
     var responseHistogram: LatencyHistogram
     var maxLagNs: UInt64
+    var firstViolationAt: UInt64?
     var measuredCounts: [Int]
     var allCounts: [Int]
     var warmupOps: Int

@@ -19,6 +19,8 @@ public struct RunOptions: Sendable {
     public var fuzz: FuzzProfile?
     /// Run every experiment under this allocator only (the `--allocator` option).
     public var allocator: AllocatorKind?
+    /// End every trial at its first violation (the `--stop-on-violation` option).
+    public var stopOnViolation: Bool
     /// Stop after the first trial that does not pass.
     public var failFast: Bool
     /// Append each trial's record, as soon as it finishes, as one JSON line to
@@ -29,15 +31,19 @@ public struct RunOptions: Sendable {
     /// return what finished, marked interrupted (a second SIGINT exits at once).
     /// The command line turns this on; a library caller decides for itself.
     public var handleInterrupts: Bool
+    /// Run only this slice of the matrix (`--shard i/n`); applied before `only`.
+    public var shard: TrialShard?
 
     /// Options.
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
         timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
-        allocator: AllocatorKind? = nil, failFast: Bool = false,
-        streamPath: String? = nil, handleInterrupts: Bool = false
+        allocator: AllocatorKind? = nil, stopOnViolation: Bool = false, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil
     ) {
+        self.shard = shard
         self.allocator = allocator
+        self.stopOnViolation = stopOnViolation
         self.fuzz = fuzz
         self.isolation = isolation
         self.only = only
@@ -73,12 +79,14 @@ public struct PlanRunner: Sendable {
         if let allocator = options.allocator {
             for i in plan.experiments.indices { plan.experiments[i].allocators = [allocator] }
         }
-        return TrialMatrix.expand(plan).filter(isSelected).map { spec in
+        let matrix = TrialMatrix.expand(plan)
+        return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
             if let t = options.timeoutNs { s.timeoutNs = Int(t) }
             if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
+            if options.stopOnViolation { s.stopOnViolation = true }
             return s
         }
     }
@@ -110,7 +118,7 @@ public struct PlanRunner: Sendable {
                 break
             }
             if result.outcome != .passed {
-                result.rerunCommand = result.rerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
+                result.rerunCommand = result.makeRerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
             }
             results.append(result)
             stream?.append(result)
@@ -235,7 +243,7 @@ public struct PlanRunner: Sendable {
 
 extension TrialResult {
     /// The command that reruns exactly this trial.
-    public func rerunCommand(planFile: String) -> String {
+    public func makeRerunCommand(planFile: String) -> String {
         "stressbench run \(planFile) --only \(trial.id) --seed \(trial.seed)"
     }
 }

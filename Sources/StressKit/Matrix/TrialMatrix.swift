@@ -34,7 +34,8 @@ public enum TrialMatrix {
                             fuzz: e.fuzz.forRepetition(rep),
                             timing: e.timing,
                             allocator: allocator,
-                            load: e.load
+                            load: e.load,
+                            stopOnViolation: e.stopOnViolation
                         ))
                     }
                 }

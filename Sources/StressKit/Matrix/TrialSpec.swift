@@ -45,6 +45,8 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     public var allocator: AllocatorKind
     /// Closed loop or paced.
     public var load: LoadSettings
+    /// End the trial at its first violation.
+    public var stopOnViolation: Bool
 
     /// A trial.
     public init(
@@ -52,8 +54,10 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
         deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off),
-        timing: TimingSettings = .standard, allocator: AllocatorKind = .system, load: LoadSettings = .closed
+        timing: TimingSettings = .standard, allocator: AllocatorKind = .system, load: LoadSettings = .closed,
+        stopOnViolation: Bool = false
     ) {
+        self.stopOnViolation = stopOnViolation
         self.load = load
         self.timing = timing
         self.allocator = allocator

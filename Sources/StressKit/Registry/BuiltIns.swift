@@ -6,6 +6,7 @@ extension StressRegistry {
         r.register(workload: CounterWorkload.self)
         r.register(workload: BankWorkload.self)
         r.register(workload: FaultInjectionWorkload.self)
+        r.register(workload: BusyWorkWorkload.self)
 
         // Locks, then lock-free, then dispatch queues, then actors, then the
         // control: the order `list` and `strategies: all` use.

@@ -59,7 +59,7 @@ public enum TableReport {
             }
             lines += f.outputTail.suffix(8).map { "    | " + $0 }
         }
-        lines.append("  rerun: " + (r.rerunCommand ?? r.rerunCommand(planFile: planFile)))
+        lines.append("  rerun: " + (r.rerunCommand ?? r.makeRerunCommand(planFile: planFile)))
         return lines.joined(separator: "\n")
     }
 
