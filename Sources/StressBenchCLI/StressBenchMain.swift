@@ -77,6 +77,6 @@ struct StressBenchCommand: ParsableCommand {
         correctness, then performance).
         """,
         version: "stressbench \(StressKitVersion.current)",
-        subcommands: [RunCommand.self, CompareCommand.self, MergeCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self]
+        subcommands: [RunCommand.self, CompareCommand.self, MergeCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self, BaselineCommand.self]
     )
 }
