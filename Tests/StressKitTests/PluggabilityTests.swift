@@ -31,8 +31,8 @@ final class AppLockStrategy: BlockingStrategy {
         locks = (0..<setup.resources).map { _ in AppLock() }
     }
 
-    func read<R>(_ resource: Int, _ body: () -> R) -> R { locks[resource].withLock(body) }
-    func write<R>(_ resource: Int, _ body: () -> R) -> R { locks[resource].withLock(body) }
+    func read(_ resource: Int, _ body: () -> Void) { locks[resource].withLock(body) }
+    func write(_ resource: Int, _ body: () -> Void) { locks[resource].withLock(body) }
 }
 
 final class PluggabilityTests: XCTestCase {

@@ -95,11 +95,11 @@ func execute<State: AnyObject & Sendable>(
         case .read(let r):
             frame.publish(step: index, .acquiring, resource: r)
             frame.fuzz(.beforeAcquire)
-            let asked = frame.askedAt()
-            result = strategy.read(r) {
+            let asked = frame.askedAt(step: index)
+            strategy.read(r) {
                 frame.entered(asked)
                 frame.publish(step: index, .inside, resource: r)
-                return guarded(step, state, &frame)
+                result = guarded(step, state, &frame)
             }
             frame.fuzz(.afterRelease)
         case .write(let r):
@@ -110,11 +110,11 @@ func execute<State: AnyObject & Sendable>(
                        frame: frame, strategy: strategy, deferred)
                 result = .next
             } else {
-                let asked = frame.askedAt()
-                result = strategy.write(r) {
+                let asked = frame.askedAt(step: index)
+                strategy.write(r) {
                     frame.entered(asked)
                     frame.publish(step: index, .inside, resource: r, write: true)
-                    return guarded(step, state, &frame)
+                    result = guarded(step, state, &frame)
                 }
             }
             frame.fuzz(.afterRelease)
@@ -122,23 +122,24 @@ func execute<State: AnyObject & Sendable>(
             // A write inside a write, exactly as real code nests them.
             frame.publish(step: index, .acquiring, resource: outer, write: true)
             frame.fuzz(.beforeAcquire)
-            let asked = frame.askedAt()
-            result = strategy.write(outer) {
+            let asked = frame.askedAt(step: index)
+            strategy.write(outer) {
                 frame.entered(asked)
                 frame.publish(step: index, .acquiringInner, resource: outer, inner: inner, write: true)
                 frame.fuzz(.beforeAcquire)
                 let askedInner = frame.askedAt()
-                let r = strategy.write(inner) {
+                strategy.write(inner) {
                     frame.entered(askedInner)
                     frame.publish(step: index, .insideInner, resource: outer, inner: inner, write: true)
-                    return guarded(step, state, &frame)
+                    result = guarded(step, state, &frame)
                 }
                 frame.fuzz(.beforeRelease)
-                return r
             }
             frame.fuzz(.afterRelease)
         }
-        if result != .next { break }
+        // A pattern match, not `!=`: comparing the enum would call its
+        // synthesized equality (and copy the message) on every step.
+        guard case .next = result else { break }
         index += 1
     }
     frame.fuzz(.operationEnd)
@@ -231,7 +232,7 @@ func execute<State: AnyObject & Sendable>(
         }
         frame = outcome.1
         if frame.fuzz.active, step.access != .unguarded { await frame.fuzz.hitInTask(.afterRelease) }
-        if outcome.0 != .next {
+        if case .next = outcome.0 {} else {
             frame.publish(step: 0, .betweenOperations)
             return (outcome.0, index)
         }

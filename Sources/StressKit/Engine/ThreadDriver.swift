@@ -139,17 +139,18 @@ enum ThreadDriver {
                 now = clock.now()
             }
             let due = UInt64(intended)
-            worker.maxLagNs = Swift.max(worker.maxLagNs, now > due ? clock.nanoseconds(now &- due) : 0)
+            worker.maxLagTicks = Swift.max(worker.maxLagTicks, now > due ? now &- due : 0)
             let i = worker.begin()
             worker.frame.timeThisOp = true
             worker.frame.acquireTicks = 0
             worker.frame.acquired = false
+            worker.frame.opStartTicks = now
             let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
             let end = clock.now()
             worker.frame.timeThisOp = false
-            worker.histogram.record(clock.nanoseconds(end &- now))
-            worker.responseHistogram.record(clock.nanoseconds(end &- Swift.min(due, now)))
-            if worker.frame.acquired { worker.acquireHistogram.record(clock.nanoseconds(worker.frame.acquireTicks)) }
+            worker.histogram.record(end &- now)
+            worker.responseHistogram.record(end &- Swift.min(due, now))
+            if worker.frame.acquired { worker.acquireHistogram.record(worker.frame.acquireTicks) }
             worker.end(i, result, step: step, measured: true)
             let gap = settings.load.poisson ? -log(1 - Double(arrivals.next() >> 11) * 0x1p-53) * meanGapTicks : meanGapTicks
             intended += gap

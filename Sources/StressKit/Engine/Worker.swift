@@ -47,11 +47,11 @@ struct Worker<State: AnyObject & Sendable> {
     private var sampler: SplitMix64
     private var countdown = 0
     private var lastEnd: UInt64 = 0
-    var maxStallNs: UInt64 = 0
+    var maxStallTicks: UInt64 = 0
     /// Paced runs: latency from each op's intended start (free of coordinated
     /// omission) and the largest start delay behind the schedule.
     var responseHistogram = LatencyHistogram()
-    var maxLagNs: UInt64 = 0
+    var maxLagTicks: UInt64 = 0
     /// jemalloc's count of bytes this thread allocated, at the loop's start and end.
     var allocatedAtStart: UInt64?
     var allocatedBytes: UInt64?
@@ -148,19 +148,23 @@ struct Worker<State: AnyObject & Sendable> {
         frame.timeThisOp = true
         frame.acquireTicks = 0
         frame.acquired = false
-        return clock.now()
+        let now = clock.now()
+        frame.opStartTicks = now
+        return now
     }
 
     /// Ends timing: records service time (and acquire wait) with the sampling
-    /// weight, and the gap since the previous timed completion.
+    /// weight, and the gap since the previous timed completion. Everything is
+    /// kept in raw clock ticks here and turned into nanoseconds once, in
+    /// ``report``: no floating point in the loop.
     @inline(__always)
     mutating func finishTiming(_ start: UInt64) {
         let end = clock.now()
         frame.timeThisOp = false
         let weight = UInt64(truncatingIfNeeded: sampleEvery)
-        histogram.record(clock.nanoseconds(end &- start), count: weight)
-        if frame.acquired { acquireHistogram.record(clock.nanoseconds(frame.acquireTicks), count: weight) }
-        if lastEnd != 0 { maxStallNs = Swift.max(maxStallNs, clock.nanoseconds(end &- lastEnd)) }
+        histogram.record(end &- start, count: weight)
+        if frame.acquired { acquireHistogram.record(frame.acquireTicks, count: weight) }
+        if lastEnd != 0 { maxStallTicks = Swift.max(maxStallTicks, end &- lastEnd) }
         lastEnd = end
     }
 
@@ -190,8 +194,11 @@ struct Worker<State: AnyObject & Sendable> {
 
     var report: WorkerReport {
         WorkerReport(
-            histogram: histogram, acquireHistogram: acquireHistogram, maxStallNs: maxStallNs, allocatedBytes: allocatedBytes,
-            responseHistogram: responseHistogram, maxLagNs: maxLagNs, firstViolationAt: firstViolationAt,
+            histogram: histogram.scaled(by: clock.nanosecondsPerTick),
+            acquireHistogram: acquireHistogram.scaled(by: clock.nanosecondsPerTick),
+            maxStallNs: clock.nanoseconds(maxStallTicks), allocatedBytes: allocatedBytes,
+            responseHistogram: responseHistogram.scaled(by: clock.nanosecondsPerTick),
+            maxLagNs: clock.nanoseconds(maxLagTicks), firstViolationAt: firstViolationAt,
             measuredCounts: measuredCounts, allCounts: allCounts,
             warmupOps: warmupOps, violationCount: violationCount, samples: samples,
             tally: frame.tally, startNs: startNs, endNs: endNs

@@ -27,68 +27,33 @@ final class DispatchFunctionQueue: @unchecked Sendable {
     deinit { stress_dispatch_queue_release(queue) }
 
     /// `dispatch_sync_f`: runs `body` on the queue (as a reader, on a concurrent
-    /// queue) and returns its result.
+    /// queue) and returns when it has run.
     @inline(__always)
-    func sync<R>(_ body: () -> R) -> R { call(body, stress_dispatch_sync_f) }
+    func sync(_ body: () -> Void) { call(body, stress_dispatch_sync_f) }
 
     /// `dispatch_barrier_sync_f`: runs `body` on the queue with nothing else of
-    /// the queue running, and returns its result.
+    /// the queue running.
     @inline(__always)
-    func barrierSync<R>(_ body: () -> R) -> R { call(body, stress_dispatch_barrier_sync_f) }
+    func barrierSync(_ body: () -> Void) { call(body, stress_dispatch_barrier_sync_f) }
 
     /// Runs `body` through `entry`. The context libdispatch hands back is a
-    /// ``PendingCall`` on this stack frame: plain pointers to the closure and
-    /// to the result slot, and the runner type that knows their types, so the
-    /// one C function, ``trampoline``, retains nothing and is not generic.
-    /// (A closure that captures the result slot instead costs three or four
-    /// allocations per call, as many as the overlay; an existential holding
-    /// the closure costs a copy, with its retain and release, per call.)
+    /// plain pointer to the closure value on this stack frame, so the one C
+    /// function, ``trampoline``, retains nothing and is not generic. Handing a
+    /// non-escaping closure to C needs `withoutActuallyEscaping`, which costs one
+    /// small allocation per call (the overlay's `sync` costs three).
     @inline(__always)
-    private func call<R>(
-        _ body: () -> R,
+    private func call(
+        _ body: () -> Void,
         _ entry: (stress_dispatch_queue_t, UnsafeMutableRawPointer?, stress_dispatch_work_t) -> Void
-    ) -> R {
-        var result: R?
+    ) {
         withoutActuallyEscaping(body) { body in
             var body = body
-            withUnsafeMutablePointer(to: &body) { body in
-                withUnsafeMutablePointer(to: &result) { result in
-                    var call = PendingCall(runner: Runner<R>.self, body: UnsafeMutableRawPointer(body),
-                                           result: UnsafeMutableRawPointer(result))
-                    withUnsafeMutablePointer(to: &call) { entry(queue, $0, Self.trampoline) }
-                }
-            }
+            withUnsafeMutablePointer(to: &body) { entry(queue, UnsafeMutableRawPointer($0), Self.trampoline) }
         }
-        return result!
     }
 
-    /// The C function libdispatch calls: the context is a ``PendingCall``.
+    /// The C function libdispatch calls: the context is a `() -> Void`.
     private static let trampoline: stress_dispatch_work_t = { context in
-        let call = context!.assumingMemoryBound(to: PendingCall.self).pointee
-        call.runner.run(call.body, call.result)
-    }
-}
-
-/// One `sync` call waiting to run, as plain pointers (nothing to retain when
-/// the C side hands it back), with the code that knows their types.
-private struct PendingCall {
-    /// `Runner<R>`.
-    let runner: any CallRunner.Type
-    /// A `() -> R`.
-    let body: UnsafeMutableRawPointer
-    /// An `R?` to store the result in.
-    let result: UnsafeMutableRawPointer
-}
-
-/// Runs a pending call whose result type it knows.
-private protocol CallRunner {
-    /// Calls the closure at `body` and stores what it returns at `result`.
-    static func run(_ body: UnsafeMutableRawPointer, _ result: UnsafeMutableRawPointer)
-}
-
-/// The runner for result type `R`.
-private enum Runner<R>: CallRunner {
-    static func run(_ body: UnsafeMutableRawPointer, _ result: UnsafeMutableRawPointer) {
-        result.assumingMemoryBound(to: R?.self).pointee = body.assumingMemoryBound(to: (() -> R).self).pointee()
+        context!.assumingMemoryBound(to: (() -> Void).self).pointee()
     }
 }

@@ -29,6 +29,9 @@ public struct OpFrame: Sendable {
     /// (sampled) ones: then the engine also times each wait to acquire.
     var clock = TimeSource.monotonic
     var timeThisOp = false
+    /// The clock reading at the start of a timed operation; the first guarded
+    /// step's acquire wait is measured from it, which saves a reading.
+    var opStartTicks: UInt64 = 0
     /// Raw clock ticks this operation spent waiting to acquire, over its steps.
     var acquireTicks: UInt64 = 0
     var acquired = false
@@ -59,7 +62,7 @@ public struct OpFrame: Sendable {
     /// The clock reading before asking for a critical section (0 when this
     /// operation is not timed).
     @inline(__always)
-    func askedAt() -> UInt64 { timeThisOp ? clock.now() : 0 }
+    func askedAt(step: Int = 1) -> UInt64 { timeThisOp ? (step == 0 ? opStartTicks : clock.now()) : 0 }
 
     /// Adds the wait since `asked` to this operation's acquire time.
     @inline(__always)

@@ -21,10 +21,10 @@ public final class AtomicStrategy: BlockingStrategy, Sendable {
     /// Never called for a correct lock-free form, whose steps are all
     /// `unguarded`; a guarded step there is a bug in the workload, and running
     /// it unprotected would pass a race off as a result.
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { Self.noCriticalSections() }
+    public func read(_ resource: Int, _ body: () -> Void) { Self.noCriticalSections() }
 
     /// See ``read(_:_:)``.
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R { Self.noCriticalSections() }
+    public func write(_ resource: Int, _ body: () -> Void) { Self.noCriticalSections() }
 
     private static func noCriticalSections() -> Never {
         fatalError("the atomic strategy has no critical sections: a workload's lockFreeOperations() must use unguarded steps only")

@@ -38,25 +38,25 @@ public final class RWLockStrategy: BlockingStrategy, @unchecked Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R {
+    public func read(_ resource: Int, _ body: () -> Void) {
         locked(resource, pthread_rwlock_rdlock, "pthread_rwlock_rdlock", body)
     }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+    public func write(_ resource: Int, _ body: () -> Void) {
         locked(resource, pthread_rwlock_wrlock, "pthread_rwlock_wrlock", body)
     }
 
     /// Runs `body` with the lock taken by `acquire` (shared or exclusive).
     @inline(__always)
-    private func locked<R>(
-        _ resource: Int, _ acquire: (UnsafeMutablePointer<pthread_rwlock_t>) -> Int32, _ call: StaticString, _ body: () -> R
-    ) -> R {
+    private func locked(
+        _ resource: Int, _ acquire: (UnsafeMutablePointer<pthread_rwlock_t>) -> Int32, _ call: StaticString, _ body: () -> Void
+    ) {
         let lock = locks[resource]
         let rc = acquire(lock)
         if rc != 0 { Self.fail(rc, call) }
         defer { pthread_rwlock_unlock(lock) }
-        return body()
+        body()
     }
 
     @inline(never)

@@ -26,11 +26,11 @@ public final class RWQueueAsyncStrategy: BlockingStrategy, Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
 
     /// A synchronous barrier write, used for nested writes (which cannot be deferred).
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+    public func write(_ resource: Int, _ body: () -> Void) {
         queues[resource].sync(flags: .barrier, execute: body)
     }
 

@@ -21,12 +21,7 @@ public final class RWQueueFunctionStrategy: BlockingStrategy, Sendable {
         queues = (0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.rw-queue-f.\($0)", concurrent: true) }
     }
 
-    // Specialised for the result type the engine always asks for: the generic
-    // body would look up the metadata of `Optional<R>` and `Runner<R>` on
-    // every call, which costs more than the queue itself.
-    @_specialize(where R == StepResult)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
 
-    @_specialize(where R == StepResult)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].barrierSync(body) }
+    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].barrierSync(body) }
 }

@@ -21,8 +21,8 @@ public final class RecursiveLockStrategy: BlockingStrategy, Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { write(resource, body) }
+    public func read(_ resource: Int, _ body: () -> Void) { write(resource, body) }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R { locks[resource].withLock(body) }
+    public func write(_ resource: Int, _ body: () -> Void) { locks[resource].withLock(body) }
 }

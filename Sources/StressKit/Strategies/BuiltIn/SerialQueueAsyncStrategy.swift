@@ -26,11 +26,11 @@ public final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
 
     /// A synchronous write, used for nested writes (which cannot be deferred).
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
 
     public func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void) {
         queues[resource].async(execute: body)

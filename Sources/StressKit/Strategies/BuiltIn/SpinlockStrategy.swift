@@ -29,10 +29,10 @@ public final class SpinlockStrategy: BlockingStrategy, @unchecked Sendable {
     deinit { words.deallocate() }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { write(resource, body) }
+    public func read(_ resource: Int, _ body: () -> Void) { write(resource, body) }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+    public func write(_ resource: Int, _ body: () -> Void) {
         let word = words[resource]
         SpinLock.lock(word.pointee)
         defer { SpinLock.unlock(word.pointee) }
