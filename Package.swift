@@ -37,6 +37,7 @@ let package = Package(
             name: "StressBenchCLI",
             dependencies: [
                 "StressKit",
+                "CStressSupport",  // the dispatch_*_f shims, for the hidden `_baseline` loops
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

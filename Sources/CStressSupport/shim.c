@@ -130,3 +130,56 @@ void stress_interrupts_install(void) {
 
 int stress_interrupt_count(void) { return interrupts; }
 int stress_interrupt_signal(void) { return first_signal; }
+
+/* ---- jemalloc statistics -------------------------------------------------- */
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+
+static mallctl_fn find_mallctl(void) {
+    static mallctl_fn fn;
+    static int looked;
+    if (!looked) {
+        fn = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
+        looked = 1;
+    }
+    return fn;
+}
+
+int stress_jemalloc_loaded(void) { return find_mallctl() != 0; }
+
+int stress_jemalloc_thread_allocated(uint64_t *bytes) {
+    mallctl_fn m = find_mallctl();
+    size_t size = sizeof *bytes;
+    return m && m("thread.allocated", bytes, &size, 0, 0) == 0 ? 0 : -1;
+}
+
+int stress_jemalloc_flush_thread_cache(void) {
+    mallctl_fn m = find_mallctl();
+    return m && m("thread.tcache.flush", 0, 0, 0, 0) == 0 ? 0 : -1;
+}
+
+int stress_jemalloc_totals(uint64_t *requests, uint64_t *resident, uint64_t *allocated) {
+    mallctl_fn m = find_mallctl();
+    if (!m) return -1;
+    uint64_t epoch = 1;
+    size_t size = sizeof epoch;
+    if (m("epoch", &epoch, &size, &epoch, size) != 0) return -1;
+    uint64_t small = 0, large = 0;
+    size_t n = sizeof small;
+    /* 4096 is MALLCTL_ARENAS_ALL: the sum over every arena. */
+    if (m("stats.arenas.4096.small.nrequests", &small, &n, 0, 0) != 0) return -1;
+    n = sizeof large;
+    if (m("stats.arenas.4096.large.nrequests", &large, &n, 0, 0) != 0) return -1;
+    *requests = small + large;
+    size_t z = 0;
+    n = sizeof z;
+    if (m("stats.resident", &z, &n, 0, 0) != 0) return -1;
+    *resident = z;
+    n = sizeof z;
+    if (m("stats.allocated", &z, &n, 0, 0) != 0) return -1;
+    *allocated = z;
+    return 0;
+}

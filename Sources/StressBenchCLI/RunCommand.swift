@@ -20,8 +20,20 @@ struct RunCommand: ParsableCommand {
         Ctrl-C (SIGINT) or SIGTERM stops the run after ending the current trial and writes \
         the files with what finished (marked "interrupted"); a second Ctrl-C exits at once.
 
+        The gate: the plan's `thresholds` are checked per cell (all repetitions of one \
+        experiment × strategy × threads), and with --baseline every cell is compared with the \
+        same cell of an earlier results file (median ratio with a bootstrap interval and a \
+        Mann-Whitney U test; classified improved, unchanged, regressed or inconclusive). A failed \
+        threshold or a regressed cell gives exit code 4. --shard i/n runs one deterministic \
+        slice of the matrix (whole cells, balanced by expected duration); `stressbench merge` \
+        puts the slices' results files back together.
+
+        On a terminal a status line shows the trial, the time elapsed and an estimate of the \
+        time left; elsewhere one line per finished trial; nothing with --quiet.
+
         Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash, deadlock, hang \
-        or timeout; 130 (SIGINT) or 143 (SIGTERM) when interrupted.
+        or timeout, 4 performance regression (threshold or baseline); when several apply \
+        2 > 3 > 1 > 4. 130 (SIGINT) or 143 (SIGTERM) when interrupted.
         """
     )
 
@@ -49,6 +61,15 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("deadlock-after"), help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
     var deadlockAfter: String?
 
+    @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: off, light, yield, chaos, pct, portfolio.", valueName: "profile"))
+    var fuzz: String?
+
+    @Option(help: ArgumentHelp("Run every experiment under this allocator only: system or jemalloc (jemalloc is loaded with LD_PRELOAD; trials are skipped when it is not installed).", valueName: "name"))
+    var allocator: String?
+
+    @Flag(name: .customLong("stop-on-violation"), help: "End each trial at its first violation (find bugs fast; its figures then cover a shorter window).")
+    var stopOnViolation = false
+
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
     var failFast = false
 
@@ -58,7 +79,34 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print no progress lines, only the table.")
     var quiet = false
 
+    @Option(help: ArgumentHelp("Compare every cell with the same cell of this earlier results file (JSON); a regression exits with 4.", valueName: "file"))
+    var baseline: String?
+
+    @OptionGroup(title: "Baseline comparison")
+    var gateOptions: GateOptions
+
+    @OptionGroup(title: "More outputs")
+    var outputs: ReportOutputs
+
+    @Option(help: ArgumentHelp("Trials per cell for every experiment, overriding the plan (the baseline comparison needs 5 a side).", valueName: "n"))
+    var repetitions: Int?
+
+    @Option(help: ArgumentHelp("Run only slice i of n of the matrix (e.g. 2/4): whole cells, balanced by expected duration, the same on every machine.", valueName: "i/n"))
+    var shard: String?
+
     func validate() throws {
+        if let shard {
+            do { _ = try TrialShard(parsing: shard) } catch { throw ValidationError(error.message) }
+        }
+        if let repetitions, !(1...100_000).contains(repetitions) {
+            throw ValidationError("--repetitions expects a number from 1 to 100000, got \(repetitions)")
+        }
+        if let allocator, AllocatorKind(rawValue: allocator) == nil {
+            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator)'")
+        }
+        if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
+            throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
+        }
         for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter)] {
             if let value, Quantities.nanoseconds(from: value) ?? 0 == 0 {
                 throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
@@ -68,13 +116,22 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let registry = CommandContext.current
-        let loaded = try loadPlan(plan, registry: registry)
+        var loaded = try loadPlan(plan, registry: registry)
+        if let repetitions {
+            for i in loaded.experiments.indices { loaded.experiments[i].repetitions = repetitions }
+        }
+        // Read the baseline before anything runs: a bad file is a usage error, not
+        // something to find out after an hour of trials.
+        let baselineReport = try baseline.map(ResultsFile.load)
         let options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
             only: only, seed: seed,
             timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
             deadlockAfterNs: deadlockAfter.flatMap(Quantities.nanoseconds(from:)),
-            failFast: failFast, streamPath: ndjson, handleInterrupts: true
+            fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
+            allocator: allocator.flatMap(AllocatorKind.init(rawValue:)), stopOnViolation: stopOnViolation,
+            failFast: failFast, streamPath: ndjson, handleInterrupts: true,
+            shard: try shard.map { text throws in try TrialShard(parsing: text) }
         )
         let runner = PlanRunner(registry: registry, options: options)
         let selected = runner.selectedTrials(of: loaded)
@@ -82,22 +139,30 @@ struct RunCommand: ParsableCommand {
             let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
             throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
         }
-        let quiet = self.quiet
-        let report: RunReport
+        let progress = ProgressDisplay(trials: selected, quiet: quiet)
+        var report: RunReport
         do {
             report = try runner.run(loaded) { index, total, spec, result in
-                guard !quiet else { return }
-                if let result {
-                    let rate = result.measurement.map { Formatting.rate($0.opsPerSecond) + " ops/s" } ?? ""
-                    Console.error("[\(index + 1)/\(total)] \(spec.id): \(result.outcome.rawValue) \(rate)")
-                }
+                progress.update(index: index, total: total, spec: spec, result: result)
             }
         } catch {
+            progress.finish()
             throw CommandError.failure(error.description)
         }
+        progress.finish()
+        var policy = loaded.gate
+        policy.comparison = gateOptions.applied(to: policy.comparison)
+        let thresholds = loaded.experiments.contains { !policy.thresholds(forExperiment: $0.name).isEmpty }
+        if thresholds || baselineReport != nil {
+            report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline)
+        }
         print(TableReport.render(report), terminator: "")
+        let gateText = GateSummary.render(report.gate, planFile: report.planFile)
+        if !gateText.isEmpty { print("\n" + gateText, terminator: "") }
+        if report.gate != nil { print("\ngate: exit code \(report.exitCode.rawValue) (\(report.exitCode.meaning))") }
         if let json { try write(ResultCoding.encoder().encode(report), to: json) }
         if let csv { try write(Data(CSVReport.render(report).utf8), to: csv) }
+        try outputs.write(report, quiet: quiet)
         if report.interrupted, let signal = Interruption.signal {
             Console.error("interrupted: \(report.trials.count) finished trial(s) kept")
             throw ExitCode(128 + signal)
@@ -106,12 +171,7 @@ struct RunCommand: ParsableCommand {
     }
 
     private func write(_ data: Data, to path: String) throws {
-        do {
-            try AtomicFile.write(data, to: path)
-            if !quiet { Console.error("wrote \(path)") }
-        } catch {
-            throw CommandError.failure("cannot write \(path): \(error.localizedDescription)")
-        }
+        try OutputFile.write(data, to: path, quiet: quiet)
     }
 }
 

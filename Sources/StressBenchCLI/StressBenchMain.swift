@@ -19,7 +19,7 @@ import Synchronization
 public enum StressBenchMain {
     /// Parses the process's arguments, runs the command, and exits with the
     /// documented code (0 passed, 1 violations, 2 usage or plan error, 3 crash or
-    /// timeout).
+    /// timeout, 4 performance regression).
     public static func main(registry: StressRegistry = .builtIn, arguments: [String]? = nil) -> Never {
         CommandContext.registry.withLock { $0 = registry }
         let args = arguments ?? Array(CommandLine.arguments.dropFirst())
@@ -71,10 +71,12 @@ struct StressBenchCommand: ParsableCommand {
           1  an invariant was violated (and nothing crashed or timed out)
           2  usage or plan error; nothing ran
           3  a trial crashed, deadlocked, hung, timed out, or its result could not be read
+          4  performance regression: a failed threshold, or a regression vs --baseline
           130/143  interrupted by SIGINT/SIGTERM (finished trials are still written)
-        When several of 1-3 apply, 3 wins over 1.
+        When several apply: 2 > 3 > 1 > 4 (nothing ran, then incomplete results, then
+        correctness, then performance).
         """,
         version: "stressbench \(StressKitVersion.current)",
-        subcommands: [RunCommand.self, ValidateCommand.self, ListCommand.self]
+        subcommands: [RunCommand.self, CompareCommand.self, MergeCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self, BaselineCommand.self]
     )
 }

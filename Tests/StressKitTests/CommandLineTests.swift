@@ -73,15 +73,18 @@ final class CommandLineTests: XCTestCase {
     func testViolationsAndCrashesSetTheExitCode() throws {
         let violating = try writePlan("v.yaml", """
             experiments:
-              - workload: bank
-                strategies: [unsynchronized]
+              # A split read-modify-write with a yield between the halves: a lost
+              # update within milliseconds, even with both threads on one core.
+              - workload: counter
+                strategies: [mutex]
                 threads: 4
                 duration: 300ms
-                parameters: { audit_ratio: 0.5 }
+                parameters: { variant: split-rmw }
+                fuzz: yield
             """)
         let v = try TestSupport.cli(["run", violating, "-q"])
         XCTAssertEqual(v.status, 1, v.stdout)
-        XCTAssertTrue(v.stdout.contains("rerun: stressbench run \(violating) --only bank/unsynchronized/t4/r0 --seed "), v.stdout)
+        XCTAssertTrue(v.stdout.contains("rerun: stressbench run \(violating) --only counter/mutex/t4/r0 --seed "), v.stdout)
 
         let crashing = try writePlan("c.yaml", """
             experiments:
@@ -90,11 +93,14 @@ final class CommandLineTests: XCTestCase {
                 strategies: [mutex]
                 threads: 1
                 ops: 10
-              - workload: bank
-                strategies: [unsynchronized]
+              # A split read-modify-write with a yield between the halves: a lost
+              # update within milliseconds, even with both threads on one core.
+              - workload: counter
+                strategies: [mutex]
                 threads: 4
                 duration: 300ms
-                parameters: { audit_ratio: 0.5 }
+                parameters: { variant: split-rmw }
+                fuzz: yield
             """)
         let c = try TestSupport.cli(["run", crashing, "-q"])
         XCTAssertEqual(c.status, 3, "a crash outranks a violation")

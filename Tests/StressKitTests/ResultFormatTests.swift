@@ -89,7 +89,7 @@ final class ResultFormatTests: XCTestCase {
         let crashed = TrialResult.failed(spec, .crashed, FailureReport(message: "died, with a comma", signal: "SIGILL"))
         let report = RunReport(plan: "p", planFile: "p.yaml", startedAt: Date(), finishedAt: Date(), trials: [crashed])
         let row = CSVReport.render(report).split(separator: "\n")[1]
-        XCTAssertTrue(row.hasPrefix("x/y/t1/r0,p,x,counter,,y,1,0,1,crashed,0,,,,,,,,,,,,,,,"), String(row))
+        XCTAssertTrue(row.hasPrefix("x/y/t1/r0,p,x,counter,,y,1,0,1,off,crashed,0,,,,,,,,,,,,,,,"), String(row))
         XCTAssertTrue(row.hasSuffix(",\"died, with a comma\""), String(row))
         XCTAssertEqual(report.exitCode, .trialFailures)
         XCTAssertTrue(TableReport.render(report).contains("crashed (SIGILL)"))

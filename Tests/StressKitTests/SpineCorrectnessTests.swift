@@ -34,14 +34,17 @@ final class SpineCorrectnessTests: XCTestCase {
         XCTAssertEqual(report.exitCode, .passed)
     }
 
-    /// Budget: 300 ms of 4 racing threads per trial, up to 3 trials. Measured on
-    /// the 2-core machine with two compilers running beside it: 30 of 30 single
-    /// 300 ms trials of the counter and 100 of 100 of the bank showed violations.
+    /// Budget: 300 ms of racing threads per trial, up to 20 trials (seeds fixed).
+    /// Measured on the idle 2-core machine: 30 of 30 single 300 ms trials of the
+    /// counter and 100 of 100 of the bank showed violations; with the machine
+    /// loaded to 8 (three compilers beside it) a counter trial can miss (its
+    /// threads then share one core and rarely interrupt each other mid-increment),
+    /// which the retries cover: one trial in practice, a few seconds at worst.
     func testUnsynchronizedControlShowsViolations() throws {
         for workload in ["counter", "bank"] {
             for threads in [2, 4] {
                 var found = false
-                for attempt in 0..<3 where !found {
+                for attempt in 0..<20 where !found {
                     let report = try TestSupport.runInProcess("""
                         experiments:
                           - workload: \(workload)
@@ -82,15 +85,20 @@ final class SpineCorrectnessTests: XCTestCase {
         // One thread cannot lose an update even with the split: the variant is
         // correct single-threaded, so this is the control for the final check.
         XCTAssertEqual(report.trials[0].outcome, .passed)
-        let racing = try TestSupport.runInProcess("""
-            experiments:
-              - workload: bank
-                strategies: [unsynchronized]
-                threads: 4
-                duration: 300ms
-                parameters: { audit_ratio: 0.5 }
-            """)
-        let sample = try XCTUnwrap(racing.trials[0].violations.samples.first { $0.thread != nil })
+        var found: ViolationSample?
+        for attempt in 0..<20 where found == nil {
+            let racing = try TestSupport.runInProcess("""
+                experiments:
+                  - workload: bank
+                    strategies: [unsynchronized]
+                    threads: 4
+                    duration: 300ms
+                    seed: \(attempt)
+                    parameters: { audit_ratio: 0.5 }
+                """)
+            found = racing.trials[0].violations.samples.first { $0.thread != nil }
+        }
+        let sample = try XCTUnwrap(found)
         XCTAssertEqual(sample.operation, "audit")
         XCTAssertEqual(sample.step, "scan")
         XCTAssertNotNil(sample.opNumber)

@@ -7,7 +7,7 @@ import Synchronization
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, settings: TrialSettings
+        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -19,8 +19,8 @@ enum TaskDriver {
         for t in 0..<n {
             finished.enter()
             Task.detached {
-                var worker = Worker(thread: t, seed: settings.seed, operations: operations, board: board,
-                                    samplesLimit: settings.samplesPerWorker)
+                var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
+                if settings.stopOnViolation { worker.stopSignal = control }
                 worker.publish(.atBarrier)
                 await warmupGate.arrive()
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
@@ -30,12 +30,17 @@ enum TaskDriver {
                 }
                 worker.publish(.atBarrier)
                 await measureGate.arrive()
+                await worker.staggerTask()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
                     while control.current != TrialControl.stop { await timedOperation(&worker, state, strategy) }
                 case .operations(let count):
-                    for _ in 0..<count { await timedOperation(&worker, state, strategy) }
+                    var left = count
+                    while left > 0 && control.current != TrialControl.stop {
+                        await timedOperation(&worker, state, strategy)
+                        left -= 1
+                    }
                 }
                 worker.endNs = MonotonicClock.now()
                 worker.publish(.finished)
@@ -47,15 +52,18 @@ enum TaskDriver {
 
         warmupGate.waitForAll()
         warmupGate.release()
-        MonotonicClock.sleep(nanoseconds: settings.warmupNs)
-        control.enter(TrialControl.measure)
+        control.sleep(upTo: settings.warmupNs)
+        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
+        control.beginMeasuring()
         measureGate.waitForAll()
+        window.open()
         measureGate.release()
         if case .duration(let ns) = settings.stop {
-            MonotonicClock.sleep(nanoseconds: ns)
+            control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
         finished.wait()
+        window.close()
         finished.enter()
         Task.detached {
             await strategy.quiesce()
@@ -70,10 +78,14 @@ enum TaskDriver {
         _ worker: inout Worker<State>, _ state: State, _ strategy: any IsolatingStrategy
     ) async {
         let i = worker.begin()
-        let t0 = MonotonicClock.now()
-        let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
-        let t1 = MonotonicClock.now()
-        worker.histogram.record(t1 &- t0)
-        worker.end(i, result, step: step, measured: true)
+        if worker.shouldTime() {
+            let start = worker.startTiming()
+            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            worker.finishTiming(start)
+            worker.end(i, result, step: step, measured: true)
+        } else {
+            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            worker.end(i, result, step: step, measured: true)
+        }
     }
 }

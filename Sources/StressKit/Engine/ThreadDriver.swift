@@ -1,3 +1,5 @@
+import CStressSupport
+import Foundation
 import Synchronization
 
 /// The phases of a trial, published by the coordinator and read by every worker
@@ -11,6 +13,22 @@ final class TrialControl: Sendable {
     var current: Int { phase.load(ordering: .relaxed) }
 
     func enter(_ next: Int) { phase.store(next, ordering: .releasing) }
+
+    /// Moves from warm-up to the measured window unless a worker already
+    /// stopped the trial (stop on first violation).
+    func beginMeasuring() {
+        _ = phase.compareExchange(expected: TrialControl.warmup, desired: TrialControl.measure, ordering: .acquiringAndReleasing)
+    }
+
+    /// Sleeps up to `ns`, returning early if the trial was stopped.
+    func sleep(upTo ns: UInt64) {
+        let until = MonotonicClock.now() &+ ns
+        while current != TrialControl.stop {
+            let now = MonotonicClock.now()
+            guard now < until else { return }
+            MonotonicClock.sleep(nanoseconds: Swift.min(until &- now, 5_000_000))
+        }
+    }
 }
 
 /// Drives a trial with OS threads, for blocking strategies.
@@ -21,7 +39,7 @@ final class TrialControl: Sendable {
 /// sleeps and flips phases.
 enum ThreadDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, settings: TrialSettings
+        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
@@ -32,25 +50,40 @@ enum ThreadDriver {
 
         for t in 0..<n {
             let spawned = OSThread.spawn {
-                var worker = Worker(thread: t, seed: settings.seed, operations: operations, board: board,
-                                    samplesLimit: settings.samplesPerWorker)
-                worker.publish(.atBarrier)
-                warmupGate.arriveAndWait()
-                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
-                    let i = worker.begin()
-                    let (result, step) = execute(worker.operations[i], state: state, access: access, frame: &worker.frame)
-                    worker.end(i, result, step: step, measured: false)
+                var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
+                if settings.stopOnViolation { worker.stopSignal = control }
+                // The worker's own flattened copy of the operations, borrowed for the whole loop.
+                let compiled = CompiledProgram(operations)
+                compiled.withView { program in
+                    worker.publish(.atBarrier)
+                    warmupGate.arriveAndWait()
+                    while settings.warmupNs > 0 && control.current == TrialControl.warmup {
+                        let i = worker.begin()
+                        let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+                        worker.end(i, result, step: step, measured: false)
+                    }
+                    worker.publish(.atBarrier)
+                    measureGate.arriveAndWait()
+                    worker.stagger()
+                    worker.beginAllocationCount()
+                    worker.startNs = MonotonicClock.now()
+                    if settings.load.mode == .paced {
+                        pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
+                    } else {
+                        switch settings.stop {
+                        case .duration:
+                            while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
+                        case .operations(let count):
+                            var left = count
+                            while left > 0 && control.current != TrialControl.stop {
+                                timedOperation(&worker, program, state, access)
+                                left -= 1
+                            }
+                        }
+                    }
+                    worker.endNs = MonotonicClock.now()
+                    worker.endAllocationCount()
                 }
-                worker.publish(.atBarrier)
-                measureGate.arriveAndWait()
-                worker.startNs = MonotonicClock.now()
-                switch settings.stop {
-                case .duration:
-                    while control.current != TrialControl.stop { timedOperation(&worker, state, access) }
-                case .operations(let count):
-                    for _ in 0..<count { timedOperation(&worker, state, access) }
-                }
-                worker.endNs = MonotonicClock.now()
                 worker.publish(.finished)
                 let report = worker.report
                 reports.deposit(report, at: t)
@@ -64,28 +97,103 @@ enum ThreadDriver {
         }
 
         warmupGate.arriveAndWait()
-        MonotonicClock.sleep(nanoseconds: settings.warmupNs)
-        control.enter(TrialControl.measure)
+        control.sleep(upTo: settings.warmupNs)
+        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
+        schedule.resolve(settings, board: board)
+        control.beginMeasuring()
+        window.open()
         measureGate.arriveAndWait()
         if case .duration(let ns) = settings.stop {
-            MonotonicClock.sleep(nanoseconds: ns)
+            control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
         for thread in threads { thread.join() }
+        window.close()
         access.strategy.quiesce()
         return reports.collected
     }
 
+    /// The open loop: each operation has an intended start on a fixed or
+    /// Poisson schedule. A worker ahead of schedule waits before the operation
+    /// (sleeping only when far ahead, then spinning: never inside a timed
+    /// window); one behind starts at once and catches up without skipping.
+    /// Service time goes to the usual histogram, end − intended start to the
+    /// response histogram.
+    private static func pacedLoop<State: AnyObject & Sendable>(
+        _ worker: inout Worker<State>, _ program: CompiledProgram<State>.View, _ state: State, _ access: BlockingAccess,
+        _ control: TrialControl, _ settings: TrialSettings, _ perWorkerRate: Double
+    ) {
+        let clock = worker.clock
+        let ticksPerNs = 1 / clock.nanosecondsPerTick
+        let meanGapTicks = 1e9 / Swift.max(perWorkerRate, 1e-3) * ticksPerNs
+        var arrivals = SplitMix64(seed: SplitMix64.derive(settings.seed, 0xA77 &+ UInt64(worker.frame.thread)))
+        var intended = Double(clock.now())
+        var remaining = settings.stop.opsPerThread ?? Int.max
+        while remaining > 0 && control.current != TrialControl.stop {
+            remaining -= 1
+            var now = clock.now()
+            if Double(now) < intended {
+                let aheadNs = (intended - Double(now)) / ticksPerNs
+                if aheadNs > 200_000 { MonotonicClock.sleep(nanoseconds: UInt64(aheadNs) - 100_000) }
+                while Double(clock.now()) < intended { stress_cpu_relax() }
+                now = clock.now()
+            }
+            let due = UInt64(intended)
+            worker.maxLagTicks = Swift.max(worker.maxLagTicks, now > due ? now &- due : 0)
+            let i = worker.begin()
+            worker.frame.timeThisOp = true
+            worker.frame.acquireTicks = 0
+            worker.frame.acquired = false
+            worker.frame.opStartTicks = now
+            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+            let end = clock.now()
+            worker.frame.timeThisOp = false
+            worker.histogram.record(end &- now)
+            worker.responseHistogram.record(end &- Swift.min(due, now))
+            if worker.frame.acquired { worker.acquireHistogram.record(worker.frame.acquireTicks) }
+            worker.end(i, result, step: step, measured: true)
+            let gap = settings.load.poisson ? -log(1 - Double(arrivals.next() >> 11) * 0x1p-53) * meanGapTicks : meanGapTicks
+            intended += gap
+        }
+    }
+
     @inline(__always)
     private static func timedOperation<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ state: State, _ access: BlockingAccess
+        _ worker: inout Worker<State>, _ program: CompiledProgram<State>.View, _ state: State, _ access: BlockingAccess
     ) {
         let i = worker.begin()
-        let t0 = MonotonicClock.now()
-        let (result, step) = execute(worker.operations[i], state: state, access: access, frame: &worker.frame)
-        let t1 = MonotonicClock.now()
-        worker.histogram.record(t1 &- t0)
-        worker.end(i, result, step: step, measured: true)
+        if worker.shouldTime() {
+            let start = worker.startTiming()
+            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+            worker.finishTiming(start)
+            worker.end(i, result, step: step, measured: true)
+        } else {
+            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+            worker.end(i, result, step: step, measured: true)
+        }
+    }
+}
+
+/// The paced rate per worker, worked out by the coordinator between the
+/// warm-up and the measured window.
+final class PacingSchedule: @unchecked Sendable {
+    // @unchecked: written once by the coordinator before the measure barrier and
+    // only read by workers after it (the barrier orders the two).
+    private(set) var perWorkerRate: Double = 0
+    private(set) var capacity: Double?
+
+    func resolve(_ settings: TrialSettings, board: SiteBoard) {
+        guard settings.load.mode == .paced, let rate = settings.load.rate else { return }
+        switch rate {
+        case .perSecond(let r):
+            perWorkerRate = r / Double(settings.threads)
+        case .fractionOfCapacity(let f):
+            // Capacity is what the closed-loop warm-up achieved.
+            let done = (0..<board.workers).reduce(UInt64(0)) { $0 + board.read($1).completed }
+            let measured = settings.warmupNs > 0 ? Double(done) / (Double(settings.warmupNs) / 1e9) : 0
+            capacity = measured
+            perWorkerRate = measured * f / Double(settings.threads)
+        }
     }
 }
 

@@ -53,37 +53,52 @@ public enum TrialEngine {
         guard !operations.contains(where: { $0.steps.isEmpty }) else {
             throw EngineError("workload \(W.descriptor.name) has an operation with no steps")
         }
+        let trialStart = MonotonicClock.now()
         let board = SiteBoard(workers: settings.threads, operations: operations)
         board.installCrashReporter()
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor, onStall: onStall)
         let watching = watchdog.start()
+        let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
         let reports: [WorkerReport]
+        let window = UsageWindow()
+        let schedule = PacingSchedule()
         var deferred = ViolationReport.none
         switch strategy {
         case .blocking(let s):
-            let access = BlockingAccess(s)
+            let access = BlockingAccess(s, labels: board.labels)
             do {
-                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, settings: settings)
+                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, fuzz: fuzzShared, window: window, schedule: schedule, settings: settings)
             } catch {
                 watchdog.stop(watching)
                 throw error
             }
             deferred = access.deferredWrites?.report ?? .none
         case .isolating(let s):
-            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, settings: settings)
+            guard settings.load.mode == .closed else {
+                watchdog.stop(watching)
+                throw EngineError("a paced load needs a blocking strategy; \(strategy.descriptor.name) runs tasks, which stressbench drives closed-loop")
+            }
+            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, fuzz: fuzzShared, window: window, settings: settings)
         }
         watchdog.stop(watching)
-        var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings)
+        var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings,
+                           window: window, schedule: schedule)
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
+        output.violations.firstAfterNs = reports.compactMap(\.firstViolationAt).min().map { Int($0 &- trialStart) }
         return output
     }
 
     private static func merge<W: Workload>(
         _ reports: [WorkerReport], workload: W, state: W.State,
-        operations: [Operation<W.State>], settings: TrialSettings
+        operations: [Operation<W.State>], settings: TrialSettings,
+        window: UsageWindow, schedule: PacingSchedule
     ) -> EngineOutput {
+        let usage = window.span
+        let clock = TimeSource.resolve(settings.timing.clock)
         var histogram = LatencyHistogram()
+        var acquire = LatencyHistogram()
+        var response = LatencyHistogram()
         var tally = Tally()
         var measured = Array(repeating: 0, count: operations.count)
         var all = Array(repeating: 0, count: operations.count)
@@ -91,6 +106,8 @@ public enum TrialEngine {
         var samples: [ViolationSample] = []
         for r in reports {
             histogram.merge(r.histogram)
+            acquire.merge(r.acquireHistogram)
+            response.merge(r.responseHistogram)
             tally.add(r.tally)
             for i in operations.indices {
                 measured[i] += r.measuredCounts[i]
@@ -124,8 +141,73 @@ public enum TrialEngine {
             latencyKind: "service-time",
             latency: histogram.summary(),
             histogram: histogram.buckets,
-            workloadMetrics: workload.metrics(state)
+            workloadMetrics: workload.metrics(state),
+            timing: TimingInfo(clock: clock.source.rawValue, sampleEvery: settings.timing.sampleEvery,
+                               clockReadNs: (clock.readCostNs() * 10).rounded() / 10),
+            acquireLatency: acquire.summary(),
+            maxStallNs: reports.map { Int($0.maxStallNs) },
+            fairness: Fairness(perThreadOps: reports.map(\.measuredOps)),
+            resources: usage.map { ResourceUsage(from: $0.start, to: $0.end, operations: totalOps) },
+            allocator: allocatorMetrics(reports, window: window, operations: totalOps),
+            responseLatency: response.summary(),
+            pacing: pacingReport(settings, schedule, reports, totalOps: totalOps, elapsedNs: elapsed)
         )
         return EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
+    }
+}
+
+/// How a paced run kept to its schedule; nil for closed-loop runs.
+private func pacingReport(_ settings: TrialSettings, _ schedule: PacingSchedule, _ reports: [WorkerReport],
+                          totalOps: Int, elapsedNs: Int) -> PacingReport? {
+    guard settings.load.mode == .paced else { return nil }
+    let target = schedule.perWorkerRate * Double(settings.threads)
+    let achieved = elapsedNs > 0 ? Double(totalOps) / (Double(elapsedNs) / 1e9) : 0
+    return PacingReport(
+        targetOpsPerSecond: target, achievedOpsPerSecond: achieved,
+        maxLagNs: Int(reports.map(\.maxLagNs).max() ?? 0),
+        keptUp: target > 0 && achieved >= 0.97 * target,
+        calibratedCapacity: schedule.capacity)
+}
+
+/// What jemalloc counted in the window; nil figures where it cannot say.
+private func allocatorMetrics(_ reports: [WorkerReport], window: UsageWindow, operations: Int) -> AllocatorMetrics {
+    guard Jemalloc.isLoaded else {
+        return AllocatorMetrics(name: AllocatorKind.system.rawValue,
+                                note: "the system allocator keeps no statistics stressbench can read; use allocator: jemalloc")
+    }
+    let ops = Double(Swift.max(operations, 1))
+    let bytes = reports.allSatisfy { $0.allocatedBytes != nil }
+        ? Double(reports.reduce(UInt64(0)) { $0 + ($1.allocatedBytes ?? 0) }) / ops : nil
+    var requests: Double?
+    if let a = window.allocatorStart, let b = window.allocatorEnd { requests = Double(b.requests &- a.requests) / ops }
+    return AllocatorMetrics(
+        name: AllocatorKind.jemalloc.rawValue, bytesPerOp: bytes, allocationsPerOp: requests,
+        residentBytes: window.allocatorEnd.map { Int($0.resident) },
+        note: bytes == nil ? "bytes per op are per worker thread; task workers move between threads" : nil)
+}
+
+/// The process's resource counters at the start and end of the measured window,
+/// read by the coordinator (never by a worker).
+final class UsageWindow: @unchecked Sendable {
+    // @unchecked: written only by the coordinating thread, before and after the
+    // workers' measured loops, and read by it afterwards.
+    private var start: ResourceUsage.Reading?
+    private var end: ResourceUsage.Reading?
+    private(set) var allocatorStart: Jemalloc.Totals?
+    private(set) var allocatorEnd: Jemalloc.Totals?
+
+    func open() {
+        start = .now()
+        allocatorStart = Jemalloc.totals()
+    }
+
+    func close() {
+        end = .now()
+        allocatorEnd = Jemalloc.totals()
+    }
+
+    var span: (start: ResourceUsage.Reading, end: ResourceUsage.Reading)? {
+        guard let start, let end else { return nil }
+        return (start, end)
     }
 }

@@ -21,10 +21,24 @@ public struct TrialSettings: Sendable {
     /// The watchdog reports a deadlock or hang when no worker has completed an
     /// operation for this long.
     public var stallAfterNs: UInt64
+    /// Thread fuzzing (profile `off` by default).
+    public var fuzz: FuzzSettings
+    /// The clock and how many operations are timed.
+    public var timing: TimingSettings
+    /// Closed loop, or paced at a rate (resolved to ops/s per worker by the engine).
+    public var load: LoadSettings
+    /// End the trial at the first violation a worker sees (to find bugs fast;
+    /// the figures then cover a shortened window).
+    public var stopOnViolation: Bool
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,
-                stallAfterNs: UInt64 = PlanDefaults.deadlockAfterNs) {
+                stallAfterNs: UInt64 = PlanDefaults.deadlockAfterNs, fuzz: FuzzSettings = FuzzSettings(.off),
+                timing: TimingSettings = .standard, load: LoadSettings = .closed, stopOnViolation: Bool = false) {
+        self.load = load
+        self.stopOnViolation = stopOnViolation
+        self.fuzz = fuzz
+        self.timing = timing
         self.threads = threads
         self.seed = seed
         self.warmupNs = warmupNs
@@ -38,6 +52,7 @@ public struct TrialSettings: Sendable {
         let stop: StopCondition = spec.opsPerThread.map { .operations(perThread: $0) }
             ?? .duration(nanoseconds: UInt64(spec.durationNs ?? 1_000_000_000))
         self.init(threads: spec.threads, seed: spec.seed, warmupNs: UInt64(spec.warmupNs), stop: stop,
-                  stallAfterNs: UInt64(spec.deadlockAfterNs))
+                  stallAfterNs: UInt64(spec.deadlockAfterNs), fuzz: spec.fuzz, timing: spec.timing, load: spec.load,
+                  stopOnViolation: spec.stopOnViolation)
     }
 }

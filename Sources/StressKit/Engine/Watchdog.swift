@@ -11,6 +11,7 @@ final class Watchdog: Sendable {
     private let strategy: StrategyDescriptor
     private let onStall: @Sendable (StallReport) -> Void
     private let stopping = Atomic<Bool>(false)
+    private let startedAt = MonotonicClock.now()
 
     init(board: SiteBoard, stallAfterNs: UInt64, strategy: StrategyDescriptor, onStall: @escaping @Sendable (StallReport) -> Void) {
         self.board = board
@@ -35,7 +36,13 @@ final class Watchdog: Sendable {
         var last = (0..<board.workers).map { board.read($0).completed }
         var lastChange = MonotonicClock.now()
         while !stopping.load(ordering: .acquiring) {
-            MonotonicClock.sleep(nanoseconds: interval)
+            // Short naps, so that stop() returns within a few milliseconds
+            // instead of a whole interval at the end of every trial.
+            let wake = MonotonicClock.now() &+ interval
+            while MonotonicClock.now() < wake && !stopping.load(ordering: .acquiring) {
+                MonotonicClock.sleep(nanoseconds: 2_000_000)
+            }
+            if stopping.load(ordering: .acquiring) { return }
             let snapshot = (0..<board.workers).map(board.read)
             if snapshot.allSatisfy({ $0.site.phase == .finished }) { return }
             let completed = snapshot.map(\.completed)
@@ -44,7 +51,9 @@ final class Watchdog: Sendable {
                 last = completed
                 lastChange = now
             } else if now &- lastChange >= stallAfterNs {
-                onStall(report(snapshot, stalledFor: now &- lastChange))
+                var stall = report(snapshot, stalledFor: now &- lastChange)
+                stall.beganAfterNs = Int(lastChange &- startedAt)
+                onStall(stall)
                 return
             }
         }

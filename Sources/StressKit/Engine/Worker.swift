@@ -2,8 +2,13 @@
 /// short scan over cumulative thresholds, no allocation.
 struct OperationPicker: Sendable {
     private let thresholds: [UInt64]
+    /// The only operation with a weight, when there is exactly one: then no
+    /// random draw is needed.
+    private let single: Int?
 
     init(weights: [Double]) {
+        let weighted = weights.indices.filter { weights[$0] > 0 }
+        single = weighted.count == 1 ? weighted[0] : nil
         let total = weights.reduce(0) { $0 + Swift.max(0, $1) }
         var running = 0.0
         var t: [UInt64] = []
@@ -17,7 +22,7 @@ struct OperationPicker: Sendable {
 
     @inline(__always)
     func pick(_ random: inout SplitMix64) -> Int {
-        if thresholds.count == 1 { return 0 }
+        if let single { return single }
         let x = random.next()
         for i in 0..<thresholds.count where x < thresholds[i] { return i }
         return thresholds.count - 1
@@ -33,17 +38,42 @@ struct Worker<State: AnyObject & Sendable> {
     let siteBase: [Int]
     var frame: OpFrame
     var histogram = LatencyHistogram()
+    var acquireHistogram = LatencyHistogram()
+    /// Timing: the clock, one op in `sampleEvery` timed, a seeded gap generator
+    /// kept apart from the operation stream (so timing never changes which
+    /// operations run), and the longest gap between two timed completions.
+    let clock: TimeSource
+    let sampleEvery: Int
+    private var sampler: SplitMix64
+    private var countdown = 0
+    private var lastEnd: UInt64 = 0
+    var maxStallTicks: UInt64 = 0
+    /// Paced runs: latency from each op's intended start (free of coordinated
+    /// omission) and the largest start delay behind the schedule.
+    var responseHistogram = LatencyHistogram()
+    var maxLagTicks: UInt64 = 0
+    /// jemalloc's count of bytes this thread allocated, at the loop's start and end.
+    var allocatedAtStart: UInt64?
+    var allocatedBytes: UInt64?
     var measuredCounts: [Int]
     var allCounts: [Int]
     var warmupOps = 0
     var violationCount = 0
+    /// Set when the trial stops at its first violation.
+    var stopSignal: TrialControl?
+    /// When this worker first saw a violation (monotonic ns), for time-to-detection.
+    var firstViolationAt: UInt64?
     var samples: [ViolationSample] = []
     let samplesLimit: Int
     var startNs: UInt64 = 0
     var endNs: UInt64 = 0
     private var opNumber = 0
 
-    init(thread: Int, seed: UInt64, operations: [Operation<State>], board: SiteBoard, samplesLimit: Int) {
+    init(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
+        let seed = settings.seed, samplesLimit = settings.samplesPerWorker
+        clock = TimeSource.resolve(settings.timing.clock)
+        sampleEvery = settings.timing.sampleEvery
+        sampler = SplitMix64(seed: SplitMix64.derive(seed, 0x7_1111 &+ UInt64(thread)))
         // A private copy of the table keeps the array's reference count off a
         // cache line the other workers also touch.
         self.operations = Array(operations)
@@ -51,6 +81,10 @@ struct Worker<State: AnyObject & Sendable> {
         siteBase = Array(board.siteBase)
         frame = OpFrame(thread: thread, seed: SplitMix64.derive(seed, UInt64(thread)))
         frame.probe = SiteProbe(slot: board.siteSlot(thread))
+        frame.clock = clock
+        frame.fuzz = settings.fuzz.isActive
+            ? Fuzzer(settings: settings.fuzz, seed: seed, thread: thread, threads: settings.threads, shared: fuzzShared)
+            : .off
         measuredCounts = Array(repeating: 0, count: operations.count)
         allCounts = Array(repeating: 0, count: operations.count)
         self.samplesLimit = samplesLimit
@@ -65,9 +99,73 @@ struct Worker<State: AnyObject & Sendable> {
         return index
     }
 
+    /// The seeded pause after the start barrier when fuzzing (spreads the
+    /// workers' first operations apart).
+    func stagger() {
+        if frame.fuzz.active { MonotonicClock.sleep(nanoseconds: frame.fuzz.stagger()) }
+    }
+
+    /// The same for a task worker: it suspends instead of blocking a pool thread.
+    func staggerTask() async {
+        if frame.fuzz.active { try? await Task.sleep(nanoseconds: frame.fuzz.stagger()) }
+    }
+
+    /// Reads the allocator's per-thread counter as the measured loop starts
+    /// (outside the timed region; nothing when jemalloc is not loaded).
+    mutating func beginAllocationCount() {
+        guard Jemalloc.isLoaded else { return }
+        Jemalloc.flushThreadCache()
+        allocatedAtStart = Jemalloc.threadAllocated()
+    }
+
+    /// Reads it again as the loop ends.
+    mutating func endAllocationCount() {
+        guard let start = allocatedAtStart, let end = Jemalloc.threadAllocated() else { return }
+        allocatedBytes = end &- start
+        Jemalloc.flushThreadCache()
+    }
+
     /// Publishes a phase that belongs to no operation (barriers, the end).
     func publish(_ phase: WorkerPhase) {
         frame.probe.publish(SiteWord(site: -1, phase: phase))
+    }
+
+    /// Whether to time the next operation (always, unless sampling).
+    @inline(__always)
+    mutating func shouldTime() -> Bool {
+        if countdown > 0 {
+            countdown &-= 1
+            return false
+        }
+        // Gaps uniform in 0...2(N−1): one op timed in N on average.
+        if sampleEvery > 1 { countdown = sampler.next(below: 2 * sampleEvery - 1) }
+        return true
+    }
+
+    /// Starts timing an operation; returns the raw start reading.
+    @inline(__always)
+    mutating func startTiming() -> UInt64 {
+        frame.timeThisOp = true
+        frame.acquireTicks = 0
+        frame.acquired = false
+        let now = clock.now()
+        frame.opStartTicks = now
+        return now
+    }
+
+    /// Ends timing: records service time (and acquire wait) with the sampling
+    /// weight, and the gap since the previous timed completion. Everything is
+    /// kept in raw clock ticks here and turned into nanoseconds once, in
+    /// ``report``: no floating point in the loop.
+    @inline(__always)
+    mutating func finishTiming(_ start: UInt64) {
+        let end = clock.now()
+        frame.timeThisOp = false
+        let weight = UInt64(truncatingIfNeeded: sampleEvery)
+        histogram.record(end &- start, count: weight)
+        if frame.acquired { acquireHistogram.record(frame.acquireTicks, count: weight) }
+        if lastEnd != 0 { maxStallTicks = Swift.max(maxStallTicks, end &- lastEnd) }
+        lastEnd = end
     }
 
     /// Books a finished operation (and its violation, if a step reported one).
@@ -80,6 +178,10 @@ struct Worker<State: AnyObject & Sendable> {
     }
 
     private mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
+        if violationCount == 0 {
+            firstViolationAt = MonotonicClock.now()
+            stopSignal?.enter(TrialControl.stop)
+        }
         violationCount += 1
         guard samples.count < samplesLimit else { return }
         let op = operations[index]
@@ -92,7 +194,12 @@ struct Worker<State: AnyObject & Sendable> {
 
     var report: WorkerReport {
         WorkerReport(
-            histogram: histogram, measuredCounts: measuredCounts, allCounts: allCounts,
+            histogram: histogram.scaled(by: clock.nanosecondsPerTick),
+            acquireHistogram: acquireHistogram.scaled(by: clock.nanosecondsPerTick),
+            maxStallNs: clock.nanoseconds(maxStallTicks), allocatedBytes: allocatedBytes,
+            responseHistogram: responseHistogram.scaled(by: clock.nanosecondsPerTick),
+            maxLagNs: clock.nanoseconds(maxLagTicks), firstViolationAt: firstViolationAt,
+            measuredCounts: measuredCounts, allCounts: allCounts,
             warmupOps: warmupOps, violationCount: violationCount, samples: samples,
             tally: frame.tally, startNs: startNs, endNs: endNs
         )
@@ -102,6 +209,12 @@ struct Worker<State: AnyObject & Sendable> {
 /// What a worker hands back when it stops.
 struct WorkerReport: Sendable {
     var histogram: LatencyHistogram
+    var acquireHistogram: LatencyHistogram
+    var maxStallNs: UInt64
+    var allocatedBytes: UInt64?
+    var responseHistogram: LatencyHistogram
+    var maxLagNs: UInt64
+    var firstViolationAt: UInt64?
     var measuredCounts: [Int]
     var allCounts: [Int]
     var warmupOps: Int

@@ -15,6 +15,12 @@ public struct RunOptions: Sendable {
     public var timeoutNs: UInt64?
     /// Override every trial's watchdog stall limit (`deadlock_after`).
     public var deadlockAfterNs: UInt64?
+    /// Override every trial's fuzzing profile (the `--fuzz` option).
+    public var fuzz: FuzzProfile?
+    /// Run every experiment under this allocator only (the `--allocator` option).
+    public var allocator: AllocatorKind?
+    /// End every trial at its first violation (the `--stop-on-violation` option).
+    public var stopOnViolation: Bool
     /// Stop after the first trial that does not pass.
     public var failFast: Bool
     /// Append each trial's record, as soon as it finishes, as one JSON line to
@@ -25,13 +31,20 @@ public struct RunOptions: Sendable {
     /// return what finished, marked interrupted (a second SIGINT exits at once).
     /// The command line turns this on; a library caller decides for itself.
     public var handleInterrupts: Bool
+    /// Run only this slice of the matrix (`--shard i/n`); applied before `only`.
+    public var shard: TrialShard?
 
     /// Options.
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
-        timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, failFast: Bool = false,
-        streamPath: String? = nil, handleInterrupts: Bool = false
+        timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
+        allocator: AllocatorKind? = nil, stopOnViolation: Bool = false, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil
     ) {
+        self.shard = shard
+        self.allocator = allocator
+        self.stopOnViolation = stopOnViolation
+        self.fuzz = fuzz
         self.isolation = isolation
         self.only = only
         self.seed = seed
@@ -62,11 +75,18 @@ public struct PlanRunner: Sendable {
 
     /// The trials of `plan` this runner will run, with option overrides applied.
     public func selectedTrials(of plan: Plan) -> [TrialSpec] {
-        TrialMatrix.expand(plan).filter(isSelected).map { spec in
+        var plan = plan
+        if let allocator = options.allocator {
+            for i in plan.experiments.indices { plan.experiments[i].allocators = [allocator] }
+        }
+        let matrix = TrialMatrix.expand(plan)
+        return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
             if let t = options.timeoutNs { s.timeoutNs = Int(t) }
             if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
+            if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
+            if options.stopOnViolation { s.stopOnViolation = true }
             return s
         }
     }
@@ -97,7 +117,9 @@ public struct PlanRunner: Sendable {
                 interrupted = true
                 break
             }
-            if result.outcome != .passed { result.rerunCommand = result.rerunCommand(planFile: plan.file) }
+            if result.outcome != .passed {
+                result.rerunCommand = result.makeRerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
+            }
             results.append(result)
             stream?.append(result)
             progress?(i, trials.count, spec, result)
@@ -110,15 +132,27 @@ public struct PlanRunner: Sendable {
     /// Runs one trial as the options say and returns its record, whatever happens
     /// to the trial.
     public func runTrial(_ spec: TrialSpec) -> TrialResult {
+        var preload: String?
+        if spec.allocator == .jemalloc {
+            guard case .childProcess = options.isolation else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: "jemalloc trials run in a child process with LD_PRELOAD; this run is in-process"))
+            }
+            guard let library = Jemalloc.libraryPath else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: "jemalloc is not installed (no libjemalloc.so.2 found); install it with: \(Jemalloc.installHint)"))
+            }
+            preload = library
+        }
         switch options.isolation {
         case .inProcess:
             return LocalTrial.run(spec, registry: registry)
         case .childProcess(let executable, let arguments):
-            return runInChild(spec, executable: executable, arguments: arguments)
+            return runInChild(spec, executable: executable, arguments: arguments, preload: preload)
         }
     }
 
-    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String]) -> TrialResult {
+    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String], preload: String?) -> TrialResult {
         let input: [UInt8]
         do {
             input = Array(try ResultCoding.encoder(pretty: false).encode(spec))
@@ -126,12 +160,18 @@ public struct PlanRunner: Sendable {
             return .failed(spec, .error, FailureReport(message: "cannot encode the trial spec: \(error)"))
         }
         let capture: ChildCapture
+        let inherited = ProcessInfo.processInfo.environment
+        var environment: [String: String] = [:]
+        // The runtime's backtracer can take seconds per crash; the trap message
+        // itself is printed without it.
+        if inherited["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        if let preload {
+            environment["LD_PRELOAD"] = ([preload] + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
+        }
         do {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
-                // The runtime's backtracer can take seconds per crash; the trap
-                // message itself is printed without it.
-                environment: ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"] == nil ? ["SWIFT_BACKTRACE": "enable=no"] : [:],
+                environment: environment,
                 input: input, timeoutNs: UInt64(spec.timeoutNs)
             )
         } catch {
@@ -203,7 +243,7 @@ public struct PlanRunner: Sendable {
 
 extension TrialResult {
     /// The command that reruns exactly this trial.
-    public func rerunCommand(planFile: String) -> String {
+    public func makeRerunCommand(planFile: String) -> String {
         "stressbench run \(planFile) --only \(trial.id) --seed \(trial.seed)"
     }
 }

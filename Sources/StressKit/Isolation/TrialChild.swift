@@ -58,6 +58,9 @@ public enum LocalTrial {
         guard let strategy = registry.strategy(named: spec.strategy) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no strategy named '\(spec.strategy)'"))
         }
+        if spec.allocator == .jemalloc && !Jemalloc.isLoaded {
+            return .failed(spec, .error, FailureReport(message: "jemalloc was asked for but is not this process's allocator (LD_PRELOAD did not take)"))
+        }
         do {
             let output = try workload.run(spec.parameters, strategy, TrialSettings(spec)) { report in
                 onStall(stalledResult(spec, report))

@@ -11,10 +11,12 @@ public enum TrialMatrix {
         var trials: [TrialSpec] = []
         for e in plan.experiments {
             for strategy in e.strategies {
+                for allocator in e.allocators {
                 for threads in e.threads {
                     for rep in 0..<e.repetitions {
+                        let alloc = allocator == .system ? "" : "/\(allocator.rawValue)"
                         trials.append(TrialSpec(
-                            id: "\(e.name)/\(strategy)/t\(threads)/r\(rep)",
+                            id: "\(e.name)/\(strategy)\(alloc)/t\(threads)/r\(rep)",
                             index: trials.count,
                             plan: plan.name,
                             experiment: e.name,
@@ -28,9 +30,15 @@ public enum TrialMatrix {
                             durationNs: e.stop.durationNs.map(Int.init),
                             opsPerThread: e.stop.opsPerThread,
                             timeoutNs: Int(e.timeoutNs ?? automaticTimeout(e)),
-                            deadlockAfterNs: Int(e.deadlockAfterNs)
+                            deadlockAfterNs: Int(e.deadlockAfterNs),
+                            fuzz: e.fuzz.forRepetition(rep),
+                            timing: e.timing,
+                            allocator: allocator,
+                            load: e.load,
+                            stopOnViolation: e.stopOnViolation
                         ))
                     }
+                }
                 }
             }
         }

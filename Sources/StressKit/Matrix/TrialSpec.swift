@@ -2,7 +2,8 @@
 /// one thread count, for one repetition, with its own seed. Everything a trial
 /// process needs to run it, and the identity every result record carries.
 public struct TrialSpec: Sendable, Codable, Hashable {
-    /// A stable, readable identifier: `experiment/strategy/t<threads>/r<repetition>`.
+    /// A stable, readable identifier: `experiment/strategy/t<threads>/r<repetition>`,
+    /// with `/jemalloc` before the thread count for jemalloc trials.
     /// `stressbench run PLAN --only ID` runs just this trial.
     public var id: String
     /// Position in the plan's matrix (0-based).
@@ -35,15 +36,33 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// How long the watchdog lets every worker go without completing an
     /// operation before it reports a deadlock or a hang.
     public var deadlockAfterNs: Int
+    /// The thread-fuzzing settings this trial uses (a portfolio already resolved
+    /// to this repetition's profile).
+    public var fuzz: FuzzSettings
+    /// The clock and sampling of operation timing.
+    public var timing: TimingSettings
+    /// The allocator the trial process runs with.
+    public var allocator: AllocatorKind
+    /// Closed loop or paced.
+    public var load: LoadSettings
+    /// End the trial at its first violation.
+    public var stopOnViolation: Bool
 
     /// A trial.
     public init(
         id: String, index: Int, plan: String, experiment: String, workload: String,
         parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
-        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs)
+        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off),
+        timing: TimingSettings = .standard, allocator: AllocatorKind = .system, load: LoadSettings = .closed,
+        stopOnViolation: Bool = false
     ) {
+        self.stopOnViolation = stopOnViolation
+        self.load = load
+        self.timing = timing
+        self.allocator = allocator
         self.deadlockAfterNs = deadlockAfterNs
+        self.fuzz = fuzz
         self.id = id
         self.index = index
         self.plan = plan

@@ -9,6 +9,8 @@ public struct Plan: Sendable {
     public var description: String?
     /// The experiments, in file order.
     public var experiments: [Experiment]
+    /// Thresholds and baseline-comparison settings (the `thresholds` and `gate` keys).
+    public var gate = GatePolicy()
 
     /// A plan.
     public init(name: String, file: String, description: String? = nil, experiments: [Experiment]) {
@@ -46,13 +48,30 @@ public struct Experiment: Sendable {
     public var timeoutNs: UInt64?
     /// The watchdog's stall limit.
     public var deadlockAfterNs: UInt64
+    /// Thread fuzzing.
+    public var fuzz: FuzzSettings
+    /// Operation timing.
+    public var timing: TimingSettings
+    /// Allocators to run under (a dimension of the matrix).
+    public var allocators: [AllocatorKind]
+    /// Closed loop or paced.
+    public var load: LoadSettings
+    /// End each trial at its first violation.
+    public var stopOnViolation: Bool
 
     /// An experiment.
     public init(
         name: String, description: String? = nil, workload: String, parameters: WorkloadParameters,
         strategies: [String], threads: [Int], stop: StopCondition, repetitions: Int, seed: UInt64,
-        warmupNs: UInt64, timeoutNs: UInt64?, deadlockAfterNs: UInt64 = PlanDefaults.deadlockAfterNs
+        warmupNs: UInt64, timeoutNs: UInt64?, deadlockAfterNs: UInt64 = PlanDefaults.deadlockAfterNs,
+        fuzz: FuzzSettings = FuzzSettings(.off), timing: TimingSettings = .standard,
+        allocators: [AllocatorKind] = [.system], load: LoadSettings = .closed, stopOnViolation: Bool = false
     ) {
+        self.stopOnViolation = stopOnViolation
+        self.load = load
+        self.allocators = allocators
+        self.fuzz = fuzz
+        self.timing = timing
         self.deadlockAfterNs = deadlockAfterNs
         self.name = name
         self.description = description

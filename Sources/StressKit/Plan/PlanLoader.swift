@@ -27,9 +27,9 @@ public struct PlanLoader: Sendable {
     /// A loader for `registry`.
     public init(registry: StressRegistry) { self.registry = registry }
 
-    static let topKeys = ["name", "description", "defaults", "experiments"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after"]
-    static let experimentKeys = ["name", "description", "workload", "parameters"] + sharedKeys
+    static let topKeys = ["name", "description", "defaults", "experiments", "thresholds", "gate"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation"]
+    static let experimentKeys = ["name", "description", "workload", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
 
     /// Loads and validates the plan at `path`.
@@ -71,6 +71,7 @@ public struct PlanLoader: Sendable {
         var description: String?
         var defaults = Layer()
         var experimentsNode: Node?
+        var gate = GatePolicy()
         for (key, value) in entries {
             let path = PlanKeyPath.root.appending(key)
             switch key {
@@ -78,6 +79,8 @@ public struct PlanLoader: Sendable {
             case "description": description = r.string(value, path)
             case "defaults":
                 if let d = r.mapping(value, path, allowed: Self.sharedKeys) { defaults = parseLayer(d, path, &r) }
+            case "thresholds": gate.planThresholds = parseThresholds(value, path, &r)
+            case "gate": parseGateSettings(value, path, into: &gate.comparison, &r)
             default: experimentsNode = value
             }
         }
@@ -101,8 +104,11 @@ public struct PlanLoader: Sendable {
             }
             names[e.name] = i
             experiments.append(e)
+            if let t = experimentThresholds(node, path, &r) { gate.experimentThresholds[e.name] = t }
         }
-        return Plan(name: name, file: file, description: description, experiments: experiments)
+        var plan = Plan(name: name, file: file, description: description, experiments: experiments)
+        plan.gate = gate
+        return plan
     }
 
     /// The keys `defaults` and an experiment share, as read from one level.
@@ -122,6 +128,11 @@ public struct PlanLoader: Sendable {
         var warmup: UInt64?
         var timeout: UInt64??
         var deadlockAfter: UInt64?
+        var fuzz: FuzzSettings?
+        var timing: TimingSettings?
+        var allocators: [AllocatorKind]?
+        var load: LoadSettings?
+        var stopOnViolation: Bool?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -139,6 +150,11 @@ public struct PlanLoader: Sendable {
             case "seed": layer.seed = r.integer(value, here, range: 0...(1 << 53 - 1), what: "a non-negative integer seed").map(UInt64.init)
             case "warmup": layer.warmup = r.duration(value, here, positive: false)
             case "deadlock_after": layer.deadlockAfter = r.duration(value, here, positive: true)
+            case "fuzz": layer.fuzz = parseFuzz(value, here, &r)
+            case "timing": layer.timing = parseTiming(value, here, &r)
+            case "allocator": layer.allocators = parseAllocators(value, here, &r)
+            case "load": layer.load = parseLoad(value, here, &r)
+            case "stop_on_violation": layer.stopOnViolation = r.flag(value, here)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -191,6 +207,11 @@ public struct PlanLoader: Sendable {
         let parameters = parseParameters(parametersNode, workload: workload, path: path.appending("parameters"), &r)
         guard r.problems.count == before, let parameters else { return nil }
         let strategies = pairable(layer.strategies ?? defaults.strategies ?? allStrategies, with: workload, parameters, &r)
+        let load = layer.load ?? defaults.load ?? .closed
+        let warmup = layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs
+        if case .fractionOfCapacity? = load.rate, warmup == 0 {
+            r.fail(path, node, "a paced rate given as a share of capacity is calibrated during the warm-up; set a warm-up (e.g. warmup: 200ms)")
+        }
         guard r.problems.count == before else { return nil }
         return Experiment(
             name: name ?? workload.descriptor.name,
@@ -202,9 +223,14 @@ public struct PlanLoader: Sendable {
             stop: layer.stop ?? defaults.stop ?? .duration(nanoseconds: PlanDefaults.durationNs),
             repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
             seed: layer.seed ?? defaults.seed ?? PlanDefaults.seed,
-            warmupNs: layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs,
+            warmupNs: warmup,
             timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil,
-            deadlockAfterNs: layer.deadlockAfter ?? defaults.deadlockAfter ?? PlanDefaults.deadlockAfterNs
+            deadlockAfterNs: layer.deadlockAfter ?? defaults.deadlockAfter ?? PlanDefaults.deadlockAfterNs,
+            fuzz: layer.fuzz ?? defaults.fuzz ?? FuzzSettings(.off),
+            timing: layer.timing ?? defaults.timing ?? .standard,
+            allocators: layer.allocators ?? defaults.allocators ?? [.system],
+            load: load,
+            stopOnViolation: layer.stopOnViolation ?? defaults.stopOnViolation ?? false
         )
     }
 

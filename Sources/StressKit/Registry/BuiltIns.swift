@@ -10,13 +10,27 @@ extension StressRegistry {
         r.register(workload: QueueWorkload.self)
         r.register(workload: LazyInitWorkload.self)
         r.register(workload: FaultInjectionWorkload.self)
+        r.register(workload: BusyWorkWorkload.self)
 
+        // Locks, then lock-free, then dispatch queues, then actors, then the
+        // control: the order `list` and `strategies: all` use.
         r.register(strategy: PthreadMutexStrategy.self)
         r.register(strategy: NSLockStrategy.self)
         r.register(strategy: MutexStrategy.self)
+        r.register(strategy: SpinlockStrategy.self)
+        r.register(strategy: RecursiveLockStrategy.self)
+        r.register(strategy: SynchronizedStrategy.self)
+        r.register(strategy: RWLockStrategy.self)
+        r.register(strategy: AtomicStrategy.self)
         r.register(strategy: SerialQueueStrategy.self)
+        r.register(strategy: SerialQueueFunctionStrategy.self)
+        r.register(strategy: SerialQueueAsyncStrategy.self)
+        r.register(strategy: TargetQueueStrategy.self)
         r.register(strategy: RWQueueStrategy.self)
+        r.register(strategy: RWQueueFunctionStrategy.self)
+        r.register(strategy: RWQueueAsyncStrategy.self)
         r.register(strategy: ActorStrategy.self)
+        r.register(strategy: GlobalActorStrategy.self)
         r.register(strategy: UnsynchronizedStrategy.self)
         return r
     }

@@ -7,7 +7,7 @@ public enum CSVReport {
     /// The columns, in order.
     public static let columns = [
         "trial_id", "plan", "experiment", "workload", "parameters", "strategy", "threads", "repetition", "seed",
-        "outcome", "warmup_ns", "elapsed_ns", "total_ops", "ops_per_s",
+        "fuzz_profile", "outcome", "warmup_ns", "elapsed_ns", "total_ops", "ops_per_s",
         "lat_count", "lat_min_ns", "lat_mean_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns",
         "lat_p9999_ns", "lat_max_ns", "violations", "first_violation", "failure",
     ]
@@ -20,7 +20,7 @@ public enum CSVReport {
             let cells: [String] = [
                 t.id, t.plan, t.experiment, t.workload, t.parameters.compactDescription, t.strategy,
                 String(t.threads), String(t.repetition), String(t.seed),
-                r.outcome.rawValue, String(t.warmupNs),
+                t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNs),
                 m.map { String($0.elapsedNs) } ?? "", m.map { String($0.totalOps) } ?? "",
                 m.map { String(Int($0.opsPerSecond.rounded())) } ?? "",
                 l.map { String($0.count) } ?? "", l.map { String($0.minNs) } ?? "",

@@ -55,3 +55,23 @@ extension String {
         return s
     }
 }
+
+extension Formatting {
+    /// `10%`, `2.5%`.
+    public static func percent(_ fraction: Double) -> String { digits(fraction * 100) + "%" }
+
+    /// A p-value with two significant digits: `0.0079`, `0.31`, `1`.
+    public static func pValue(_ p: Double) -> String {
+        guard p > 0 else { return "0" }
+        guard p < 1 else { return "1" }
+        return String(format: "%.2g", p)
+    }
+
+    /// A ratio with its interval: `0.81 [0.78, 0.84]`.
+    public static func ratio(_ r: Double?, _ low: Double?, _ high: Double?) -> String {
+        guard let r else { return "-" }
+        let f = { (x: Double) in String(format: "%.3f", x) }
+        guard let low, let high else { return f(r) }
+        return "\(f(r)) [\(f(low)), \(f(high))]"
+    }
+}

@@ -5,7 +5,9 @@ public enum TableReport {
     public static func render(_ report: RunReport) -> String {
         let showExperiment = report.trials.contains { $0.trial.experiment != $0.trial.workload }
         let showRepetition = report.trials.contains { $0.trial.repetition > 0 }
+        let showPaced = report.trials.contains { $0.trial.load.mode == .paced }
         var header = ["workload", "strategy", "threads", "ops/s", "p50", "p99", "p99.9", "max", "violations", "outcome"]
+        if showPaced { header.insert("resp p99", at: header.count - 2) }
         if showRepetition { header.insert("rep", at: 3) }
         if showExperiment { header.insert("experiment", at: 0) }
         let rows = report.trials.map { r -> [String] in
@@ -21,13 +23,20 @@ public enum TableReport {
                 m == nil && r.violations.count == 0 ? "-" : String(r.violations.count),
                 r.outcome.rawValue + (r.failure?.signal.map { " (\($0))" } ?? ""),
             ]
+            if showPaced {
+                let resp = m?.responseLatency.map { Formatting.latency($0.p99Ns) } ?? "-"
+                let behind = m?.pacing.map { $0.keptUp ? "" : " (behind)" } ?? ""
+                row.insert(resp + behind, at: row.count - 2)
+            }
             if showRepetition { row.insert(String(r.trial.repetition), at: 3) }
             if showExperiment { row.insert(r.trial.experiment, at: 0) }
             return row
         }
-        let numeric = Set(header.enumerated().filter { ["threads", "rep", "ops/s", "p50", "p99", "p99.9", "max", "violations"].contains($0.element) }.map(\.offset))
+        let numeric = Set(header.enumerated().filter { ["threads", "rep", "ops/s", "p50", "p99", "p99.9", "max", "violations", "resp p99"].contains($0.element) }.map(\.offset))
         var text = "Latency is service time per operation (closed loop: each worker starts its next op when the last ends);\n"
-        text += "percentiles come from per-thread HdrHistograms merged over all workers. ops/s is over the measured window.\n\n"
+        text += "percentiles come from per-thread HdrHistograms merged over all workers. ops/s is over the measured window.\n"
+        if showPaced { text += "resp p99: paced trials, from each op's intended start to its end (no coordinated omission).\n" }
+        text += "\n"
         text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
         let problems = report.trials.filter { $0.outcome != .passed }
         if !problems.isEmpty {
@@ -38,7 +47,7 @@ public enum TableReport {
     }
 
     static func details(_ r: TrialResult, planFile: String) -> String {
-        var lines = ["\(r.trial.id): \(r.outcome.rawValue)"]
+        var lines = ["\(r.trial.id): \(r.outcome.rawValue) (seed \(r.trial.seed), fuzz \(r.trial.fuzz.profile.rawValue))"]
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
             lines += r.violations.samples.prefix(5).map { "    " + $0.summaryLine }
@@ -50,7 +59,7 @@ public enum TableReport {
             }
             lines += f.outputTail.suffix(8).map { "    | " + $0 }
         }
-        lines.append("  rerun: " + (r.rerunCommand ?? r.rerunCommand(planFile: planFile)))
+        lines.append("  rerun: " + (r.rerunCommand ?? r.makeRerunCommand(planFile: planFile)))
         return lines.joined(separator: "\n")
     }
 

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// When several apply, the most severe wins: a usage error (nothing ran) over a
 /// crash, deadlock or timeout (results are incomplete) over an invariant
-/// violation.
+/// violation over a performance regression (2 > 3 > 1 > 4): a build that is
+/// wrong is reported as wrong before it is reported as slow.
 public enum RunExitCode: Int32, Sendable, Codable {
     /// Every trial passed.
     case passed = 0
@@ -14,6 +15,8 @@ public enum RunExitCode: Int32, Sendable, Codable {
     case usage = 2
     /// At least one trial crashed, deadlocked, hung, timed out, or could not be run or read.
     case trialFailures = 3
+    /// Every trial passed, but a threshold failed or a cell regressed against the baseline.
+    case performanceRegression = 4
 
     /// The code for a set of trial outcomes.
     public static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
@@ -50,6 +53,8 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var interrupted: Bool
     /// One record per trial, in matrix order.
     public var trials: [TrialResult]
+    /// Thresholds and the baseline comparison; nil when the run was not gated.
+    public var gate: GateReport?
 
     /// A report.
     public init(plan: String, planFile: String, startedAt: Date, finishedAt: Date, interrupted: Bool = false, trials: [TrialResult]) {
@@ -65,7 +70,10 @@ public struct RunReport: Sendable, Codable, Equatable {
     }
 
     /// The run's exit status.
-    public var exitCode: RunExitCode { RunExitCode.forOutcomes(trials.map(\.outcome)) }
+    public var exitCode: RunExitCode {
+        let code = RunExitCode.forOutcomes(trials.map(\.outcome))
+        return code == .passed && gate?.failed == true ? .performanceRegression : code
+    }
 
     static func timestamp(_ date: Date) -> String {
         let f = ISO8601DateFormatter()

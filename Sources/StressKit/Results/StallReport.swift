@@ -11,6 +11,8 @@ public struct StallReport: Sendable, Codable, Equatable {
     public var kind: Kind
     /// How long no worker had completed an operation.
     public var stalledForNs: Int
+    /// When the stall began, from the start of the trial (warm-up included).
+    public var beganAfterNs: Int?
     /// Where every worker was.
     public var workers: [StalledWorker]
     /// The wait-for cycle, when there is one: one line per edge, e.g.

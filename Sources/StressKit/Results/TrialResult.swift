@@ -60,14 +60,18 @@ public struct ViolationReport: Sendable, Codable, Equatable {
     public var count: Int
     /// The first few (per worker, then final checks), in full.
     public var samples: [ViolationSample]
+    /// Time from the start of the trial (warm-up included) to the first
+    /// violation a worker saw; nil when only final checks (or nothing) failed.
+    public var firstAfterNs: Int?
 
     /// No violations.
     public static let none = ViolationReport(count: 0, samples: [])
 
     /// A report.
-    public init(count: Int, samples: [ViolationSample]) {
+    public init(count: Int, samples: [ViolationSample], firstAfterNs: Int? = nil) {
         self.count = count
         self.samples = samples
+        self.firstAfterNs = firstAfterNs
     }
 }
 
@@ -95,6 +99,37 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     public var histogram: [[UInt64]]
     /// Figures the workload reports about itself (``Workload/metrics(_:)``).
     public var workloadMetrics: [String: Double]
+    /// How operations were timed.
+    public var timing: TimingInfo?
+    /// Time spent waiting to acquire (lock, queue entry, actor hop), per timed
+    /// operation, summed over its guarded steps; nil when no step waited.
+    public var acquireLatency: LatencySummary?
+    /// Per worker, the longest time between two timed completions: a stall that
+    /// closed-loop service times hide (a worker descheduled between operations).
+    public var maxStallNs: [Int]?
+    /// How evenly the workers shared the work (nil for one worker).
+    public var fairness: Fairness?
+    /// CPU, context switches and memory of the trial process in the window.
+    public var resources: ResourceUsage?
+    /// The allocator and what it counted (figures nil where unavailable).
+    public var allocator: AllocatorMetrics?
+    /// Paced runs: the latency a caller with this arrival schedule would see,
+    /// from each operation's intended start to its end (free of coordinated
+    /// omission). `latency` stays the service time.
+    public var responseLatency: LatencySummary?
+    /// Paced runs: target and achieved rate, largest lag, whether it kept up.
+    public var pacing: PacingReport?
+}
+
+/// How a trial timed its operations, as recorded in its result.
+public struct TimingInfo: Sendable, Codable, Equatable {
+    /// `tsc` or `monotonic` (what `auto` resolved to).
+    public var clock: String
+    /// One operation in this many was timed (1: every one); each timed op counts
+    /// this many times in the histogram.
+    public var sampleEvery: Int
+    /// The measured cost of one clock reading on this machine, in ns.
+    public var clockReadNs: Double
 }
 
 /// Why a trial did not produce its own record.

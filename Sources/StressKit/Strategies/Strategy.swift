@@ -102,10 +102,12 @@ public protocol BlockingStrategy: AnyObject, Sendable {
     static var descriptor: StrategyDescriptor { get }
     /// Makes the locks or queues for `setup.resources` resources.
     init(setup: StrategySetup) throws
-    /// Runs `body` with shared (reader) access to `resource`.
-    func read<R>(_ resource: Int, _ body: () -> R) -> R
+    /// Runs `body` with shared (reader) access to `resource`. (Bodies return
+    /// nothing: the engine keeps results in variables the closure captures, so
+    /// the call is not generic and costs no type metadata per operation.)
+    func read(_ resource: Int, _ body: () -> Void)
     /// Runs `body` with exclusive (writer) access to `resource`.
-    func write<R>(_ resource: Int, _ body: () -> R) -> R
+    func write(_ resource: Int, _ body: () -> Void)
     /// Submits `body` to run later with exclusive access to `resource` and returns
     /// at once. Only called when the descriptor says ``StrategyDescriptor/asynchronousWrites``;
     /// the default runs it synchronously through ``write(_:_:)``.

@@ -4,8 +4,9 @@
 /// and the 128-byte lines of Apple silicon).
 ///
 /// The elements are bound but not initialised: the owner initialises them in
-/// place (for C lock types) and frees the memory with ``deallocate()``.
-public struct CacheLineArray<T>: @unchecked Sendable {
+/// place (for C lock types) and frees the memory with ``deallocate()``. `T` may be
+/// noncopyable (`Atomic`), which never moves once it is in place.
+public struct CacheLineArray<T: ~Copyable>: @unchecked Sendable {
     // @unchecked: it is a pointer; the owner decides how the memory is shared,
     // which for locks is the whole point.
     public static var stride: Int { Swift.max(128, (MemoryLayout<T>.size + 127) / 128 * 128) }

@@ -23,6 +23,18 @@ public struct OpFrame: Sendable {
     var probe = SiteProbe.detached
     /// The site id of step 0 of the current operation.
     var siteBase = 0
+    /// This worker's fuzzer (inactive unless the trial fuzzes).
+    var fuzz = Fuzzer.off
+    /// The trial's clock, and whether the current operation is one of the timed
+    /// (sampled) ones: then the engine also times each wait to acquire.
+    var clock = TimeSource.monotonic
+    var timeThisOp = false
+    /// The clock reading at the start of a timed operation; the first guarded
+    /// step's acquire wait is measured from it, which saves a reading.
+    var opStartTicks: UInt64 = 0
+    /// Raw clock ticks this operation spent waiting to acquire, over its steps.
+    var acquireTicks: UInt64 = 0
+    var acquired = false
 
     /// Makes a frame for worker `thread` with its own random stream.
     public init(thread: Int, seed: UInt64) {
@@ -35,6 +47,36 @@ public struct OpFrame: Sendable {
         opNumber = number
         self.siteBase = siteBase
         r0 = 0; r1 = 0; r2 = 0; r3 = 0
+    }
+
+    /// A fuzz point a workload may place anywhere in a step body (between two
+    /// halves of a multi-part update, say): when the trial fuzzes, the worker may
+    /// yield, spin or sleep here; when it does not, this is one branch on a
+    /// worker-local flag. Step boundaries and lock acquire/release are fuzz
+    /// points already.
+    @inline(__always)
+    public mutating func fuzzPoint() {
+        if fuzz.active { fuzz.hit(.user) }
+    }
+
+    /// The clock reading before asking for a critical section (0 when this
+    /// operation is not timed).
+    @inline(__always)
+    func askedAt(step: Int = 1) -> UInt64 { timeThisOp ? (step == 0 ? opStartTicks : clock.now()) : 0 }
+
+    /// Adds the wait since `asked` to this operation's acquire time.
+    @inline(__always)
+    mutating func entered(_ asked: UInt64) {
+        if timeThisOp {
+            acquireTicks &+= clock.now() &- asked
+            acquired = true
+        }
+    }
+
+    /// A built-in fuzz point.
+    @inline(__always)
+    mutating func fuzz(_ point: FuzzPoint) {
+        if fuzz.active { fuzz.hit(point) }
     }
 
     /// Publishes where this worker is (one relaxed store to its own cache line).

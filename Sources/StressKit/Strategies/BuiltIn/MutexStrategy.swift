@@ -25,10 +25,10 @@ public final class MutexStrategy: BlockingStrategy, Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { write(resource, body) }
+    public func read(_ resource: Int, _ body: () -> Void) { write(resource, body) }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+    public func write(_ resource: Int, _ body: () -> Void) {
         boxes[resource].mutex.withLock { _ in body() }
     }
 }

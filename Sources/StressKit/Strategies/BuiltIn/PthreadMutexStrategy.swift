@@ -40,10 +40,10 @@ public final class PthreadMutexStrategy: BlockingStrategy, @unchecked Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { write(resource, body) }
+    public func read(_ resource: Int, _ body: () -> Void) { write(resource, body) }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+    public func write(_ resource: Int, _ body: () -> Void) {
         let lock = locks[resource]
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }

@@ -22,10 +22,10 @@ public final class RWQueueStrategy: BlockingStrategy, Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R {
+    public func write(_ resource: Int, _ body: () -> Void) {
         queues[resource].sync(flags: .barrier, execute: body)
     }
 }

@@ -22,8 +22,8 @@ public final class SerialQueueStrategy: BlockingStrategy, Sendable {
     }
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R { queues[resource].sync(execute: body) }
+    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
 }

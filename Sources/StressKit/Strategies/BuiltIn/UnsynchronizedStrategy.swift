@@ -12,8 +12,8 @@ public final class UnsynchronizedStrategy: BlockingStrategy, Sendable {
     public init(setup: StrategySetup) throws {}
 
     @inline(__always)
-    public func read<R>(_ resource: Int, _ body: () -> R) -> R { body() }
+    public func read(_ resource: Int, _ body: () -> Void) { body() }
 
     @inline(__always)
-    public func write<R>(_ resource: Int, _ body: () -> R) -> R { body() }
+    public func write(_ resource: Int, _ body: () -> Void) { body() }
 }

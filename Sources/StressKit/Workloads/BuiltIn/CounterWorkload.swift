@@ -1,3 +1,6 @@
+import CStressSupport
+import Synchronization
+
 /// `counter`: one shared integer that workers increment and read.
 ///
 /// The smallest shared state there is, so it measures a strategy's own cost more
@@ -6,6 +9,21 @@
 /// the counter equals the number of increments done. The `split-rmw` variant is
 /// the classic lost update: it reads the value in one critical section and writes
 /// value+1 in another, so two threads can both write the same number.
+///
+/// It has a lock-free form for the `atomic` strategy (an `Atomic<Int>`:
+/// `wrappingAdd` to increment, `load` to read; `split-rmw` there is a load and a
+/// separate store, which loses updates just the same).
+///
+/// `track_occupancy: true` adds a probe to every critical section: an atomic
+/// word counting the readers and writers inside at that moment. It reports the
+/// most readers ever inside together (`max_concurrent_readers`) and the most
+/// workers of any kind (`max_inside`) as metrics, and a writer that is ever
+/// inside together with anyone else as a violation, which is the invariant every
+/// lock, queue and reader-writer lock promises. It is off by default because it
+/// adds two atomic read-modify-writes on one shared line (and a load of two
+/// more) to every measured operation: it changes the figures it would explain.
+/// `read_spin` lengthens each read's critical section by that many CPU pause
+/// hints, so that readers overlap often enough to be seen.
 public struct CounterWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "counter",
@@ -14,33 +32,106 @@ public struct CounterWorkload: Workload {
             .number("read_ratio", "fraction of operations that read instead of increment", default: 0, range: 0...1),
             .choice("variant", "correct, or split-rmw: read and write back in two critical sections (lost update)",
                     default: "correct", choices: ["correct", "split-rmw"]),
+            .flag("track_occupancy", "count workers inside read and write sections (metrics max_concurrent_readers, max_inside; a writer inside with anyone else is a violation); adds atomics to every operation, and there is then no lock-free form",
+                  default: false),
+            .integer("read_spin", "CPU pause hints executed inside each read, to lengthen its critical section",
+                     default: 0, range: 0...1_000_000),
         ]
     )
 
-    /// The counter and each reader's last-seen value (on its own cache line).
+    /// The counter, the lock-free counter, the occupancy probe and each reader's
+    /// last-seen value, each on its own cache line.
     public final class State: @unchecked Sendable {
         // @unchecked: the strategy under test is what keeps this safe; under
         // `unsynchronized` the races are the point and the checks catch them.
-        let value = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        private let plain = CacheLineArray<Int>(count: 1)
+        private let atomics = CacheLineArray<Atomic<Int>>(count: Cell.allCases.count)
         let lastSeen: CacheLineArray<Int>
 
+        /// The atomic cells, by role.
+        enum Cell: Int, CaseIterable {
+            /// The counter of the lock-free form.
+            case lockFreeValue
+            /// Readers inside in the low 32 bits, writers inside above them.
+            case occupancy
+            /// The most readers seen inside at once.
+            case maxReaders
+            /// The most workers of any kind seen inside at once.
+            case maxInside
+        }
+
         init(threads: Int) {
-            value.initialize(to: 0)
             lastSeen = CacheLineArray(count: threads)
+            for cell in Cell.allCases { atomics[cell.rawValue].initialize(to: Atomic(0)) }
         }
 
         deinit {
-            value.deallocate()
+            plain.deallocate()
+            atomics.deallocate()
             lastSeen.deallocate()
+        }
+
+        /// The counter the locked operations guard.
+        var value: UnsafeMutablePointer<Int> { plain[0] }
+
+        /// An atomic cell.
+        @inline(__always)
+        func cell(_ cell: Cell) -> UnsafeMutablePointer<Atomic<Int>> { atomics[cell.rawValue] }
+
+        /// One writer inside, in the occupancy word.
+        static let writerUnit = 1 << 32
+
+        /// Books a worker into the probe; returns what it found wrong, if anything.
+        @inline(__always)
+        func enter(writer: Bool) -> String? {
+            // Relaxed suffices: every enter and exit is a read-modify-write of one
+            // word, so they are totally ordered, and a correct lock's acquire and
+            // release keep them inside its critical section.
+            let before = cell(.occupancy).pointee.wrappingAdd(writer ? Self.writerUnit : 1, ordering: .relaxed).oldValue
+            let readers = (before & (Self.writerUnit - 1)) + (writer ? 0 : 1)
+            let writers = (before >> 32) + (writer ? 1 : 0)
+            raise(.maxReaders, to: readers)
+            raise(.maxInside, to: readers + writers)
+            if writer && before != 0 {
+                return "a writer entered while \(readers) reader(s) and \(writers - 1) other writer(s) were inside"
+            }
+            if !writer && writers > 0 { return "a reader entered while \(writers) writer(s) were inside" }
+            return nil
+        }
+
+        /// Books a worker out of the probe.
+        @inline(__always)
+        func exit(writer: Bool) {
+            cell(.occupancy).pointee.wrappingSubtract(writer ? Self.writerUnit : 1, ordering: .relaxed)
+        }
+
+        /// Raises a maximum; a plain load first, so the shared line is written
+        /// only the few times the maximum grows.
+        @inline(__always)
+        private func raise(_ which: Cell, to value: Int) {
+            let maximum = cell(which)
+            var current = maximum.pointee.load(ordering: .relaxed)
+            while value > current {
+                let (done, found) = maximum.pointee.compareExchange(expected: current, desired: value, ordering: .relaxed)
+                if done { return }
+                current = found
+            }
         }
     }
 
+    /// A step's body.
+    typealias Body = @Sendable (State, inout OpFrame) -> StepResult
+
     let readRatio: Double
     let splitReadModifyWrite: Bool
+    let trackOccupancy: Bool
+    let readSpin: Int
 
     public init(parameters: WorkloadParameters) throws {
         readRatio = try parameters.number("read_ratio")
         splitReadModifyWrite = try parameters.text("variant") == "split-rmw"
+        trackOccupancy = try parameters.flag("track_occupancy")
+        readSpin = try parameters.integer("read_spin")
     }
 
     public func makeState(threads: Int) -> State { State(threads: threads) }
@@ -49,32 +140,64 @@ public struct CounterWorkload: Workload {
         let increment: Operation<State>
         if splitReadModifyWrite {
             increment = Operation("increment", weight: 1 - readRatio, steps: [
-                .read("load") { state, frame in
+                .read("load", guarded(writer: false) { state, frame in
                     frame.r0 = state.value.pointee
                     return .next
-                },
-                .write("store") { state, frame in
+                }),
+                .write("store", guarded(writer: true) { state, frame in
                     state.value.pointee = frame.r0 + 1
+                    return .next
+                }),
+            ])
+        } else {
+            increment = Operation("increment", weight: 1 - readRatio, steps: [
+                .write("add", guarded(writer: true) { state, _ in
+                    state.value.pointee += 1
+                    return .next
+                }),
+            ])
+        }
+        let read = Operation<State>("read", weight: readRatio, steps: [
+            .read("load", guarded(writer: false) { state, frame in
+                Self.checkMonotonic(state.value.pointee, state, &frame)
+            }),
+        ])
+        return [increment, read]
+    }
+
+    /// The same operations on an `Atomic<Int>`, with no critical sections. None
+    /// when the occupancy probe is on: it watches critical sections, and here
+    /// there are none to watch.
+    public func lockFreeOperations() -> [Operation<State>]? {
+        guard !trackOccupancy else { return nil }
+        // Relaxed suffices for both invariants: they concern one location, whose
+        // modification order every thread sees the same way.
+        let increment: Operation<State>
+        if splitReadModifyWrite {
+            increment = Operation("increment", weight: 1 - readRatio, steps: [
+                .unguarded("load") { state, frame in
+                    frame.r0 = state.cell(.lockFreeValue).pointee.load(ordering: .relaxed)
+                    return .next
+                },
+                .unguarded("store") { state, frame in
+                    state.cell(.lockFreeValue).pointee.store(frame.r0 + 1, ordering: .relaxed)
                     return .next
                 },
             ])
         } else {
             increment = Operation("increment", weight: 1 - readRatio, steps: [
-                .write("add") { state, _ in
-                    state.value.pointee += 1
+                .unguarded("add") { state, _ in
+                    state.cell(.lockFreeValue).pointee.wrappingAdd(1, ordering: .relaxed)
                     return .next
                 },
             ])
         }
+        let readSpin = self.readSpin
         let read = Operation<State>("read", weight: readRatio, steps: [
-            .read("load") { state, frame in
-                let seen = state.value.pointee
-                let last = state.lastSeen[frame.thread]
-                guard seen >= last.pointee else {
-                    return .violation("counter went backwards: read \(seen) after \(last.pointee)")
-                }
-                last.pointee = seen
-                return .next
+            .unguarded("load") { state, frame in
+                let seen = state.cell(.lockFreeValue).pointee.load(ordering: .relaxed)
+                Self.spin(readSpin)
+                return Self.checkMonotonic(seen, state, &frame)
             },
         ])
         return [increment, read]
@@ -82,8 +205,50 @@ public struct CounterWorkload: Workload {
 
     public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] {
         let expected = totals.count(of: "increment")
-        let actual = state.value.pointee
+        // A trial uses either the locked counter or the lock-free one and never
+        // touches the other, which stays 0, so their sum is the one it used.
+        let actual = state.value.pointee &+ state.cell(.lockFreeValue).pointee.load(ordering: .relaxed)
         guard actual != expected else { return [] }
         return ["final count \(actual) != \(expected) increments done (\(expected - actual) lost)"]
+    }
+
+    public func metrics(_ state: State) -> [String: Double] {
+        guard trackOccupancy else { return [:] }
+        return [
+            "max_concurrent_readers": Double(state.cell(.maxReaders).pointee.load(ordering: .relaxed)),
+            "max_inside": Double(state.cell(.maxInside).pointee.load(ordering: .relaxed)),
+        ]
+    }
+
+    /// A read's check: the counter never goes back for the thread that reads it.
+    @inline(__always)
+    static func checkMonotonic(_ seen: Int, _ state: State, _ frame: inout OpFrame) -> StepResult {
+        let last = state.lastSeen[frame.thread]
+        guard seen >= last.pointee else {
+            return .violation("counter went backwards: read \(seen) after \(last.pointee)")
+        }
+        last.pointee = seen
+        return .next
+    }
+
+    @inline(__always)
+    static func spin(_ pauses: Int) {
+        for _ in 0..<pauses { stress_cpu_relax() }
+    }
+
+    /// `body` as a critical section's body: unchanged when neither the probe
+    /// nor the read spin is on (so the default loop is exactly the plain one),
+    /// else wrapped in them.
+    private func guarded(writer: Bool, _ body: @escaping Body) -> Body {
+        let track = trackOccupancy, pauses = writer ? 0 : readSpin
+        guard track || pauses > 0 else { return body }
+        return { state, frame in
+            let found = track ? state.enter(writer: writer) : nil
+            Self.spin(pauses)
+            let result = body(state, &frame)
+            if track { state.exit(writer: writer) }
+            if let found { return .violation(found) }
+            return result
+        }
     }
 }

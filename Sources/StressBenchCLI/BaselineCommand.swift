@@ -1,0 +1,157 @@
+import ArgumentParser
+import CStressSupport
+import Dispatch
+import Foundation
+import StressKit
+import Synchronization
+
+/// `stressbench _baseline` (hidden): times a hand-written tight loop of
+/// lock, increment, unlock over one lock, in this binary, with nothing of the
+/// harness around it. `scripts/bench-lock-overhead.sh` sets its ns/op beside
+/// the harness's figure for the same lock, to show what the harness adds; the
+/// queue entries also show what the Swift `DispatchQueue.sync` overlay costs
+/// against libdispatch's C `dispatch_sync_f`.
+struct BaselineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "_baseline",
+        abstract: "Time a tight lock/increment/unlock loop with no harness (for scripts/bench-lock-overhead.sh).",
+        discussion: "Prints one line per lock: its name, the iterations, and the best ns/op over the rounds.",
+        shouldDisplay: false
+    )
+
+    @Argument(help: ArgumentHelp("Locks to time, or 'all': \(BaselineLoop.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "lock"))
+    var locks: [String] = ["all"]
+
+    @Option(help: "Iterations per round.")
+    var iterations = 10_000_000
+
+    @Option(help: "Rounds; the fastest is reported (the others absorb warm-up and interruptions).")
+    var rounds = 5
+
+    func validate() throws {
+        guard iterations > 0, rounds > 0 else { throw ValidationError("--iterations and --rounds must be at least 1") }
+        for name in locks where name != "all" && BaselineLoop(rawValue: name) == nil {
+            throw ValidationError("unknown lock '\(name)'; expected one of \(BaselineLoop.allCases.map(\.rawValue).joined(separator: ", ")) or all")
+        }
+    }
+
+    func run() throws {
+        let selected = locks.contains("all") ? BaselineLoop.allCases : locks.compactMap(BaselineLoop.init(rawValue:))
+        for loop in selected {
+            let best = (0..<rounds).map { _ in loop.time(iterations: iterations) }.min()!
+            let nsPerOp = Double(best) / Double(iterations)
+            print("\(loop.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(iterations) iterations  \(String(format: "%.2f", nsPerOp)) ns/op")
+        }
+    }
+}
+
+/// One hand-written loop: the lock used directly, as an application would,
+/// around an increment of a counter in memory.
+enum BaselineLoop: String, CaseIterable {
+    /// The increment and one call the optimiser cannot see into (so it cannot
+    /// fold the loop away): the loop's own cost.
+    case none
+    /// `pthread_mutex_lock` / `pthread_mutex_unlock` (normal type).
+    case pthreadMutex = "pthread-mutex"
+    /// `Synchronization.Mutex.withLock`.
+    case mutex
+    /// Foundation `NSLock.lock()` / `unlock()`.
+    case nslock
+    /// `DispatchQueue.sync` on a serial queue (the Swift overlay), with a closure
+    /// that returns a value, as the `serial-queue` strategy calls it (the
+    /// generic `sync<T>(execute:)`).
+    case serialQueue = "serial-queue"
+    /// `DispatchQueue.sync` with a closure returning `Void`: the overlay's
+    /// non-generic `sync(execute:)`, a cheaper path than the generic one.
+    case serialQueueVoid = "serial-queue-void"
+    /// `dispatch_sync_f` on a serial queue (the C function).
+    case serialQueueF = "serial-queue-f"
+    /// `DispatchQueue.sync` on a concurrent queue, returning a value: the reader path.
+    case rwQueueRead = "rw-queue-read"
+    /// `dispatch_sync_f` on a concurrent queue.
+    case rwQueueFRead = "rw-queue-f-read"
+    /// `DispatchQueue.sync(flags: .barrier)`, returning a value: the writer path.
+    case rwQueueBarrier = "rw-queue-barrier"
+    /// `dispatch_barrier_sync_f`.
+    case rwQueueFBarrier = "rw-queue-f-barrier"
+
+    /// Runs `iterations` lock/increment/unlock rounds and returns the elapsed
+    /// nanoseconds. Traps if the counter is not exactly `iterations` after.
+    func time(iterations n: Int) -> UInt64 {
+        let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        counter.initialize(to: 0)
+        defer { counter.deallocate() }
+        // Handing the address to code the optimiser cannot see makes every
+        // increment a real load and store, as in the harness's counter.
+        escape(counter)
+        let elapsed: UInt64
+        switch self {
+        case .none:
+            elapsed = timed { for _ in 0..<n { counter.pointee &+= 1; escape(counter) } }
+        case .pthreadMutex:
+            let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+            pthread_mutex_init(lock, nil)
+            elapsed = timed {
+                for _ in 0..<n {
+                    pthread_mutex_lock(lock)
+                    counter.pointee &+= 1
+                    pthread_mutex_unlock(lock)
+                }
+            }
+            pthread_mutex_destroy(lock)
+            lock.deallocate()
+        case .mutex:
+            let lock = Mutex<Void>(())
+            elapsed = timed { for _ in 0..<n { lock.withLock { _ in counter.pointee &+= 1 } } }
+        case .nslock:
+            let lock = NSLock()
+            elapsed = timed {
+                for _ in 0..<n {
+                    lock.lock()
+                    counter.pointee &+= 1
+                    lock.unlock()
+                }
+            }
+        case .serialQueueVoid:
+            let queue = DispatchQueue(label: "baseline.serial")
+            elapsed = timed { for _ in 0..<n { queue.sync { counter.pointee &+= 1 } } }
+        case .serialQueue, .rwQueueRead, .rwQueueBarrier:
+            let queue = self == .serialQueue
+                ? DispatchQueue(label: "baseline.serial") : DispatchQueue(label: "baseline.concurrent", attributes: .concurrent)
+            let increment = { () -> Int in
+                counter.pointee &+= 1
+                return counter.pointee
+            }
+            if self == .rwQueueBarrier {
+                elapsed = timed { for _ in 0..<n { escape(queue.sync(flags: .barrier, execute: increment)) } }
+            } else {
+                elapsed = timed { for _ in 0..<n { escape(queue.sync(execute: increment)) } }
+            }
+        case .serialQueueF, .rwQueueFRead, .rwQueueFBarrier:
+            let queue = stress_dispatch_queue_create("baseline.f", self == .serialQueueF ? 0 : 1)
+            let increment: stress_dispatch_work_t = { $0!.assumingMemoryBound(to: Int.self).pointee &+= 1 }
+            if self == .rwQueueFBarrier {
+                elapsed = timed { for _ in 0..<n { stress_dispatch_barrier_sync_f(queue, counter, increment) } }
+            } else {
+                elapsed = timed { for _ in 0..<n { stress_dispatch_sync_f(queue, counter, increment) } }
+            }
+            stress_dispatch_queue_release(queue)
+        }
+        precondition(counter.pointee == n, "\(rawValue): counted \(counter.pointee) of \(n)")
+        return elapsed
+    }
+
+    private func timed(_ loop: () -> Void) -> UInt64 {
+        let start = MonotonicClock.now()
+        loop()
+        return MonotonicClock.now() &- start
+    }
+}
+
+/// Makes `pointer` visible to code the optimiser cannot see through.
+@inline(never) @_optimize(none)
+private func escape(_ pointer: UnsafeMutablePointer<Int>) {}
+
+/// Consumes a value where the optimiser cannot see it.
+@inline(never) @_optimize(none)
+private func escape(_ value: Int) {}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import StressKit
+
+/// `stressbench compare BASE.json NEW.json`.
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare a results file with a baseline, cell by cell, and exit with 4 on a regression.",
+        discussion: """
+        Cells (experiment × workload parameters × strategy × threads × fuzz profile) are \
+        matched between the files. For each, one sample per repetition (by default p50, the \
+        median time per operation) on each side gives the ratio of the medians, new/baseline, with a seeded bootstrap \
+        confidence interval, and a two-sided Mann-Whitney U test. A cell is `regressed` when \
+        the test is significant and the whole interval is worse than the tolerance, \
+        `improved` for the same on the better side, `unchanged` when the interval lies within \
+        the tolerance, and `inconclusive` otherwise (too noisy, or fewer than --min-samples \
+        repetitions a side). Only `regressed` fails.
+
+        With --plan, the plan's thresholds are checked on NEW too (bounds such as \
+        `ops_per_s >= 0.9 * baseline` against BASE) and its `gate` settings are the defaults \
+        for the options below.
+
+        Exit codes are those of `run` for NEW with the gate: 0 passed, 1 violations in NEW, \
+        2 usage error or unreadable file, 3 crashes, deadlocks or timeouts in NEW, 4 regression \
+        or failed threshold; 2 > 3 > 1 > 4.
+        """
+    )
+
+    @Argument(help: "The baseline results file (JSON from `run --json`).")
+    var baselineFile: String
+
+    @Argument(help: "The new results file.")
+    var newFile: String
+
+    @Option(help: ArgumentHelp("Also check this plan's thresholds, and use its gate settings.", valueName: "plan"))
+    var plan: String?
+
+    @OptionGroup(title: "Comparison")
+    var gateOptions: GateOptions
+
+    @Option(help: ArgumentHelp("Write NEW with the gate's verdict added to this JSON file.", valueName: "file"))
+    var json: String?
+
+    @OptionGroup(title: "More outputs")
+    var outputs: ReportOutputs
+
+    @Flag(name: .shortAndLong, help: "Print no \"wrote\" lines.")
+    var quiet = false
+
+    func run() throws {
+        let base = try ResultsFile.load(baselineFile)
+        var new = try ResultsFile.load(newFile)
+        var policy = GatePolicy()
+        if let plan { policy = try loadPlan(plan, registry: CommandContext.current).gate }
+        policy.comparison = gateOptions.applied(to: policy.comparison)
+        new.gate = GateReport.evaluate(new.trials, policy: policy, baseline: base, baselineFile: baselineFile)
+        print(GateSummary.render(new.gate, planFile: new.planFile), terminator: "")
+        print("\ngate: exit code \(new.exitCode.rawValue) (\(new.exitCode.meaning))")
+        if let json { try OutputFile.write(ResultCoding.encoder().encode(new), to: json, quiet: quiet) }
+        try outputs.write(new, quiet: quiet)
+        throw ExitCode(new.exitCode.rawValue)
+    }
+}

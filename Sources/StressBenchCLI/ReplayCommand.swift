@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import StressKit
+
+/// `stressbench replay PLAN --only ID --seed S --times N`.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Rerun one trial N times with its seed and report how often the failure comes back.",
+        discussion: """
+        Every fuzz decision is a pure function of the seed, the worker and the index of \
+        the point on that worker, so the same seed makes the same decisions; the OS \
+        still chooses the interleaving, so a race may not come back every time. The \
+        replay rate (e.g. 7/10) says how reproducible the failure is.
+
+        Exit code: 0 when at least one rerun failed the same way as --expect (any \
+        failure by default), 1 when none did, 2 for a usage or plan error.
+        """
+    )
+
+    @Argument(help: "The plan file.")
+    var plan: String
+
+    @Option(help: ArgumentHelp("The trial id (as printed in a report's rerun command).", valueName: "id"))
+    var only: String
+
+    @Option(help: ArgumentHelp("The trial seed (default: the one the plan derives).", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("Fuzzing profile, overriding the plan.", valueName: "profile"))
+    var fuzz: String?
+
+    @Option(help: "How many reruns.")
+    var times = 10
+
+    @Option(help: ArgumentHelp("The outcome that counts as reproduced (violated, deadlock, crashed, ...); default: any failure.", valueName: "outcome"))
+    var expect: String?
+
+    func validate() throws {
+        guard times >= 1 else { throw ValidationError("--times must be at least 1") }
+        if let fuzz, FuzzProfile(rawValue: fuzz) == nil { throw ValidationError("unknown --fuzz profile '\(fuzz)'") }
+        if let expect, TrialOutcome(rawValue: expect) == nil {
+            throw ValidationError("--expect takes one of \(TrialOutcome.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let registry = CommandContext.current
+        let loaded = try loadPlan(plan, registry: registry)
+        let runner = PlanRunner(registry: registry, options: RunOptions(
+            only: [only], seed: seed, fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)), handleInterrupts: true))
+        let trials = runner.selectedTrials(of: loaded)
+        guard trials.count == 1, let spec = trials.first else {
+            throw CommandError.usage("--only must name exactly one trial; '\(only)' matches \(trials.count)")
+        }
+        let wanted = expect.flatMap(TrialOutcome.init(rawValue:))
+        var hits = 0
+        var counts: [TrialOutcome: Int] = [:]
+        for i in 1...times {
+            if Interruption.requested { break }
+            let result = runner.runTrial(spec)
+            counts[result.outcome, default: 0] += 1
+            let reproduced = wanted.map { result.outcome == $0 } ?? result.outcome.isFailure
+            if reproduced { hits += 1 }
+            let first = result.violations.samples.first?.summaryLine ?? result.failure?.message ?? ""
+            print("run \(i)/\(times): \(result.outcome.rawValue)\(first.isEmpty ? "" : ": " + first)")
+        }
+        let total = counts.values.reduce(0, +)
+        let spread = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
+        print("replay rate: \(hits)/\(total) (\(spread)); trial \(spec.id), seed \(spec.seed), fuzz \(spec.fuzz.profile.rawValue)")
+        throw ExitCode(hits > 0 ? 0 : 1)
+    }
+}

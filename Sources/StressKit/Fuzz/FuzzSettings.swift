@@ -1,0 +1,97 @@
+/// The named fuzzing profiles. Each is a preset of ``FuzzSettings``; a plan can
+/// start from one and tune any field.
+public enum FuzzProfile: String, Sendable, Codable, CaseIterable {
+    /// No perturbation: the plain stress loop. The fuzz points cost one branch
+    /// on a worker-local flag each.
+    case off
+    /// Rare short busy spins (1% of points, 50 ns to 2 µs): barely changes throughput.
+    case light
+    /// `sched_yield` (or `Task.yield()` in tasks) at 10% of points.
+    case yield
+    /// Everything, rr-chaos style: yields (5%), spins of 50 ns to 50 µs (5%),
+    /// sleeps of 10 µs to 2 ms (0.2%), and starvation of one victim worker
+    /// (holds of 1 to 5 ms, at most 10% of the run), plus a start stagger.
+    case chaos
+    /// Soft Probabilistic Concurrency Testing (Burckhardt et al., ASPLOS 2010):
+    /// random worker priorities and depth−1 priority change points; at a point a
+    /// worker waits (capped) while a higher-priority worker is runnable. The OS
+    /// still schedules, so PCT's probability bound does not apply.
+    case pct
+    /// Rotates chaos, pct, yield and light across repetitions.
+    case portfolio
+}
+
+/// What the fuzzer does at each fuzz point. Probabilities are per point and
+/// independent; durations are drawn log-uniformly between their bounds.
+public struct FuzzSettings: Sendable, Codable, Hashable {
+    /// The profile these settings started from (after portfolio rotation, the
+    /// profile actually used).
+    public var profile: FuzzProfile
+    /// Probability of a `sched_yield` / `Task.yield()`.
+    public var yieldProbability: Double = 0
+    /// Probability of a busy spin, and its bounds.
+    public var spinProbability: Double = 0
+    public var spinMinNs: UInt64 = 50
+    public var spinMaxNs: UInt64 = 50_000
+    /// Probability of a sleep, and its bounds.
+    public var sleepProbability: Double = 0
+    public var sleepMinNs: UInt64 = 10_000
+    public var sleepMaxNs: UInt64 = 2_000_000
+    /// Probability, at each of the victim worker's points, of a starvation hold
+    /// (a sleep of `starveMinNs`...`starveMaxNs`), capped to `starveShare` of the
+    /// victim's running time.
+    public var starveProbability: Double = 0
+    public var starveMinNs: UInt64 = 1_000_000
+    public var starveMaxNs: UInt64 = 5_000_000
+    public var starveShare: Double = 0.1
+    /// PCT depth d (d−1 change points); 0 turns PCT off.
+    public var pctDepth: Int = 0
+    /// Longest a worker waits at one point for higher-priority workers.
+    public var pctWaitCapNs: UInt64 = 100_000
+    /// Each worker sleeps a seeded 0...this after the start barrier.
+    public var staggerMaxNs: UInt64 = 0
+
+    /// The preset for `profile` (portfolio starts as chaos; see ``forRepetition(_:)``).
+    public init(_ profile: FuzzProfile) {
+        self.profile = profile
+        switch profile {
+        case .off: break
+        case .light:
+            spinProbability = 0.01
+            spinMaxNs = 2_000
+        case .yield:
+            yieldProbability = 0.1
+            staggerMaxNs = 100_000
+        case .chaos, .portfolio:
+            yieldProbability = 0.05
+            spinProbability = 0.05
+            sleepProbability = 0.002
+            starveProbability = 0.001
+            staggerMaxNs = 1_000_000
+        case .pct:
+            pctDepth = 3
+            yieldProbability = 0.01
+            staggerMaxNs = 100_000
+        }
+    }
+
+    /// Whether any perturbation is on.
+    public var isActive: Bool {
+        yieldProbability > 0 || spinProbability > 0 || sleepProbability > 0 || starveProbability > 0
+            || pctDepth > 0 || staggerMaxNs > 0
+    }
+
+    /// The settings repetition `r` uses: a portfolio rotates through chaos, pct,
+    /// yield and light; every other profile is the same for all repetitions.
+    public func forRepetition(_ r: Int) -> FuzzSettings {
+        guard profile == .portfolio else { return self }
+        let rotation: [FuzzProfile] = [.chaos, .pct, .yield, .light]
+        return FuzzSettings(rotation[r % rotation.count])
+    }
+
+    /// The keys a plan's `fuzz` mapping accepts besides `profile`.
+    public static let tunableKeys = [
+        "yield", "spin", "spin_min", "spin_max", "sleep", "sleep_min", "sleep_max",
+        "starve", "starve_min", "starve_max", "starve_share", "pct_depth", "pct_wait_cap", "stagger",
+    ]
+}

@@ -1,0 +1,94 @@
+/// What makes two trials the same measurement: everything but the repetition
+/// and the seed. Baseline comparisons match cells of two runs on this key, and
+/// thresholds are evaluated per cell.
+public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The experiment's name.
+    public var experiment: String
+    /// The workload and its parameters.
+    public var workload: String
+    public var parameters: WorkloadParameters
+    /// The strategy.
+    public var strategy: String
+    /// Workers.
+    public var threads: Int
+    /// The fuzzing profile the trial actually used (after portfolio rotation).
+    public var fuzz: String
+    /// The memory allocator, when it is not the system's; nil for the system allocator.
+    public var allocator: String?
+
+    /// The cell `trial` belongs to.
+    public init(_ trial: TrialSpec) {
+        experiment = trial.experiment
+        workload = trial.workload
+        parameters = trial.parameters
+        strategy = trial.strategy
+        threads = trial.threads
+        fuzz = trial.fuzz.profile.rawValue
+        // The default allocator is left out, so cells read the same as in
+        // records written before trials named their allocator.
+        allocator = trial.allocator == .system ? nil : trial.allocator.rawValue
+    }
+
+    /// `experiment/strategy/t4`, with the fuzz profile and allocator when they
+    /// are not the defaults. It is also the `--only` prefix that reruns the cell.
+    public var description: String {
+        var label = "\(experiment)/\(strategy)/t\(threads)"
+        if fuzz != FuzzProfile.off.rawValue { label += " fuzz=\(fuzz)" }
+        if let allocator { label += " allocator=\(allocator)" }
+        return label
+    }
+
+    /// Matrix-like order: experiment, strategy, threads, then the rest.
+    public static func < (a: CellKey, b: CellKey) -> Bool {
+        (a.experiment, a.strategy, a.threads, a.fuzz, a.allocator ?? "", a.parameters.compactDescription)
+            < (b.experiment, b.strategy, b.threads, b.fuzz, b.allocator ?? "", b.parameters.compactDescription)
+    }
+}
+
+/// The repetitions of one cell in one run, in repetition order.
+public struct Cell: Sendable {
+    /// The cell's identity.
+    public var key: CellKey
+    /// Its trials.
+    public var trials: [TrialResult]
+
+    /// The cells of `results`, in the order their first trial appears.
+    public static func group(_ results: [TrialResult]) -> [Cell] {
+        var order: [CellKey] = []
+        var byKey: [CellKey: [TrialResult]] = [:]
+        for r in results {
+            let key = CellKey(r.trial)
+            if byKey[key] == nil { order.append(key) }
+            byKey[key, default: []].append(r)
+        }
+        return order.map { Cell(key: $0, (byKey[$0]!.sorted { $0.trial.repetition < $1.trial.repetition })) }
+    }
+
+    /// A cell.
+    public init(key: CellKey, _ trials: [TrialResult]) {
+        self.key = key
+        self.trials = trials
+    }
+
+    /// One sample of `metric` per repetition that has one.
+    public func samples(_ metric: GateMetric) -> [Double] { trials.compactMap(metric.sample(of:)) }
+
+    /// The latency histograms of every repetition, merged bucket by bucket.
+    public var mergedHistogram: LatencyHistogram {
+        var merged = LatencyHistogram()
+        for m in trials.compactMap(\.measurement) { merged.merge(LatencyHistogram(buckets: m.histogram)) }
+        return merged
+    }
+
+    /// The cell's value of `metric`: latencies from the merged histogram (never
+    /// an average of percentiles), throughput as the median over repetitions
+    /// (robust to one disturbed repetition), counts summed. Nil when no
+    /// repetition has a sample.
+    public func value(_ metric: GateMetric) -> Double? {
+        switch metric.kind {
+        case .count: return trials.isEmpty ? nil : samples(metric).reduce(0, +)
+        case .rate: return Statistics.median(samples(metric))
+        case .latency: return mergedHistogram.summary().flatMap(metric.value(in:))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/// How a run is compared with a baseline: which figure, how big a change
+/// matters, and how sure the gate must be.
+public struct ComparisonSettings: Sendable, Codable, Equatable {
+    /// The figure compared, one sample per repetition (default ``defaultMetric``).
+    public var metric: GateMetric
+    /// The relative change that matters: a cell regresses only when its whole
+    /// confidence interval for new/baseline lies beyond this (0.10 = 10%).
+    public var tolerance: Double
+    /// The confidence of the interval, and 1 − the rank test's significance
+    /// level (0.95: a 95% interval and p < 0.05).
+    public var confidence: Double
+    /// Bootstrap resamples per cell.
+    public var resamples: Int
+    /// Fewer repetitions than this on either side makes a cell `inconclusive`.
+    public var minimumSamples: Int
+
+    /// Settings.
+    public init(metric: GateMetric = Self.defaultMetric, tolerance: Double = Self.defaultTolerance, confidence: Double = 0.95,
+                resamples: Int = 4000, minimumSamples: Int = Self.defaultMinimumSamples) {
+        self.metric = metric
+        self.tolerance = tolerance
+        self.confidence = confidence
+        self.resamples = resamples
+        self.minimumSamples = minimumSamples
+    }
+
+    /// The default metric: `p50`, each repetition's median service time per
+    /// operation. On a shared runner another process taking a core lowers a
+    /// trial's ops/s by however long it held the core, but leaves most single
+    /// operations untouched (a preempted one lands in the tail), so the median
+    /// per-op time measures the code while ops/s measures the code and the
+    /// neighbours. On a loaded 2-core machine ops/s missed most 25% slowdowns
+    /// that p50 caught every time (README, "Calibration"). Use `ops_per_s` on
+    /// a dedicated machine.
+    public static let defaultMetric = GateMetric.p50
+
+    /// The default tolerance: 10%, well above the drift measured between two
+    /// runs of one build on a shared 2-core machine (see the README's A/A figures).
+    public static let defaultTolerance = 0.10
+
+    /// Five repetitions per side: enough for the exact rank test to reach
+    /// p = 0.008 and for a 25% change to show through a shared runner's noise.
+    public static let defaultMinimumSamples = 5
+}
+
+/// What a plan says about its gate: thresholds (plan-wide and per experiment)
+/// and comparison settings. Built by ``PlanLoader`` from the `thresholds` and
+/// `gate` keys.
+public struct GatePolicy: Sendable {
+    /// Thresholds for every experiment.
+    public var planThresholds: [Threshold]
+    /// Thresholds of single experiments, by experiment name.
+    public var experimentThresholds: [String: [Threshold]]
+    /// Baseline comparison settings from the plan's `gate` key.
+    public var comparison: ComparisonSettings
+
+    /// A policy; the default has no thresholds beyond the built-in correctness
+    /// ones (zero violations, zero crashes, deadlocks, hangs and timeouts, which
+    /// the trial outcomes already enforce).
+    public init(planThresholds: [Threshold] = [], experimentThresholds: [String: [Threshold]] = [:],
+                comparison: ComparisonSettings = ComparisonSettings()) {
+        self.planThresholds = planThresholds
+        self.experimentThresholds = experimentThresholds
+        self.comparison = comparison
+    }
+
+    /// The thresholds of `experiment`: its own, plus the plan-wide ones on
+    /// metrics it does not bound itself (an experiment's `p99 < 1ms` replaces
+    /// the plan's `p99 < 50us` instead of adding to it).
+    public func thresholds(forExperiment experiment: String) -> [Threshold] {
+        let own = experimentThresholds[experiment] ?? []
+        let ownMetrics = Set(own.map(\.metric))
+        return planThresholds.filter { !ownMetrics.contains($0.metric) } + own
+    }
+
+    /// Whether any threshold needs a baseline to be evaluated.
+    public var needsBaseline: Bool {
+        (planThresholds + experimentThresholds.values.flatMap { $0 }).contains {
+            if case .baseline = $0.bound { return true }
+            return false
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// The performance part of a run's verdict: every threshold check and, with a
+/// baseline, every cell comparison. Stored in the results file under `gate`.
+public struct GateReport: Sendable, Codable, Equatable {
+    /// Every threshold on every cell.
+    public var thresholds: [ThresholdCheck]
+    /// The baseline comparison, when there was a baseline.
+    public var comparison: ComparisonReport?
+
+    /// A report.
+    public init(thresholds: [ThresholdCheck], comparison: ComparisonReport?) {
+        self.thresholds = thresholds
+        self.comparison = comparison
+    }
+
+    /// The threshold checks that failed.
+    public var failedThresholds: [ThresholdCheck] { thresholds.filter { $0.status == .failed } }
+
+    /// The cells that regressed against the baseline.
+    public var regressions: [CellComparison] { comparison?.cells.filter { $0.verdict == .regressed } ?? [] }
+
+    /// True when a threshold failed or a cell regressed: exit code 4 unless a
+    /// correctness failure outranks it.
+    public var failed: Bool { !failedThresholds.isEmpty || !regressions.isEmpty }
+
+    /// Evaluates `policy`'s thresholds on `results` and, when `baseline` is
+    /// given, compares the two cell by cell with `policy.comparison`'s settings.
+    public static func evaluate(
+        _ results: [TrialResult], policy: GatePolicy, baseline: RunReport? = nil, baselineFile: String? = nil
+    ) -> GateReport {
+        let checks = ThresholdEvaluator.evaluate(results, policy: policy, baseline: baseline?.trials)
+        let comparison = baseline.map {
+            BaselineComparer.compare(baseline: $0.trials, new: results, settings: policy.comparison, baselineFile: baselineFile)
+        }
+        return GateReport(thresholds: checks, comparison: comparison)
+    }
+}

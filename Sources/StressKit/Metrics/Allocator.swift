@@ -1,0 +1,70 @@
+import CStressSupport
+import Foundation
+
+/// The memory allocator a trial process runs with (a plan dimension).
+public enum AllocatorKind: String, Sendable, Codable, CaseIterable {
+    /// The C library's malloc (glibc's ptmalloc on Linux).
+    case system
+    /// jemalloc, loaded into the trial process with `LD_PRELOAD`.
+    case jemalloc
+}
+
+/// What the allocator saw during the measured window. A figure the allocator
+/// cannot give is nil ("unavailable" in reports), never zero.
+public struct AllocatorMetrics: Sendable, Codable, Equatable {
+    /// `system` or `jemalloc`.
+    public var name: String
+    /// Bytes allocated per operation by the worker threads inside their measured
+    /// loops (jemalloc's exact per-thread `thread.allocated`). Nil for task workers,
+    /// which move between threads, and for the system allocator.
+    public var bytesPerOp: Double?
+    /// Allocation requests per operation, process-wide, over the window (jemalloc's
+    /// `nrequests`; workers flush their thread caches at both ends, so their own
+    /// requests are exact; other threads' appear when their caches flush).
+    public var allocationsPerOp: Double?
+    /// jemalloc's resident bytes at the end of the window.
+    public var residentBytes: Int?
+    /// Why figures are missing, when they are.
+    public var note: String?
+}
+
+/// jemalloc, seen from inside a process (through mallctl) and from the parent
+/// (where the library is).
+public enum Jemalloc {
+    /// Whether jemalloc is this process's allocator.
+    public static var isLoaded: Bool { stress_jemalloc_loaded() != 0 }
+
+    /// The command that installs it on Debian and Ubuntu.
+    public static let installHint = "apt-get install libjemalloc2 (or libjemalloc-dev)"
+
+    /// Where the shared library is: `STRESSBENCH_JEMALLOC` if set, else the
+    /// usual Debian, Ubuntu and Fedora locations.
+    public static var libraryPath: String? {
+        if let p = ProcessInfo.processInfo.environment["STRESSBENCH_JEMALLOC"] {
+            return FileManager.default.fileExists(atPath: p) ? p : nil
+        }
+        let candidates = [
+            "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
+            "/usr/lib64/libjemalloc.so.2", "/usr/local/lib/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2",
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    static func threadAllocated() -> UInt64? {
+        var bytes: UInt64 = 0
+        return stress_jemalloc_thread_allocated(&bytes) == 0 ? bytes : nil
+    }
+
+    static func flushThreadCache() { _ = stress_jemalloc_flush_thread_cache() }
+
+    struct Totals {
+        var requests: UInt64
+        var resident: UInt64
+    }
+
+    static func totals() -> Totals? {
+        var requests: UInt64 = 0, resident: UInt64 = 0, allocated: UInt64 = 0
+        guard stress_jemalloc_totals(&requests, &resident, &allocated) == 0 else { return nil }
+        return Totals(requests: requests, resident: resident)
+    }
+}

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// CPU, context switches and memory of the trial process over the measured
+/// window (from `getrusage(RUSAGE_SELF)`: every thread of the process, including
+/// libdispatch's and the Swift concurrency pool's).
+public struct ResourceUsage: Sendable, Codable, Equatable {
+    /// User and system CPU time spent in the window.
+    public var userCpuNs: Int
+    public var systemCpuNs: Int
+    /// Context switches in the window: voluntary (a thread blocked) and
+    /// involuntary (the OS preempted one).
+    public var voluntaryContextSwitches: Int
+    public var involuntaryContextSwitches: Int
+    /// Peak resident set size of the process so far.
+    public var peakRSSBytes: Int
+    /// CPU time (user + system) per operation in the window.
+    public var cpuNsPerOp: Double?
+    /// Context switches (both kinds) per thousand operations.
+    public var contextSwitchesPer1kOps: Double?
+
+    /// A reading of the process's counters.
+    struct Reading {
+        let usage: rusage
+
+        static func now() -> Reading {
+            var u = rusage()
+            #if os(Linux)
+            getrusage(RUSAGE_SELF.rawValue, &u)
+            #else
+            getrusage(RUSAGE_SELF, &u)
+            #endif
+            return Reading(usage: u)
+        }
+    }
+
+    /// The usage between two readings, per operation where that makes sense.
+    init(from a: Reading, to b: Reading, operations: Int) {
+        func ns(_ t: timeval) -> Int { Int(t.tv_sec) * 1_000_000_000 + Int(t.tv_usec) * 1_000 }
+        userCpuNs = ns(b.usage.ru_utime) - ns(a.usage.ru_utime)
+        systemCpuNs = ns(b.usage.ru_stime) - ns(a.usage.ru_stime)
+        voluntaryContextSwitches = Int(b.usage.ru_nvcsw - a.usage.ru_nvcsw)
+        involuntaryContextSwitches = Int(b.usage.ru_nivcsw - a.usage.ru_nivcsw)
+        #if os(Linux)
+        peakRSSBytes = Int(b.usage.ru_maxrss) * 1024
+        #else
+        peakRSSBytes = Int(b.usage.ru_maxrss)
+        #endif
+        cpuNsPerOp = operations > 0 ? Double(userCpuNs + systemCpuNs) / Double(operations) : nil
+        contextSwitchesPer1kOps = operations > 0
+            ? Double(voluntaryContextSwitches + involuntaryContextSwitches) * 1000 / Double(operations) : nil
+    }
+}

@@ -1,0 +1,133 @@
+import Yams
+
+/// Parsing of the keys that say how trials run (as opposed to what they run):
+/// `load`, `allocator`, `timing`, `fuzz`.
+extension PlanLoader {
+    /// `load: closed`, or `load: { mode: paced, rate: 200k | 50%, arrivals: fixed | poisson }`.
+    func parseLoad(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> LoadSettings? {
+        if case .scalar(let s) = node {
+            if s.string == "closed" { return .closed }
+            r.fail(path, node, "expected 'closed' or a mapping { mode: paced, rate: 200k, arrivals: poisson }")
+            return nil
+        }
+        guard let entries = r.mapping(node, path, allowed: ["mode", "rate", "arrivals"]) else { return nil }
+        var load = LoadSettings.closed
+        for (key, value) in entries {
+            let here = path.appending(key)
+            switch key {
+            case "mode":
+                guard let word = r.string(value, here) else { continue }
+                guard let mode = LoadMode(rawValue: word) else {
+                    r.fail(here, value, "expected closed or paced, found '\(word)'")
+                    continue
+                }
+                load.mode = mode
+            case "rate":
+                guard case .scalar(let s) = value else { r.fail(here, value, "expected a rate such as 200k or 50%"); continue }
+                let text = s.string.trimmingSpaces
+                if text.hasSuffix("%"), let pct = Double(text.dropLast()), pct > 0, pct <= 1000 {
+                    load.rate = .fractionOfCapacity(pct / 100)
+                } else if let n = Quantities.count(from: text), n > 0 {
+                    load.rate = .perSecond(Double(n))
+                } else {
+                    r.fail(here, value, "expected a rate in operations per second (200k) or a share of capacity (50%), found '\(text)'")
+                }
+            default:
+                guard let word = r.string(value, here) else { continue }
+                switch word {
+                case "fixed": load.poisson = false
+                case "poisson": load.poisson = true
+                default: r.fail(here, value, "expected fixed or poisson, found '\(word)'")
+                }
+            }
+        }
+        if load.mode == .paced && load.rate == nil { r.fail(path, node, "a paced load needs a 'rate' (200k, or 50% of capacity)") }
+        if load.mode == .closed && load.rate != nil { r.fail(path, node, "'rate' only applies to mode: paced") }
+        return load
+    }
+
+    /// `allocator: jemalloc` or `allocator: [system, jemalloc]`.
+    func parseAllocators(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [AllocatorKind]? {
+        var kinds: [AllocatorKind] = []
+        for (i, item) in r.list(node).enumerated() {
+            let here = node.sequence == nil ? path : path.appending(i)
+            guard let word = r.string(item, here) else { continue }
+            guard let kind = AllocatorKind(rawValue: word) else {
+                r.fail(here, item, "unknown allocator '\(word)' (available: system, jemalloc)")
+                continue
+            }
+            if kinds.contains(kind) { r.fail(here, item, "allocator '\(word)' is listed twice") } else { kinds.append(kind) }
+        }
+        if kinds.isEmpty, r.problems.isEmpty { r.fail(path, node, "name at least one allocator") }
+        return kinds
+    }
+
+    /// `timing: { clock: tsc, sample: 8 }`.
+    func parseTiming(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> TimingSettings? {
+        guard let entries = r.mapping(node, path, allowed: ["clock", "sample"]) else { return nil }
+        var timing = TimingSettings.standard
+        for (key, value) in entries {
+            let here = path.appending(key)
+            if key == "clock" {
+                let names = ClockSource.allCases.map(\.rawValue)
+                guard let word = r.string(value, here) else { continue }
+                guard let clock = ClockSource(rawValue: word) else {
+                    r.fail(here, value, "unknown clock '\(word)' (available: \(names.joined(separator: ", ")))")
+                    continue
+                }
+                timing.clock = clock
+            } else if let n = r.integer(value, here, range: 1...1_000_000, what: "a sampling interval (1 times every operation)") {
+                timing.sampleEvery = n
+            }
+        }
+        return timing
+    }
+
+    /// `fuzz: chaos`, or `fuzz: { profile: chaos, yield: 0.1, ... }`.
+    func parseFuzz(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> FuzzSettings? {
+        let profiles = FuzzProfile.allCases.map(\.rawValue)
+        func profile(_ n: Node, _ p: PlanKeyPath) -> FuzzProfile? {
+            guard let word = r.string(n, p) else { return nil }
+            guard let f = FuzzProfile(rawValue: word) else {
+                r.fail(p, n, "unknown fuzz profile '\(word)'" + PlanReader.suggestion(for: word, among: profiles)
+                       + " (available: \(profiles.joined(separator: ", ")))")
+                return nil
+            }
+            return f
+        }
+        if case .scalar = node { return profile(node, path).map(FuzzSettings.init) }
+        guard let entries = r.mapping(node, path, allowed: ["profile"] + FuzzSettings.tunableKeys) else { return nil }
+        var settings = FuzzSettings(.off)
+        if let p = entries.first(where: { $0.key == "profile" }) {
+            guard let f = profile(p.value, path.appending("profile")) else { return nil }
+            settings = FuzzSettings(f)
+        }
+        for (key, value) in entries where key != "profile" {
+            let here = path.appending(key)
+            let probability = { (r: inout PlanReader) in r.number(value, here, range: 0...1) }
+            let duration = { (r: inout PlanReader) in r.duration(value, here, positive: false) }
+            switch key {
+            case "yield": probability(&r).map { settings.yieldProbability = $0 }
+            case "spin": probability(&r).map { settings.spinProbability = $0 }
+            case "sleep": probability(&r).map { settings.sleepProbability = $0 }
+            case "starve": probability(&r).map { settings.starveProbability = $0 }
+            case "starve_share": probability(&r).map { settings.starveShare = $0 }
+            case "spin_min": duration(&r).map { settings.spinMinNs = Swift.max(1, $0) }
+            case "spin_max": duration(&r).map { settings.spinMaxNs = Swift.max(1, $0) }
+            case "sleep_min": duration(&r).map { settings.sleepMinNs = Swift.max(1, $0) }
+            case "sleep_max": duration(&r).map { settings.sleepMaxNs = Swift.max(1, $0) }
+            case "starve_min": duration(&r).map { settings.starveMinNs = Swift.max(1, $0) }
+            case "starve_max": duration(&r).map { settings.starveMaxNs = Swift.max(1, $0) }
+            case "pct_wait_cap": duration(&r).map { settings.pctWaitCapNs = $0 }
+            case "stagger": duration(&r).map { settings.staggerMaxNs = $0 }
+            case "pct_depth": r.integer(value, here, range: 0...64).map { settings.pctDepth = $0 }
+            default: break
+            }
+        }
+        for (lo, hi, name) in [(settings.spinMinNs, settings.spinMaxNs, "spin"), (settings.sleepMinNs, settings.sleepMaxNs, "sleep"),
+                               (settings.starveMinNs, settings.starveMaxNs, "starve")] where lo > hi {
+            r.fail(path, node, "\(name)_min is longer than \(name)_max")
+        }
+        return settings
+    }
+}

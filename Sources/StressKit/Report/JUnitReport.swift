@@ -1,0 +1,111 @@
+import Foundation
+
+/// JUnit XML for CI systems: one test case per trial (a violation, crash,
+/// deadlock, hang, timeout or error is a failure whose text ends with the
+/// rerun command; `skipped` is skipped), and, when the run was gated, one test
+/// case per threshold check and per baseline comparison of a cell (a failed
+/// threshold or a regression is a failure).
+public enum JUnitReport {
+    /// The whole document.
+    public static func render(_ report: RunReport) -> String {
+        var suites: [String] = [trialSuite(report)]
+        if let gate = report.gate, !gate.thresholds.isEmpty || gate.comparison != nil {
+            suites.append(gateSuite(gate, report: report))
+        }
+        let all = suites.joined(separator: "\n")
+        let (tests, failures, skipped) = counts(report)
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="stressbench" tests="\(tests)" failures="\(failures)" errors="0" skipped="\(skipped)">
+            \(all)
+            </testsuites>
+
+            """
+    }
+
+    private static func counts(_ report: RunReport) -> (Int, Int, Int) {
+        var tests = report.trials.count
+        var failures = report.trials.filter { $0.outcome.isFailure }.count
+        let skipped = report.trials.filter { $0.outcome == .skipped }.count
+        if let gate = report.gate {
+            tests += gate.thresholds.count + (gate.comparison?.cells.count ?? 0)
+            failures += gate.failedThresholds.count + gate.regressions.count
+        }
+        return (tests, failures, skipped)
+    }
+
+    private static func trialSuite(_ report: RunReport) -> String {
+        let failures = report.trials.filter { $0.outcome.isFailure }.count
+        let skipped = report.trials.filter { $0.outcome == .skipped }.count
+        let time = report.trials.compactMap(\.measurement).map { Double($0.elapsedNs) / 1e9 }.reduce(0, +)
+        var lines = ["  <testsuite name=\"\(xml(report.plan))\" tests=\"\(report.trials.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(report.startedAt))\">"]
+        for r in report.trials {
+            let t = r.trial
+            let name = "\(t.strategy)/t\(t.threads)/r\(t.repetition)"
+            let open = "    <testcase classname=\"\(xml("stressbench.\(report.plan).\(t.experiment)"))\" name=\"\(xml(name))\" time=\"\(seconds(Double(r.measurement?.elapsedNs ?? 0) / 1e9))\""
+            if r.outcome == .skipped {
+                lines.append(open + ">\n      <skipped message=\"\(xml(r.failure?.message ?? "not run"))\"/>\n    </testcase>")
+            } else if r.outcome.isFailure {
+                let details = TableReport.details(r, planFile: report.planFile)
+                let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? r.outcome.rawValue
+                lines.append(open + ">\n      <failure type=\"\(r.outcome.rawValue)\" message=\"\(xml("\(r.outcome.rawValue): \(first)"))\">\(xml(details))</failure>\n    </testcase>")
+            } else {
+                lines.append(open + "/>")
+            }
+        }
+        lines.append("  </testsuite>")
+        return lines.joined(separator: "\n")
+    }
+
+    private static func gateSuite(_ gate: GateReport, report: RunReport) -> String {
+        let count = gate.thresholds.count + (gate.comparison?.cells.count ?? 0)
+        let failures = gate.failedThresholds.count + gate.regressions.count
+        var lines = ["  <testsuite name=\"\(xml(report.plan)).gate\" tests=\"\(count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">"]
+        let classname = xml("stressbench.\(report.plan).gate")
+        for c in gate.thresholds {
+            let open = "    <testcase classname=\"\(classname)\" name=\"\(xml("\(c.cell): \(c.threshold.expression)"))\""
+            if c.status == .failed {
+                let body = c.message + "\nrerun: " + GateSummary.rerunCommand(c.cell, planFile: report.planFile)
+                lines.append(open + ">\n      <failure type=\"threshold\" message=\"\(xml(c.message))\">\(xml(body))</failure>\n    </testcase>")
+            } else {
+                lines.append(open + ">\n      <system-out>\(xml(c.message))</system-out>\n    </testcase>")
+            }
+        }
+        if let comparison = gate.comparison {
+            for cell in comparison.cells {
+                let summary = "\(cell.verdict.rawValue): \(comparison.settings.metric.rawValue) ratio \(Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh)); \(cell.reason)"
+                let open = "    <testcase classname=\"\(classname)\" name=\"\(xml("\(cell.cell): \(comparison.settings.metric.rawValue) vs baseline"))\""
+                if cell.verdict == .regressed {
+                    let body = summary + "\nrerun: " + GateSummary.rerunCommand(cell.cell, planFile: report.planFile)
+                    lines.append(open + ">\n      <failure type=\"regression\" message=\"\(xml(summary))\">\(xml(body))</failure>\n    </testcase>")
+                } else {
+                    lines.append(open + ">\n      <system-out>\(xml(summary))</system-out>\n    </testcase>")
+                }
+            }
+        }
+        lines.append("  </testsuite>")
+        return lines.joined(separator: "\n")
+    }
+
+    private static func seconds(_ s: Double) -> String { String(format: "%.3f", s) }
+
+    /// Escapes text for XML attributes and content, dropping the control
+    /// characters XML 1.0 cannot carry (a crashed trial's output may hold them).
+    static func xml(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n", "\t": out.unicodeScalars.append(scalar)
+            case "\r": out += "&#13;"
+            default:
+                if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+}

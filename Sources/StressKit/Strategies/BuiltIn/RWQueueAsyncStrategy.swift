@@ -1,0 +1,45 @@
+import Dispatch
+
+/// `rw-queue-async`: a concurrent `DispatchQueue` per resource; reads through
+/// `sync`, writes as fire-and-forget `async(flags: .barrier)` blocks.
+///
+/// The reader-writer queue as most Swift and Objective-C code writes it
+/// (`dispatch_barrier_async` setters, `dispatch_sync` getters): readers overlap,
+/// a barrier block runs alone once the readers ahead of it finish, and a read
+/// submitted after a write sees it. As with `serial-queue-async`, a write's
+/// latency is the cost of submitting it and each write allocates; ``quiesce()``
+/// drains the queue before final checks. Not reentrant: a nested barrier sync
+/// from inside the queue deadlocks.
+public final class RWQueueAsyncStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "rw-queue-async",
+        summary: "concurrent DispatchQueue: reads via sync, writes via async(flags: .barrier)",
+        reentrant: false, sharedReads: true, asynchronousWrites: true, primitive: .queue
+    )
+
+    private let queues: [DispatchQueue]
+
+    public init(setup: StrategySetup) throws {
+        queues = (0..<setup.resources).map {
+            DispatchQueue(label: "stressbench.rw-queue-async.\($0)", attributes: .concurrent)
+        }
+    }
+
+    @inline(__always)
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+
+    /// A synchronous barrier write, used for nested writes (which cannot be deferred).
+    @inline(__always)
+    public func write(_ resource: Int, _ body: () -> Void) {
+        queues[resource].sync(flags: .barrier, execute: body)
+    }
+
+    public func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void) {
+        queues[resource].async(flags: .barrier, execute: body)
+    }
+
+    /// An empty barrier `sync` returns once everything submitted before it has run.
+    public func quiesce() {
+        for queue in queues { queue.sync(flags: .barrier) {} }
+    }
+}

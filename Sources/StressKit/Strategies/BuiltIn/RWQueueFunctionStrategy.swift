@@ -1,0 +1,27 @@
+/// `rw-queue-f`: the `rw-queue` pattern through libdispatch's C entry points:
+/// reads with `dispatch_sync_f`, writes with `dispatch_barrier_sync_f` on a
+/// concurrent queue.
+///
+/// Same semantics as `rw-queue` (readers overlap, a barrier write waits for the
+/// readers ahead of it and runs alone), without the Swift overlay's per-call
+/// heap block (``DispatchFunctionQueue``); the overlay's barrier path is the
+/// costlier of the two, so the gap to `rw-queue` is wider than between
+/// `serial-queue` and `serial-queue-f`. Not reentrant: a barrier sync from
+/// inside the queue deadlocks.
+public final class RWQueueFunctionStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "rw-queue-f",
+        summary: "concurrent dispatch queue via the C dispatch_sync_f / dispatch_barrier_sync_f (rw-queue without the overlay)",
+        reentrant: false, sharedReads: true, primitive: .queue
+    )
+
+    private let queues: [DispatchFunctionQueue]
+
+    public init(setup: StrategySetup) throws {
+        queues = (0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.rw-queue-f.\($0)", concurrent: true) }
+    }
+
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
+
+    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].barrierSync(body) }
+}

@@ -1,0 +1,27 @@
+/// `serial-queue-f`: the `serial-queue` pattern through libdispatch's C entry
+/// point `dispatch_sync_f` (a function pointer and a context) instead of the
+/// Swift overlay's `DispatchQueue.sync`.
+///
+/// Same queue, same semantics, minus the overlay: `DispatchQueue.sync` copies
+/// its closure into a heap block on every call on Linux, `dispatch_sync_f` is
+/// handed a pointer to a closure on the caller's stack (``DispatchFunctionQueue``).
+/// The difference between this and `serial-queue` is what the overlay costs.
+/// Not reentrant: a `dispatch_sync_f` onto the queue the thread is already
+/// running on deadlocks or traps, exactly as with `sync`. FIFO.
+public final class SerialQueueFunctionStrategy: BlockingStrategy, Sendable {
+    public static let descriptor = StrategyDescriptor(
+        name: "serial-queue-f",
+        summary: "serial dispatch queue via the C dispatch_sync_f: serial-queue without the Swift overlay's block copy",
+        reentrant: false, sharedReads: false, primitive: .queue
+    )
+
+    private let queues: [DispatchFunctionQueue]
+
+    public init(setup: StrategySetup) throws {
+        queues = (0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.serial-queue-f.\($0)", concurrent: false) }
+    }
+
+    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
+
+    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
+}

@@ -1,0 +1,177 @@
+import Foundation
+@testable import StressKit
+import XCTest
+
+/// What each figure means, shown on real runs: timing modes, acquire waits,
+/// stalls, fairness, resources, paced load and allocator metrics.
+final class MeasurementTests: XCTestCase {
+    func testEveryOpTimedByDefaultAndTheRecordSaysHow() throws {
+        let report = try TestSupport.runInProcess("""
+            experiments:
+              - workload: bank
+                strategies: [pthread-mutex]
+                threads: 2
+                ops: 20k
+            """)
+        let m = try XCTUnwrap(report.trials[0].measurement)
+        XCTAssertEqual(m.latency?.count, 40_000)
+        let timing = try XCTUnwrap(m.timing)
+        XCTAssertEqual(timing.sampleEvery, 1)
+        XCTAssertEqual(timing.clock, TimeSource.calibratedTSC == nil ? "monotonic" : "tsc")
+        XCTAssertGreaterThan(timing.clockReadNs, 0)
+        // Every op of bank has one guarded step: one acquire wait per timed op.
+        XCTAssertEqual(m.acquireLatency?.count, 40_000)
+        XCTAssertEqual(m.maxStallNs?.count, 2)
+        XCTAssertEqual(m.fairness?.jainIndex ?? 0, 1, accuracy: 1e-9, "ops mode: both workers did 20k")
+        XCTAssertNil(m.fairness?.starvedThread)
+        let r = try XCTUnwrap(m.resources)
+        XCTAssertGreaterThan(r.peakRSSBytes, 1_000_000)
+        XCTAssertGreaterThan(r.userCpuNs + r.systemCpuNs, 0)
+        XCTAssertNotNil(r.cpuNsPerOp)
+    }
+
+    func testSampledTimingCountsEachSampleForItsShare() throws {
+        let report = try TestSupport.runInProcess("""
+            experiments:
+              - workload: counter
+                strategies: [mutex]
+                threads: 1
+                ops: 200k
+                timing: { clock: monotonic, sample: 16 }
+            """)
+        let m = try XCTUnwrap(report.trials[0].measurement)
+        XCTAssertEqual(m.timing?.clock, "monotonic")
+        XCTAssertEqual(m.timing?.sampleEvery, 16)
+        // About one op in 16 is timed (seeded gaps, mean 16), each counted 16 times.
+        let count = Double(try XCTUnwrap(m.latency?.count))
+        XCTAssertEqual(count / 200_000, 1, accuracy: 0.05)
+        XCTAssertEqual(m.latency!.count % 16, 0)
+    }
+
+    func testFairnessFigures() {
+        let even = Fairness(perThreadOps: [100, 100, 100, 100])!
+        XCTAssertEqual(even.jainIndex, 1)
+        XCTAssertEqual(even.coefficientOfVariation, 0)
+        let starved = Fairness(perThreadOps: [1000, 1000, 1000, 5])!
+        XCTAssertEqual(starved.starvedThread, 3)
+        XCTAssertEqual(starved.jainIndex, 3005.0 * 3005 / (4 * (3e6 + 25)), accuracy: 1e-12)
+        let hog = Fairness(perThreadOps: [10, 0])!
+        XCTAssertEqual(hog.jainIndex, 0.5, "one of two workers did everything: 1/n")
+        XCTAssertNil(Fairness(perThreadOps: [7]), "one worker has no fairness")
+    }
+
+    func testPacedLoadNeverSkipsAndSaysWhenItFellBehind() throws {
+        let report = try TestSupport.runInProcess("""
+            experiments:
+              - workload: bank
+                strategies: [pthread-mutex]
+                threads: 2
+                ops: 5000
+                warmup: 0s
+                load: { mode: paced, rate: 1G }
+            """)
+        let m = try XCTUnwrap(report.trials[0].measurement)
+        XCTAssertEqual(m.totalOps, 10_000, "behind schedule, every op still runs")
+        let pacing = try XCTUnwrap(m.pacing)
+        XCTAssertEqual(pacing.targetOpsPerSecond, 1e9)
+        XCTAssertFalse(pacing.keptUp, "nobody does 1G ops/s")
+        XCTAssertGreaterThan(pacing.maxLagNs, 0)
+        XCTAssertEqual(m.responseLatency?.count, 10_000)
+        XCTAssertGreaterThanOrEqual(m.responseLatency!.maxNs, m.latency!.maxNs, "response includes the wait behind schedule")
+    }
+
+    func testLoadAndTimingPlanErrors() {
+        let p = TestSupport.problems("""
+            experiments:
+              - workload: counter
+                load: { mode: paced }
+              - workload: counter
+                warmup: 0s
+                load: { mode: paced, rate: 50% }
+              - workload: counter
+                load: { mode: paced, rate: fast, arrivals: bursty }
+              - workload: counter
+                timing: { clock: sundial, sample: 0 }
+              - workload: counter
+                allocator: [tcmalloc]
+            """)
+        XCTAssertEqual(p.map { "\($0.path): \($0.message)" }, [
+            "experiments[0].load: a paced load needs a 'rate' (200k, or 50% of capacity)",
+            "experiments[1]: a paced rate given as a share of capacity is calibrated during the warm-up; set a warm-up (e.g. warmup: 200ms)",
+            "experiments[2].load.rate: expected a rate in operations per second (200k) or a share of capacity (50%), found 'fast'",
+            "experiments[2].load.arrivals: expected fixed or poisson, found 'bursty'",
+            "experiments[2].load: a paced load needs a 'rate' (200k, or 50% of capacity)",
+            "experiments[3].timing.clock: unknown clock 'sundial' (available: monotonic, tsc, auto)",
+            "experiments[3].timing.sample: 0 is out of range: expected a sampling interval (1 times every operation) from 1 to 1000000",
+            "experiments[4].allocator[0]: unknown allocator 'tcmalloc' (available: system, jemalloc)",
+        ])
+    }
+
+    func testSystemAllocatorFiguresAreUnavailableNotZero() throws {
+        let report = try TestSupport.runInProcess("""
+            experiments:
+              - workload: counter
+                strategies: [mutex]
+                threads: 1
+                ops: 1000
+            """)
+        let a = try XCTUnwrap(report.trials[0].measurement?.allocator)
+        XCTAssertEqual(a.name, "system")
+        XCTAssertNil(a.bytesPerOp)
+        XCTAssertNil(a.allocationsPerOp)
+        XCTAssertNotNil(a.note)
+        XCTAssertEqual(report.trials[0].trial.allocator, .system)
+    }
+
+    /// Lock strategies' measured loops allocate nothing; the figures for queues
+    /// (the Swift `sync` overlay) and actors are reported as measured.
+    func testHotLoopAllocatesNothingUnderJemalloc() throws {
+        guard Jemalloc.libraryPath != nil else {
+            throw XCTSkip("jemalloc is not installed (\(Jemalloc.installHint)); the allocator figures cannot be read")
+        }
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - workload: bank
+                strategies: [pthread-mutex, mutex, nslock, serial-queue, actor]
+                threads: [1, 2]
+                ops: 50k
+                allocator: jemalloc
+            """)
+        for t in report.trials {
+            XCTAssertEqual(t.outcome, .passed, t.trial.id)
+            XCTAssertTrue(t.trial.id.contains("/jemalloc/"), t.trial.id)
+            let a = try XCTUnwrap(t.measurement?.allocator, t.trial.id)
+            XCTAssertEqual(a.name, "jemalloc")
+            XCTAssertNotNil(a.residentBytes)
+            let requests = try XCTUnwrap(a.allocationsPerOp, t.trial.id)
+            switch t.trial.strategy {
+            case "pthread-mutex", "mutex", "nslock":
+                // Nothing per operation: a few hundred bytes once per worker (the
+                // runtime instantiating metadata on first use) round to 0.00.
+                XCTAssertLessThan(try XCTUnwrap(a.bytesPerOp), 0.01, "\(t.trial.id) allocates in its measured loop")
+                XCTAssertLessThan(requests, 0.01, t.trial.id)
+            case "actor":
+                XCTAssertNil(a.bytesPerOp, "task workers move between threads")
+            default:
+                XCTAssertNotNil(a.bytesPerOp, t.trial.id)
+            }
+        }
+    }
+
+    func testJemallocTrialsAreSkippedWithTheInstallCommandWhenMissing() throws {
+        setenv("STRESSBENCH_JEMALLOC", "/nonexistent/libjemalloc.so.2", 1)
+        defer { unsetenv("STRESSBENCH_JEMALLOC") }
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - workload: counter
+                strategies: [mutex]
+                threads: 1
+                ops: 1000
+                allocator: [system, jemalloc]
+            """)
+        XCTAssertEqual(report.trials.map(\.outcome), [.passed, .skipped])
+        XCTAssertEqual(report.trials[1].failure?.message,
+                       "jemalloc is not installed (no libjemalloc.so.2 found); install it with: \(Jemalloc.installHint)")
+        XCTAssertEqual(report.exitCode, .passed, "a skipped trial does not fail the run")
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+@testable import StressKit
+import XCTest
+
+/// The shapes of the CI outputs: the JSON Schema covers every key the encoder
+/// writes, JUnit XML, the Markdown summary, and .hgrm files.
+final class OutputFormatTests: XCTestCase {
+    /// A report with every optional part filled in: a gate with both kinds of
+    /// threshold and a comparison, a violated trial, a deadlocked one with its
+    /// stall report, and a crashed one with no measurement.
+    static func fullReport() throws -> RunReport {
+        // Six repetitions, one of which crashes: five samples remain for the comparison.
+        var trials = Synthetic.cell(throughputs: [1000, 1010, 990, 1005, 995, 1002], latencyNs: [1_000, 1_000, 1_000, 1_000, 1_000, 1_000])
+        trials[1].outcome = .violated
+        trials[1].violations = ViolationReport(count: 2, samples: [
+            ViolationSample(thread: 1, operation: "increment", step: "store", opNumber: 17, message: "final count <1> & \"2\""),
+            ViolationSample(thread: nil, operation: "final-check", step: nil, opNumber: nil, message: "lost | one"),
+        ])
+        trials[1].rerunCommand = "stressbench run synthetic.yaml --only e/mutex/t2/r1 --seed 2"
+        trials[2].outcome = .deadlock
+        trials[2].failure = FailureReport(message: "deadlock", signal: "SIGTERM", exitStatus: 0, outputTail: ["tail \u{1B}[0m"])
+        trials[2].stall = StallReport(kind: .deadlock, stalledForNs: 5, workers: [
+            StalledWorker(thread: 0, operation: "op", step: "s", phase: "acquiring", description: "waits",
+                          resource: 0, innerResource: 1, completedOps: 3),
+        ], cycle: ["worker 0 waits for worker 1"], summary: "cycle")
+        trials[3].outcome = .crashed
+        trials[3].measurement = nil
+        trials[3].failure = FailureReport(message: "the trial process died of SIGILL", signal: "SIGILL")
+        var report = Synthetic.report(trials)
+        let base = Synthetic.report(Synthetic.cell(throughputs: [1200, 1210, 1190, 1205, 1195], latencyNs: [800, 800, 800, 800, 800])
+            + Synthetic.cell(throughputs: [1], latencyNs: [1], strategy: "nslock"))
+        let policy = GatePolicy(planThresholds: [try ThresholdParser.parse("p99 < 2us"), try ThresholdParser.parse("ops_per_s >= 0.95 * baseline")])
+        report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: base, baselineFile: "base.json")
+        return report
+    }
+
+    // MARK: - JSON Schema
+
+    private static var schemaURL: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Schemas/results.schema.json")
+    }
+
+    func testSchemaDocumentsEveryKeyTheEncoderWrites() throws {
+        let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: Self.schemaURL)) as? [String: Any])
+        XCTAssertEqual((schema["properties"] as? [String: Any]).flatMap { $0["schema"] as? [String: Any] }?["const"] as? String,
+                       RunReport.currentSchema, "the schema file describes the version the encoder writes")
+        let real = try TestSupport.runInProcess("""
+            experiments:
+              - workload: counter
+                strategies: [mutex]
+                threads: 2
+                ops: 2000
+                warmup: 0s
+                fuzz: chaos
+            """)
+        for report in [try Self.fullReport(), real] {
+            let json = try JSONSerialization.jsonObject(with: ResultCoding.encoder().encode(report))
+            var undocumented: [String] = []
+            SchemaWalker(root: schema).check(json, against: schema, at: "", missing: &undocumented)
+            XCTAssertEqual(undocumented, [], "keys missing from Schemas/results.schema.json")
+        }
+    }
+
+    /// The one-line check that would catch a schema that documents nothing:
+    /// the walker does report an unknown key.
+    func testSchemaWalkerReportsUnknownKeys() throws {
+        let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: Self.schemaURL)) as? [String: Any])
+        var missing: [String] = []
+        SchemaWalker(root: schema).check(["schema": "x", "surprise": 1, "trials": [["outcome": "passed", "extra": true]]],
+                                         against: schema, at: "", missing: &missing)
+        XCTAssertEqual(missing.sorted(), ["/surprise", "/trials/0/extra"])
+    }
+
+    // MARK: - JUnit
+
+    func testJUnitHasOneCasePerTrialAndGateFailuresWithRerunCommands() throws {
+        let report = try Self.fullReport()
+        let xml = JUnitReport.render(report)
+        XCTAssertTrue(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"stressbench\""), xml)
+        let document = try XMLDocument(xmlString: xml)
+        let cases = try document.nodes(forXPath: "/testsuites/testsuite[1]/testcase")
+        XCTAssertEqual(cases.count, report.trials.count)
+        let failures = try document.nodes(forXPath: "/testsuites/testsuite[1]/testcase/failure") as? [XMLElement] ?? []
+        XCTAssertEqual(failures.compactMap { $0.attribute(forName: "type")?.stringValue }, ["violated", "deadlock", "crashed"])
+        XCTAssertTrue(failures[0].stringValue?.contains("rerun: stressbench run synthetic.yaml --only e/mutex/t2/r1 --seed 2") == true)
+        XCTAssertTrue(failures[0].attribute(forName: "message")?.stringValue?.contains("final count <1> & \"2\"") == true,
+                      "special characters survive escaping")
+        let gate = try document.nodes(forXPath: "/testsuites/testsuite[2]/testcase/failure") as? [XMLElement] ?? []
+        let types = gate.compactMap { $0.attribute(forName: "type")?.stringValue }
+        XCTAssertTrue(types.contains("regression"), types.description)
+        XCTAssertTrue(types.contains("threshold"), types.description)
+        XCTAssertTrue(gate.allSatisfy { $0.stringValue?.contains("rerun: stressbench run synthetic.yaml --only e/mutex/t2") == true })
+        let root = try XCTUnwrap(document.rootElement())
+        let expectedFailures = 3 + report.gate!.failedThresholds.count + report.gate!.regressions.count
+        XCTAssertEqual(root.attribute(forName: "failures")?.stringValue, String(expectedFailures))
+    }
+
+    // MARK: - Markdown
+
+    func testMarkdownSummaryShowsVerdictCellsComparisonAndFailures() throws {
+        let report = try Self.fullReport()
+        let md = MarkdownReport.render(report)
+        XCTAssertTrue(md.hasPrefix("## ❌ stressbench `synthetic`: crash, deadlock, hang or timeout (exit code 3)\n"), md)
+        XCTAssertTrue(md.contains("| cell | reps | ops/s (median) | p50 | p99 | p99.9 | max | violations | outcomes |"), md)
+        XCTAssertTrue(md.contains("| `e/mutex/t2` | 6 | "), md)
+        XCTAssertTrue(md.contains("### Baseline comparison"), md)
+        XCTAssertTrue(md.contains("| **regressed** |"), md)
+        XCTAssertTrue(md.contains("Only in the baseline (not compared): `e/nslock/t2`"), md)
+        XCTAssertTrue(md.contains("- `e/mutex/t2/r1`: **violated**"), md)
+        XCTAssertTrue(md.contains("rerun: `stressbench run synthetic.yaml --only e/mutex/t2/r1 --seed 2`"), md)
+        // Every table row has as many cells as its header: a '|' in a message is escaped.
+        for table in md.components(separatedBy: "\n\n") where table.hasPrefix("| cell") {
+            let rows = table.split(separator: "\n").map { $0.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count }
+            XCTAssertEqual(Set(rows).count, 1, table)
+        }
+    }
+
+    func testMarkdownOfAPassingRunSaysPassed() {
+        let md = MarkdownReport.render(Synthetic.report(Synthetic.cell(throughputs: [1], latencyNs: [1])))
+        XCTAssertTrue(md.hasPrefix("## ✅ stressbench `synthetic`: passed (exit code 0)"), md)
+        XCTAssertFalse(md.contains("did not pass"))
+    }
+
+    // MARK: - hgrm
+
+    func testHgrmFilesOnePerMeasuredTrialInMicroseconds() throws {
+        let dir = try TestSupport.temporaryDirectory().appendingPathComponent("hgrm").path
+        let report = try Self.fullReport()
+        let files = try HistogramFiles.write(report, to: dir)
+        XCTAssertEqual(files.count, report.trials.filter { $0.measurement != nil }.count)
+        XCTAssertEqual(files.map { URL(fileURLWithPath: $0).lastPathComponent }.first, "e_mutex_t2_r0.hgrm")
+        let text = try String(contentsOfFile: files[0], encoding: .utf8)
+        let lines = text.split(separator: "\n")
+        XCTAssertEqual(lines.first?.split(separator: " ").map(String.init), ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"])
+        // Every sample is 1000 ns = 1 µs: the value column reads 1.000.
+        let firstRow = lines.dropFirst().first { !$0.isEmpty }?.split(separator: " ")
+        XCTAssertEqual(firstRow?.first, "1.000")
+        XCTAssertTrue(text.contains("#[Max     =        1.000, Total count    =          100]"), text)
+    }
+}
+
+/// Walks a decoded JSON value along a JSON Schema and lists object keys the
+/// schema does not describe (enough of JSON Schema for our own file: $ref to
+/// $defs, anyOf, properties, additionalProperties, items).
+struct SchemaWalker {
+    let root: [String: Any]
+
+    func resolve(_ schema: [String: Any]) -> [String: Any] {
+        guard let ref = schema["$ref"] as? String, ref.hasPrefix("#/$defs/") else { return schema }
+        let defs = root["$defs"] as? [String: Any] ?? [:]
+        return resolve(defs[String(ref.dropFirst("#/$defs/".count))] as? [String: Any] ?? [:])
+    }
+
+    func check(_ value: Any, against schemaIn: [String: Any], at path: String, missing: inout [String]) {
+        let schema = resolve(schemaIn)
+        if let branches = schema["anyOf"] as? [[String: Any]] {
+            let kind = value is [String: Any] ? "object" : (value is [Any] ? "array" : "")
+            if let branch = branches.map(resolve).first(where: { ($0["type"] as? String) == kind }) {
+                check(value, against: branch, at: path, missing: &missing)
+            }
+            return
+        }
+        if let object = value as? [String: Any] {
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            for (key, child) in object {
+                if let p = properties[key] as? [String: Any] {
+                    check(child, against: p, at: "\(path)/\(key)", missing: &missing)
+                } else if let extra = schema["additionalProperties"] as? [String: Any] {
+                    check(child, against: extra, at: "\(path)/\(key)", missing: &missing)
+                } else {
+                    missing.append("\(path)/\(key)")
+                }
+            }
+        } else if let array = value as? [Any], let items = schema["items"] as? [String: Any] {
+            for (i, element) in array.enumerated() { check(element, against: items, at: "\(path)/\(i)", missing: &missing) }
+        }
+    }
+}

@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Turns stressbench results into PNG charts.
+
+    pip install matplotlib
+    scripts/plot.py results.json --out plots/        # or results.csv
+
+Writes, for the run:
+  throughput.png  ops/s against threads, one line per strategy, one panel per
+                  experiment (the median over repetitions; the bar spans the
+                  slowest to the fastest repetition)
+  latency.png     the latency percentile spectrum per strategy, on the usual
+                  HdrHistogram axis 1/(1-p) (50%, 90%, 99%, 99.9%, ... evenly
+                  spaced), one panel per experiment, at one thread count
+                  (--threads, default the largest run). From JSON the curve
+                  comes from the merged histogram buckets of every repetition;
+                  from CSV only the recorded percentiles are available.
+  outcomes.png    a strategy x experiment grid coloured by the worst outcome
+                  of the cell's trials, with the counts written in
+
+Only trials with figures are drawn in the first two; every trial counts in the
+third. Needs matplotlib (and nothing else outside the standard library).
+"""
+import argparse
+import collections
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import ListedColormap  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+
+# Worst first: the colour of a cell is its worst outcome.
+OUTCOMES = ["crashed", "deadlock", "hang", "timeout", "error", "violated", "skipped", "passed"]
+OUTCOME_COLOURS = {
+    "crashed": "#7b1fa2", "deadlock": "#c62828", "hang": "#ef6c00", "timeout": "#f9a825",
+    "error": "#5d4037", "violated": "#e57373", "skipped": "#bdbdbd", "passed": "#66bb6a",
+}
+CSV_PERCENTILES = [("lat_p50_ns", 50), ("lat_p90_ns", 90), ("lat_p99_ns", 99),
+                   ("lat_p999_ns", 99.9), ("lat_p9999_ns", 99.99)]
+
+
+class Trial:
+    """One trial as the charts need it, read from JSON or CSV."""
+
+    def __init__(self, experiment, workload, strategy, threads, repetition, outcome, ops, buckets, percentiles, max_ns):
+        self.experiment, self.workload, self.strategy = experiment, workload, strategy
+        self.threads, self.repetition, self.outcome = threads, repetition, outcome
+        self.ops = ops                  # ops/s, or None when not measured
+        self.buckets = buckets          # [[value_ns, count]] (JSON only)
+        self.percentiles = percentiles  # [(percentile, ns)] (CSV)
+        self.max_ns = max_ns
+
+
+def real(value):
+    """A JSON real, which stressbench writes as a string when it is not finite."""
+    return None if value is None or isinstance(value, str) else float(value)
+
+
+def load(path):
+    if path.endswith(".csv"):
+        return load_csv(path)
+    with open(path) as f:
+        report = json.load(f)
+    if not str(report.get("schema", "")).startswith("stressbench.results/"):
+        sys.exit(f"{path}: not a stressbench results file")
+    trials = []
+    for r in report["trials"]:
+        t, m = r["trial"], r.get("measurement")
+        trials.append(Trial(t["experiment"], t["workload"], t["strategy"], t["threads"], t["repetition"], r["outcome"],
+                            real(m["opsPerSecond"]) if m else None, m["histogram"] if m else [], [],
+                            (m.get("latency") or {}).get("maxNs") if m else None))
+    return report.get("plan", os.path.basename(path)), trials
+
+
+def load_csv(path):
+    trials = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            number = lambda k: float(row[k]) if row.get(k) else None  # noqa: E731
+            percentiles = [(p, number(k)) for k, p in CSV_PERCENTILES if number(k) is not None]
+            trials.append(Trial(row["experiment"], row["workload"], row["strategy"], int(row["threads"]),
+                                int(row["repetition"]), row["outcome"], number("ops_per_s"), [], percentiles,
+                                number("lat_max_ns")))
+    plan = trials[0].experiment if trials else os.path.basename(path)
+    with open(path, newline="") as f:
+        first = next(csv.DictReader(f), None)
+        plan = first["plan"] if first else plan
+    return plan, trials
+
+
+def in_order(values):
+    """Distinct values in first-seen order (the plan's order)."""
+    return list(dict.fromkeys(values))
+
+
+def strategy_styles(trials):
+    strategies = in_order(t.strategy for t in trials)
+    cmap = plt.get_cmap("tab10")
+    markers = "osD^vP*Xh<>"
+    return {s: (cmap(i % 10), markers[i % len(markers)]) for i, s in enumerate(strategies)}
+
+
+def panels(count):
+    columns = min(count, 2)
+    rows = math.ceil(count / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(6.4 * columns, 4.4 * rows), squeeze=False)
+    flat = [a for row in axes for a in row]
+    for extra in flat[count:]:
+        extra.set_visible(False)
+    return fig, flat
+
+
+def rate_label(value, _):
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
+
+
+def time_label(ns, _):
+    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+        if ns >= scale:
+            return f"{ns / scale:g}{unit}"
+    return f"{ns:g}ns"
+
+
+def throughput_chart(plan, trials, out):
+    measured = [t for t in trials if t.ops]
+    if not measured:
+        return None
+    experiments = in_order(t.experiment for t in measured)
+    styles = strategy_styles(measured)
+    fig, axes = panels(len(experiments))
+    for ax, experiment in zip(axes, experiments):
+        cells = collections.defaultdict(list)
+        for t in measured:
+            if t.experiment == experiment:
+                cells[(t.strategy, t.threads)].append(t.ops)
+        threads = sorted({th for _, th in cells})
+        for strategy in in_order(s for s, _ in cells):
+            xs = [th for th in threads if (strategy, th) in cells]
+            medians = [statistics.median(cells[(strategy, th)]) for th in xs]
+            low = [m - min(cells[(strategy, th)]) for m, th in zip(medians, xs)]
+            high = [max(cells[(strategy, th)]) - m for m, th in zip(medians, xs)]
+            colour, marker = styles[strategy]
+            ax.errorbar(xs, medians, yerr=[low, high], label=strategy, color=colour, marker=marker, capsize=3, linewidth=1.5)
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_locator(FixedLocator(threads))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(rate_label))
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        ax.set_xlabel("threads")
+        ax.set_ylabel("ops/s (median of repetitions)")
+        ax.set_title(f"{experiment}")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"{plan}: throughput by thread count (bars: slowest to fastest repetition)")
+    fig.tight_layout()
+    path = os.path.join(out, "throughput.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def spectrum_from_buckets(buckets):
+    """(x = 1/(1-p), latency) points of the merged histogram, one per bucket:
+    the fraction of samples at or below each value, on the HdrHistogram axis."""
+    merged = collections.Counter()
+    for value, count in buckets:
+        merged[value] += count
+    total = sum(merged.values())
+    points, seen = [], 0
+    for value in sorted(merged):
+        # The percentile at which this value starts: the samples below it.
+        p = seen / total
+        points.append((1 / (1 - p), value))
+        seen += merged[value]
+        # The last value holds up to p = 1, which the axis cannot show; end
+        # the curve at the last sample's own rank instead.
+    points.append((float(total), max(merged)))
+    return points
+
+
+def latency_chart(plan, trials, out, threads_wanted):
+    measured = [t for t in trials if t.buckets or t.percentiles]
+    if not measured:
+        return None
+    experiments = in_order(t.experiment for t in measured)
+    styles = strategy_styles(measured)
+    fig, axes = panels(len(experiments))
+    largest_x = 1e2
+    for ax, experiment in zip(axes, experiments):
+        here = [t for t in measured if t.experiment == experiment]
+        threads = threads_wanted if threads_wanted else max(t.threads for t in here)
+        here = [t for t in here if t.threads == threads]
+        for strategy in in_order(t.strategy for t in here):
+            mine = [t for t in here if t.strategy == strategy]
+            colour, _ = styles[strategy]
+            if any(t.buckets for t in mine):
+                points = spectrum_from_buckets([b for t in mine for b in t.buckets])
+                xs, ys = zip(*points)
+                ax.step(xs, ys, where="post", label=strategy, color=colour, linewidth=1.5)
+            else:
+                # CSV: the recorded percentiles of each repetition (no merging possible).
+                for i, t in enumerate(mine):
+                    xs = [1 / (1 - p / 100) for p, _ in t.percentiles]
+                    ys = [ns for _, ns in t.percentiles]
+                    ax.plot(xs, ys, marker="o", color=colour, label=strategy if i == 0 else None, linewidth=1)
+            largest_x = max(largest_x, max(xs))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        # 50%, 90%, 99%, ...: the 0% tick at x = 1 would sit on top of 50%.
+        ticks = [p for p in (2, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7) if p <= largest_x * 1.01]
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * (1 - 1 / v):.10g}%"))
+        ax.yaxis.set_major_formatter(FuncFormatter(time_label))
+        ax.set_xlim(1, largest_x * 1.5)
+        ax.set_xlabel("percentile")
+        ax.set_ylabel("service time per operation")
+        ax.set_title(f"{experiment}, {threads} thread(s)")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8)
+    merged = any(t.buckets for t in measured)
+    fig.suptitle(f"{plan}: latency percentile spectrum "
+                 + ("(histograms of all repetitions merged)" if merged else "(recorded percentiles, one line per repetition)"))
+    fig.tight_layout()
+    path = os.path.join(out, "latency.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def outcome_chart(plan, trials, out):
+    if not trials:
+        return None
+    strategies = in_order(t.strategy for t in trials)
+    experiments = in_order(t.experiment for t in trials)
+    grid = [[None] * len(experiments) for _ in strategies]
+    labels = [[""] * len(experiments) for _ in strategies]
+    for i, s in enumerate(strategies):
+        for j, e in enumerate(experiments):
+            counts = collections.Counter(t.outcome for t in trials if t.strategy == s and t.experiment == e)
+            if not counts:
+                labels[i][j] = "not run"
+                continue
+            worst = min(counts, key=OUTCOMES.index)
+            grid[i][j] = OUTCOMES.index(worst)
+            labels[i][j] = "\n".join(f"{n} {o}" for o, n in sorted(counts.items(), key=lambda kv: OUTCOMES.index(kv[0])))
+    cmap = ListedColormap([OUTCOME_COLOURS[o] for o in OUTCOMES])
+    cmap.set_bad("#f5f5f5")
+    import numpy as np  # matplotlib depends on numpy
+    values = np.ma.masked_invalid(np.array([[np.nan if v is None else v for v in row] for row in grid], dtype=float))
+    fig, ax = plt.subplots(figsize=(max(1.9 * len(experiments) + 2.4, 6.0), 0.62 * len(strategies) + 1.8))
+    ax.imshow(values, cmap=cmap, vmin=-0.5, vmax=len(OUTCOMES) - 0.5, aspect="auto")
+    ax.set_xticks(range(len(experiments)), experiments, rotation=20, ha="right")
+    ax.set_yticks(range(len(strategies)), strategies)
+    for i in range(len(strategies)):
+        for j in range(len(experiments)):
+            ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=8,
+                    color="white" if grid[i][j] is not None and OUTCOMES[grid[i][j]] in ("crashed", "deadlock", "error") else "black")
+    ax.set_xticks([x - 0.5 for x in range(1, len(experiments))], minor=True)
+    ax.set_yticks([y - 0.5 for y in range(1, len(strategies))], minor=True)
+    ax.grid(which="minor", color="white", linewidth=2)
+    ax.tick_params(which="minor", length=0)
+    ax.set_title(f"{plan}: outcomes\n(colour: the worst outcome of the cell's trials)", fontsize=11)
+    fig.tight_layout()
+    path = os.path.join(out, "outcomes.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", help="results file: JSON (run --json) or CSV (run --csv)")
+    parser.add_argument("--out", default=".", help="directory for the PNG files (default: .)")
+    parser.add_argument("--threads", type=int, help="thread count for the latency spectrum (default: the largest)")
+    args = parser.parse_args()
+    plan, trials = load(args.results)
+    os.makedirs(args.out, exist_ok=True)
+    for path in (throughput_chart(plan, trials, args.out), latency_chart(plan, trials, args.out, args.threads),
+                 outcome_chart(plan, trials, args.out)):
+        if path:
+            print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
