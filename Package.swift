@@ -42,9 +42,18 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI"]),
+        // The README's example of a team's own stressbench: the command line with
+        // a custom workload registered. Not a product; the tests build and run it.
+        .executableTarget(
+            name: "custom-stressbench",
+            dependencies: ["StressBenchCLI", "StressKit"],
+            path: "Examples/CustomStressBench",
+            exclude: ["seats.yaml"]
+        ),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressBenchCLI", "stressbench"]
+            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench"],
+            exclude: ["page-views.yaml"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -102,7 +102,7 @@ final class SpineCorrectnessTests: XCTestCase {
         XCTAssertEqual(sample.operation, "audit")
         XCTAssertEqual(sample.step, "scan")
         XCTAssertNotNil(sample.opNumber)
-        XCTAssertTrue(sample.message.hasPrefix("audit total"), sample.message)
-        XCTAssertTrue(sample.summaryLine.hasPrefix("thread \(sample.thread!), op #\(sample.opNumber!), audit/scan: audit total"))
+        XCTAssertTrue(sample.message.hasPrefix("conservation: audit found"), sample.message)
+        XCTAssertTrue(sample.summaryLine.hasPrefix("thread \(sample.thread!), op #\(sample.opNumber!), audit/scan: conservation: audit found"))
     }
 }

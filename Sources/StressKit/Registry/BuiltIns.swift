@@ -5,6 +5,10 @@ extension StressRegistry {
         var r = StressRegistry()
         r.register(workload: CounterWorkload.self)
         r.register(workload: BankWorkload.self)
+        r.register(workload: CacheWorkload.self)
+        r.register(workload: LifecycleWorkload.self)
+        r.register(workload: QueueWorkload.self)
+        r.register(workload: LazyInitWorkload.self)
         r.register(workload: FaultInjectionWorkload.self)
         r.register(workload: BusyWorkWorkload.self)
 

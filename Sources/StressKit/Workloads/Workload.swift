@@ -94,6 +94,13 @@ public protocol Workload: Sendable {
 }
 
 extension Workload {
+    /// This workload's ``StressKit/Operation`` type, under a name nothing else
+    /// uses. Foundation (and XCTest, which re-exports it) has an `Operation` class
+    /// of its own (`NSOperation`) that wins over StressKit's in a file importing
+    /// it, so such a file writes `[WorkloadOperation]` and
+    /// `WorkloadOperation("name", weight:steps:)`, or `StressKit.Operation<State>`.
+    public typealias WorkloadOperation = StressKit.Operation<State>
+
     /// One guarded resource.
     public var resourceCount: Int { 1 }
 
