@@ -152,7 +152,7 @@ final class PlanLoaderTests: XCTestCase {
                 parameters: { variant: split }
             """)
         XCTAssertEqual(p.map { "\($0.path): \($0.message)" }, [
-            "experiments[0].parameters.acounts: unknown key 'acounts'; did you mean 'accounts'? (allowed here: accounts, initial_balance, max_transfer, audit_ratio, variant)",
+            "experiments[0].parameters.acounts: unknown key 'acounts'; did you mean 'accounts'? (allowed here: accounts, initial_balance, max_transfer, audit_ratio, deposit_ratio, withdraw_ratio, close_ratio, variant)",
             "experiments[0].parameters.accounts: 1 is out of range: expected an integer from 2 to 1000000",
             "experiments[0].parameters.audit_ratio: expected a number, found 'lots'",
             "experiments[1].parameters.variant: 'split' is not one of correct, split-rmw",

@@ -79,7 +79,8 @@ final class ResultFormatTests: XCTestCase {
         XCTAssertEqual(cell["outcome"], "passed")
         XCTAssertNotNil(Int(cell["lat_p99_ns"] ?? ""), "integer nanoseconds")
         XCTAssertNotNil(Int(cell["ops_per_s"] ?? ""))
-        XCTAssertEqual(cell["parameters"], "accounts=4;audit_ratio=0.05;initial_balance=1000;max_transfer=100;variant=correct")
+        XCTAssertEqual(cell["parameters"],
+                       "accounts=4;audit_ratio=0.05;close_ratio=0.01;deposit_ratio=0.1;initial_balance=1000;max_transfer=100;variant=correct;withdraw_ratio=0.1")
     }
 
     func testUnavailableFiguresAreEmptyNotZero() {
