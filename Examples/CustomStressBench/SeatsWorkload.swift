@@ -68,6 +68,10 @@ struct SeatsWorkload: Workload {
             .write("book") { state, frame in
                 let seat = state.owner + frame.r0
                 guard seat.pointee == 0 else { return .finish }  // taken: the customer picks again
+                // A fuzz point of our own between the check and the update: with
+                // `fuzz: chaos` a worker may pause here, which a correct strategy
+                // survives (the lock is held) and a check-then-act bug would not.
+                frame.fuzzPoint()
                 seat.pointee = frame.thread + 1
                 state.held[frame.thread].pointee += 1
                 return .next

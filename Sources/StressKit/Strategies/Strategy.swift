@@ -49,6 +49,11 @@ public struct StrategyDescriptor: Sendable {
     public let lockFree: Bool
     /// What its critical sections are made of.
     public let primitive: SyncPrimitive
+    /// Whether every resource is guarded by one and the same domain (one global
+    /// actor for all state): a nested access to another resource is then a
+    /// plain call inside the domain already held, so lock-order bugs cannot
+    /// happen, and neither can any parallelism across resources.
+    public let singleDomain: Bool
     /// Hidden strategies are left out of `all` and `list`.
     public let hidden: Bool
 
@@ -56,9 +61,11 @@ public struct StrategyDescriptor: Sendable {
     public init(
         name: String, summary: String, execution: ExecutionModel = .threads,
         reentrant: Bool, sharedReads: Bool, synchronizes: Bool = true,
-        asynchronousWrites: Bool = false, lockFree: Bool = false, primitive: SyncPrimitive = .lock, hidden: Bool = false
+        asynchronousWrites: Bool = false, lockFree: Bool = false, primitive: SyncPrimitive = .lock,
+        singleDomain: Bool = false, hidden: Bool = false
     ) {
         self.primitive = primitive
+        self.singleDomain = singleDomain
         self.name = name
         self.summary = summary
         self.execution = execution

@@ -21,7 +21,7 @@ public final class GlobalActorStrategy: IsolatingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "global-actor",
         summary: "one global actor for all state (the 'everything on the main actor' model); workers are tasks",
-        execution: .tasks, reentrant: true, sharedReads: false, primitive: .actor
+        execution: .tasks, reentrant: true, sharedReads: false, primitive: .actor, singleDomain: true
     )
 
     public init(setup: StrategySetup) throws {}
