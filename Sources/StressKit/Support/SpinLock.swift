@@ -44,7 +44,11 @@ enum SpinLock {
         while true {
             while word.load(ordering: .relaxed) != 0 {
                 if pauses <= maxPauses {
-                    for _ in 0..<pauses { stress_cpu_relax() }
+                    var left = pauses
+                    while left > 0 {
+                        stress_cpu_relax()
+                        left &-= 1
+                    }
                     pauses &<<= 1
                 } else {
                     sched_yield()

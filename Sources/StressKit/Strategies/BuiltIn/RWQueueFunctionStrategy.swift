@@ -8,7 +8,7 @@
 /// costlier of the two, so the gap to `rw-queue` is wider than between
 /// `serial-queue` and `serial-queue-f`. Not reentrant: a barrier sync from
 /// inside the queue deadlocks.
-public final class RWQueueFunctionStrategy: BlockingStrategy, Sendable {
+public final class RWQueueFunctionStrategy: SectionPassingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue-f",
         summary: "concurrent dispatch queue via the C dispatch_sync_f / dispatch_barrier_sync_f (rw-queue without the overlay)",
@@ -24,4 +24,8 @@ public final class RWQueueFunctionStrategy: BlockingStrategy, Sendable {
     public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
 
     public func write(_ resource: Int, _ body: () -> Void) { queues[resource].barrierSync(body) }
+
+    public func read(_ resource: Int, section: CriticalSection) { queues[resource].sync(section) }
+
+    public func write(_ resource: Int, section: CriticalSection) { queues[resource].barrierSync(section) }
 }

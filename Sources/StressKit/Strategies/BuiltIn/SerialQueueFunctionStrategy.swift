@@ -4,11 +4,12 @@
 ///
 /// Same queue, same semantics, minus the overlay: `DispatchQueue.sync` copies
 /// its closure into a heap block on every call on Linux, `dispatch_sync_f` is
-/// handed a pointer to a closure on the caller's stack (``DispatchFunctionQueue``).
+/// handed a pointer to the engine's critical section on the caller's stack
+/// (``DispatchFunctionQueue``, ``CriticalSection``): no allocation per call.
 /// The difference between this and `serial-queue` is what the overlay costs.
 /// Not reentrant: a `dispatch_sync_f` onto the queue the thread is already
 /// running on deadlocks or traps, exactly as with `sync`. FIFO.
-public final class SerialQueueFunctionStrategy: BlockingStrategy, Sendable {
+public final class SerialQueueFunctionStrategy: SectionPassingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "serial-queue-f",
         summary: "serial dispatch queue via the C dispatch_sync_f: serial-queue without the Swift overlay's block copy",
@@ -24,4 +25,8 @@ public final class SerialQueueFunctionStrategy: BlockingStrategy, Sendable {
     public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
 
     public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
+
+    public func read(_ resource: Int, section: CriticalSection) { queues[resource].sync(section) }
+
+    public func write(_ resource: Int, section: CriticalSection) { queues[resource].sync(section) }
 }
