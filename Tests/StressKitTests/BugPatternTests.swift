@@ -64,9 +64,10 @@ final class BugPatternTests: XCTestCase {
             return s.reentrant ? .unaffected : .stuck
         },
         "lock-order-inversion": { s in
-            // One domain for both branches (a global actor): the inner access is
-            // a plain call inside it, so there is no inversion to suffer.
-            if s.singleDomain { return .unaffected }
+            // One reentrant domain for both branches (a global actor): the inner
+            // access is a plain call inside it, so there is no inversion to
+            // suffer. (Queues on one target re-enter it too, and deadlock.)
+            if s.singleDomain && s.reentrant { return .unaffected }
             return s.synchronizes && s.execution == .threads ? .stuck : .violated(Invariants.atomicity)
         },
         "write-through-read": { s in s.sharedReads ? .violated(Invariants.cache) : .unaffected },

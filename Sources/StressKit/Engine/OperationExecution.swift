@@ -1,8 +1,11 @@
 import Synchronization
 
-/// How the engine calls one trial's blocking strategy.
-struct BlockingAccess: Sendable {
+/// How the engine calls one trial's blocking strategy. A class, so the hot
+/// loop passes one pointer rather than an existential and two more fields.
+final class BlockingAccess: Sendable {
     let strategy: any BlockingStrategy
+    /// The same strategy when it takes ``CriticalSection`` values (to pass them to C).
+    let sections: (any SectionPassingStrategy)?
     /// Set for fire-and-forget writers (``StrategyDescriptor/asynchronousWrites``).
     let deferredWrites: DeferredViolations?
     /// "operation/step" by site id, to name a violation found by a deferred write.
@@ -10,6 +13,7 @@ struct BlockingAccess: Sendable {
 
     init(_ strategy: any BlockingStrategy, labels: [String]) {
         self.strategy = strategy
+        sections = strategy as? any SectionPassingStrategy
         self.labels = labels
         deferredWrites = type(of: strategy).descriptor.asynchronousWrites ? DeferredViolations() : nil
     }
@@ -39,37 +43,81 @@ final class DeferredViolations: Sendable {
     }
 }
 
-/// A worker's operations flattened for the blocking hot loop: each step's access
-/// and body only (no names: copying a `Step` would retain its strings), read
-/// through a borrowed buffer so that running a step retains nothing.
-struct CompiledProgram<State: AnyObject & Sendable>: Sendable {
-    struct CompiledStep: Sendable {
+/// A worker's operations flattened for the blocking hot loop, in raw memory the
+/// worker owns: each step's access and body (no names: copying a `Step` would
+/// retain its strings) and the site words it publishes, worked out once here so
+/// that publishing in the loop is a single store of a constant.
+struct CompiledProgram<State: AnyObject & Sendable> {
+    struct CompiledStep {
         let access: Step<State>.Access
         let body: @Sendable (State, inout OpFrame) -> StepResult
+        /// The step's site id (its index in the board's labels).
+        let site: Int
+        /// Published before the step asks for its section (`acquiring`), or as
+        /// it starts when it needs none (`running`).
+        let waiting: SiteWord
+        /// Published once inside (the inner section, for a nested write).
+        let inside: SiteWord
+        /// Nested writes: published holding the outer section, asking for the inner.
+        let waitingInner: SiteWord
     }
 
-    private let steps: ContiguousArray<CompiledStep>
-    private let starts: ContiguousArray<Int>
+    /// The steps of every operation, one after another.
+    let steps: UnsafeMutableBufferPointer<CompiledStep>
+    /// Where each operation's steps start, and (last) the number of steps.
+    let starts: UnsafeMutableBufferPointer<Int>
+    /// Per operation: the word published after it (between operations).
+    let between: UnsafeMutableBufferPointer<SiteWord>
 
-    init(_ operations: [Operation<State>]) {
-        var steps = ContiguousArray<CompiledStep>(), starts = ContiguousArray<Int>()
-        for op in operations {
-            starts.append(steps.count)
-            steps += op.steps.map { CompiledStep(access: $0.access, body: $0.body) }
+    /// Flattens `operations`, whose step `k` of operation `i` has site id
+    /// `siteBase[i] + k` (the board's numbering). Free it with ``deallocate()``.
+    init(_ operations: [Operation<State>], siteBase: [Int]) {
+        let total = operations.reduce(0) { $0 + $1.steps.count }
+        steps = .allocate(capacity: total)
+        starts = .allocate(capacity: operations.count + 1)
+        between = .allocate(capacity: operations.count)
+        var next = 0
+        for (i, op) in operations.enumerated() {
+            starts[i] = next
+            between.initializeElement(at: i, to: SiteWord(site: siteBase[i], phase: .betweenOperations))
+            for (k, step) in op.steps.enumerated() {
+                let site = siteBase[i] + k
+                let compiled: CompiledStep
+                switch step.access {
+                case .unguarded:
+                    let running = SiteWord(site: site, phase: .running)
+                    compiled = CompiledStep(access: step.access, body: step.body, site: site,
+                                            waiting: running, inside: running, waitingInner: running)
+                case .read(let r):
+                    compiled = CompiledStep(access: step.access, body: step.body, site: site,
+                                            waiting: SiteWord(site: site, phase: .acquiring, resource: r),
+                                            inside: SiteWord(site: site, phase: .inside, resource: r),
+                                            waitingInner: SiteWord(site: site, phase: .acquiring, resource: r))
+                case .write(let r):
+                    compiled = CompiledStep(access: step.access, body: step.body, site: site,
+                                            waiting: SiteWord(site: site, phase: .acquiring, resource: r, write: true),
+                                            inside: SiteWord(site: site, phase: .inside, resource: r, write: true),
+                                            waitingInner: SiteWord(site: site, phase: .acquiring, resource: r, write: true))
+                case .nestedWrite(let outer, let inner):
+                    compiled = CompiledStep(
+                        access: step.access, body: step.body, site: site,
+                        waiting: SiteWord(site: site, phase: .acquiring, resource: outer, write: true),
+                        inside: SiteWord(site: site, phase: .insideInner, resource: outer, inner: inner, write: true),
+                        waitingInner: SiteWord(site: site, phase: .acquiringInner, resource: outer, inner: inner, write: true))
+                }
+                steps.initializeElement(at: next, to: compiled)
+                next += 1
+            }
         }
-        starts.append(steps.count)
-        self.steps = steps
-        self.starts = starts
+        starts[operations.count] = next
     }
 
-    /// Calls `body` with a borrowed view of the program.
-    func withView<R>(_ body: (View) -> R) -> R {
-        steps.withUnsafeBufferPointer { s in starts.withUnsafeBufferPointer { o in body(View(steps: s, starts: o)) } }
-    }
-
-    struct View {
-        let steps: UnsafeBufferPointer<CompiledStep>
-        let starts: UnsafeBufferPointer<Int>
+    /// Frees the program (the worker's last use of it).
+    func deallocate() {
+        steps.deinitialize()
+        steps.deallocate()
+        starts.deallocate()
+        between.deallocate()
     }
 }
 
@@ -78,59 +126,64 @@ struct CompiledProgram<State: AnyObject & Sendable>: Sendable {
 /// that step within the operation.
 @inline(__always)
 func execute<State: AnyObject & Sendable>(
-    _ op: Int, _ program: CompiledProgram<State>.View, state: State, access: BlockingAccess, frame: inout OpFrame
+    _ op: Int, _ program: CompiledProgram<State>, state: State, access: BlockingAccess, frame: inout OpFrame
 ) -> (StepResult, Int) {
     let strategy = access.strategy
     let first = program.starts[op]
-    let count = program.starts[op + 1] - first
+    let count = program.starts[op + 1] &- first
     var index = 0
     var result = StepResult.next
     frame.fuzz(.operationStart)
-    while index < count {
-        let step = program.steps.baseAddress! + (first + index)
+    while true {
+        let step = program.steps.baseAddress! + (first &+ index)
+        frame.probe.publish(step.pointee.waiting)
         switch step.pointee.access {
         case .unguarded:
-            frame.publish(step: index, .running)
             result = step.pointee.body(state, &frame)
         case .read(let r):
-            frame.publish(step: index, .acquiring, resource: r)
             frame.fuzz(.beforeAcquire)
             let asked = frame.askedAt(step: index)
-            strategy.read(r) {
-                frame.entered(asked)
-                frame.publish(step: index, .inside, resource: r)
-                result = guarded(step, state, &frame)
+            if let sections = access.sections {
+                result = passSection(step, state, asked, &frame) { sections.read(r, section: $0) }
+            } else {
+                strategy.read(r) {
+                    frame.entered(asked)
+                    frame.probe.publish(step.pointee.inside)
+                    result = guarded(step, state, &frame)
+                }
             }
             frame.fuzz(.afterRelease)
         case .write(let r):
-            frame.publish(step: index, .acquiring, resource: r, write: true)
             frame.fuzz(.beforeAcquire)
             if let deferred = access.deferredWrites {
-                submit(step.pointee.body, label: access.labels[frame.siteBase + index], resource: r, state: state,
+                submit(step.pointee.body, label: access.labels[step.pointee.site], resource: r, state: state,
                        frame: frame, strategy: strategy, deferred)
                 result = .next
+            } else if let sections = access.sections {
+                let asked = frame.askedAt(step: index)
+                result = passSection(step, state, asked, &frame) { sections.write(r, section: $0) }
             } else {
                 let asked = frame.askedAt(step: index)
                 strategy.write(r) {
                     frame.entered(asked)
-                    frame.publish(step: index, .inside, resource: r, write: true)
+                    frame.probe.publish(step.pointee.inside)
                     result = guarded(step, state, &frame)
                 }
             }
             frame.fuzz(.afterRelease)
         case .nestedWrite(let outer, let inner):
             // A write inside a write, exactly as real code nests them.
-            frame.publish(step: index, .acquiring, resource: outer, write: true)
             frame.fuzz(.beforeAcquire)
             let asked = frame.askedAt(step: index)
             strategy.write(outer) {
                 frame.entered(asked)
-                frame.publish(step: index, .acquiringInner, resource: outer, inner: inner, write: true)
+                frame.probe.publish(step.pointee.waitingInner)
+                frame.fuzz(.afterAcquire)
                 frame.fuzz(.beforeAcquire)
                 let askedInner = frame.askedAt()
                 strategy.write(inner) {
                     frame.entered(askedInner)
-                    frame.publish(step: index, .insideInner, resource: outer, inner: inner, write: true)
+                    frame.probe.publish(step.pointee.inside)
                     result = guarded(step, state, &frame)
                 }
                 frame.fuzz(.beforeRelease)
@@ -140,18 +193,25 @@ func execute<State: AnyObject & Sendable>(
         // A pattern match, not `!=`: comparing the enum would call its
         // synthesized equality (and copy the message) on every step.
         guard case .next = result else { break }
-        index += 1
+        index &+= 1
+        if index == count {
+            index &-= 1
+            break
+        }
+        // Between two steps: where a real program leaves one critical section
+        // (or a computation outside any) and goes on to the next.
+        frame.fuzz(.betweenSteps)
     }
     frame.fuzz(.operationEnd)
-    frame.publish(step: 0, .betweenOperations)
-    return (result, Swift.min(index, count - 1))
+    frame.probe.publish(program.between[op])
+    return (result, index)
 }
 
 /// A step body inside its critical section, with the fuzz points just after
 /// acquiring and just before releasing.
 @inline(__always)
 private func guarded<State: AnyObject & Sendable>(
-    _ step: UnsafePointer<CompiledProgram<State>.CompiledStep>, _ state: State, _ frame: inout OpFrame
+    _ step: UnsafeMutablePointer<CompiledProgram<State>.CompiledStep>, _ state: State, _ frame: inout OpFrame
 ) -> StepResult {
     frame.fuzz(.afterAcquire)
     let result = step.pointee.body(state, &frame)
@@ -159,15 +219,63 @@ private func guarded<State: AnyObject & Sendable>(
     return result
 }
 
+/// Runs a guarded step through a strategy that takes ``CriticalSection``
+/// values: the same work as the closure the other strategies get, reached
+/// through a record on this stack frame, so nothing is allocated.
+@inline(__always)
+private func passSection<State: AnyObject & Sendable>(
+    _ step: UnsafeMutablePointer<CompiledProgram<State>.CompiledStep>, _ state: State, _ asked: UInt64,
+    _ frame: inout OpFrame, _ enter: (CriticalSection) -> Void
+) -> StepResult {
+    withUnsafeMutablePointer(to: &frame) { frame in
+        var record = SectionRecord(frame: frame, step: step, state: state, asked: asked)
+        return withUnsafeMutablePointer(to: &record) { record in
+            // One pointer: fits the existential's inline buffer, so no box.
+            var body: any SectionBody = EngineSection(record: record)
+            withUnsafeMutablePointer(to: &body) { enter(CriticalSection($0)) }
+            return record.pointee.result
+        }
+    }
+}
+
+/// What a ``CriticalSection`` from the engine needs, on the engine's stack.
+private struct SectionRecord<State: AnyObject & Sendable> {
+    let frame: UnsafeMutablePointer<OpFrame>
+    let step: UnsafeMutablePointer<CompiledProgram<State>.CompiledStep>
+    // unowned(unsafe): the record lives on the caller's stack for one call,
+    // while the caller holds `state`; a strong reference would cost a retain
+    // and a release per operation.
+    unowned(unsafe) let state: State
+    let asked: UInt64
+    var result = StepResult.next
+}
+
+/// The engine's side of a ``CriticalSection``: the guarded step.
+private struct EngineSection<State: AnyObject & Sendable>: SectionBody {
+    let record: UnsafeMutablePointer<SectionRecord<State>>
+
+    func run() {
+        let r = record
+        r.pointee.frame.pointee.entered(r.pointee.asked)
+        r.pointee.frame.pointee.probe.publish(r.pointee.step.pointee.inside)
+        r.pointee.result = guarded(r.pointee.step, r.pointee.state, &r.pointee.frame.pointee)
+    }
+}
+
 /// Hands a write step to an asynchronous writer. The block gets a copy of the
 /// frame; what it changes is lost to later steps, as with any `async` block.
+/// Its fuzz points (block entry and exit) run on whichever thread runs it, from
+/// the copy's fuzzer, so they are as reproducible as the submitting worker's.
 private func submit<State: AnyObject & Sendable>(
     _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult, label: String, resource: Int, state: State,
     frame: OpFrame, strategy: any BlockingStrategy, _ deferred: DeferredViolations
 ) {
     strategy.submitWrite(resource) {
         var f = frame
-        if case .violation(let message) = body(state, &f) {
+        f.fuzz(.afterAcquire)
+        let result = body(state, &f)
+        f.fuzz(.beforeRelease)
+        if case .violation(let message) = result {
             let parts = label.split(separator: "/", maxSplits: 1).map(String.init)
             deferred.record(ViolationSample(thread: f.thread, operation: parts[0], step: parts.count > 1 ? parts[1] : nil,
                                             opNumber: f.opNumber, message: message + " (in an asynchronously submitted write)"))
@@ -188,7 +296,10 @@ func execute<State: AnyObject & Sendable>(
     while index < steps.count {
         let step = steps[index]
         let body = step.body
+        if frame.fuzz.active, index > 0 { await frame.fuzz.hitInTask(.betweenSteps) }
         if frame.fuzz.active, step.access != .unguarded { await frame.fuzz.hitInTask(.beforeAcquire) }
+        var hops = NestedHops.none
+        if case .nestedWrite = step.access { hops = frame.nestedHops() }
         let entry = frame
         let at = index
         // The closures are written at each call so they stay non-escaping: their
@@ -223,7 +334,7 @@ func execute<State: AnyObject & Sendable>(
         case .nestedWrite(let outer, let inner):
             entry.publish(step: at, .acquiring, resource: outer, write: true)
             let asked = entry.askedAt()
-            outcome = await strategy.nestedWrite(outer: outer, inner: inner) {
+            outcome = await strategy.nestedWrite(outer: outer, inner: inner, hops) {
                 var f = entry
                 f.entered(asked)
                 f.publish(step: at, .insideInner, resource: outer, inner: inner, write: true)
@@ -249,8 +360,8 @@ func execute<State: AnyObject & Sendable>(
 private func isolated<State: AnyObject & Sendable>(
     _ body: @Sendable (State, inout OpFrame) -> StepResult, _ state: State, _ frame: inout OpFrame
 ) -> StepResult {
-    frame.fuzz(.afterAcquire)
+    frame.fuzzIsolated(.afterAcquire)
     let result = body(state, &frame)
-    frame.fuzz(.beforeRelease)
+    frame.fuzzIsolated(.beforeRelease)
     return result
 }

@@ -25,6 +25,9 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
     case atBarrier = 8
     /// Left its loop.
     case finished = 9
+    /// Paced load: ahead of its schedule, waiting for its next intended start
+    /// (idle by design, not stuck).
+    case pacing = 10
 
     /// Whether a worker in this phase is blocked on another party, rather than running.
     var isWaiting: Bool { self == .acquiring || self == .acquiringInner || self == .atBarrier }
@@ -41,6 +44,7 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
         case .betweenOperations?: return "between operations"
         case .atBarrier?: return "at a start barrier"
         case .finished?: return "finished"
+        case .pacing?: return "waiting for its next scheduled start"
         default: return "unknown"
         }
     }

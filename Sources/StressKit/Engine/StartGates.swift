@@ -5,23 +5,35 @@ import Darwin
 #endif
 import Synchronization
 
-/// A reusable-once meeting point for OS threads: everyone waits until `parties`
-/// have arrived, then all go at once. Blocks on a condition variable (not a spin)
-/// so that more workers than cores do not starve the last arrival.
-final class ThreadBarrier: Sendable {
+/// A one-shot meeting point between `parties` worker threads and the thread
+/// that coordinates them: workers ``arriveAndWait()``; the coordinator waits
+/// until all have arrived (``waitForAll()``), does what must happen while every
+/// worker is held (reading counters, calibrating), then ``release()``s them
+/// together. Blocks on condition variables (not a spin) so that more workers
+/// than cores do not starve the last arrival.
+final class ThreadGate: Sendable {
     private let parties: Int
     private let arrived = Mutex(0)
-    private let condition = ConditionSignal()
+    private let allArrived = ConditionSignal()
+    private let released = ConditionSignal()
 
     init(parties: Int) { self.parties = parties }
 
+    /// Called by a worker: blocks until ``release()``.
     func arriveAndWait() {
         let isLast = arrived.withLock { count -> Bool in
             count += 1
             return count == parties
         }
-        if isLast { condition.open() } else { condition.waitUntilOpen() }
+        if isLast { allArrived.open() }
+        released.waitUntilOpen()
     }
+
+    /// Called by the coordinator: blocks until every worker has arrived.
+    func waitForAll() { allArrived.waitUntilOpen() }
+
+    /// Lets every worker go (and any that arrives later pass straight through).
+    func release() { released.open() }
 }
 
 /// A one-shot gate a blocking thread opens: waiters sleep until it opens.
@@ -34,7 +46,12 @@ final class ConditionSignal: @unchecked Sendable {
 
     init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(cond, nil)
+        // Timed waits measure against the monotonic clock, which no one can set.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(cond, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -55,6 +72,17 @@ final class ConditionSignal: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         while !isOpen { pthread_cond_wait(cond, mutex) }
         pthread_mutex_unlock(mutex)
+    }
+
+    /// Waits until the gate opens or `nanoseconds` pass; returns whether it is open.
+    func wait(upTo nanoseconds: UInt64) -> Bool {
+        let deadline = MonotonicClock.now() &+ nanoseconds
+        var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        pthread_mutex_lock(mutex)
+        while !isOpen && pthread_cond_timedwait(cond, mutex, &time) == 0 {}
+        let open = isOpen
+        pthread_mutex_unlock(mutex)
+        return open
     }
 }
 

@@ -7,22 +7,28 @@ import Synchronization
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
+        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
         let warmupGate = TaskGate(parties: n)
         let measureGate = TaskGate(parties: n)
+        let endGate = TaskGate(parties: n)
         let reports = ReportSlots(count: n)
         let finished = DispatchGroup()
 
         for t in 0..<n {
             finished.enter()
             Task.detached {
+                // Operations made for this worker alone: its step closures' contexts are
+                // its own, so calling them never touches a reference count another
+                // worker also writes.
+                let operations = makeOperations()
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
                 if settings.stopOnViolation { worker.stopSignal = control }
                 worker.publish(.atBarrier)
                 await warmupGate.arrive()
+                worker.publish(.betweenOperations)
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
                     let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
@@ -30,6 +36,7 @@ enum TaskDriver {
                 }
                 worker.publish(.atBarrier)
                 await measureGate.arrive()
+                worker.publish(.betweenOperations)
                 await worker.staggerTask()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
@@ -44,8 +51,8 @@ enum TaskDriver {
                 }
                 worker.endNs = MonotonicClock.now()
                 worker.publish(.finished)
-                let report = worker.report
-                reports.deposit(report, at: t)
+                await endGate.arrive()
+                reports.deposit(worker.finish(), at: t)
                 finished.leave()
             }
         }
@@ -53,17 +60,19 @@ enum TaskDriver {
         warmupGate.waitForAll()
         warmupGate.release()
         control.sleep(upTo: settings.warmupNs)
-        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         control.beginMeasuring()
         measureGate.waitForAll()
+        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         window.open()
         measureGate.release()
         if case .duration(let ns) = settings.stop {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
-        finished.wait()
+        endGate.waitForAll()
         window.close()
+        endGate.release()
+        finished.wait()
         finished.enter()
         Task.detached {
             await strategy.quiesce()

@@ -8,11 +8,16 @@ import Synchronization
 final class TrialControl: Sendable {
     static let warmup = 0, measure = 1, stop = 2
     let phase = Atomic<Int>(TrialControl.warmup)
+    /// Opens when the trial stops, waking a coordinator that sleeps in ``sleep(upTo:)``.
+    private let stopped = ConditionSignal()
 
     @inline(__always)
     var current: Int { phase.load(ordering: .relaxed) }
 
-    func enter(_ next: Int) { phase.store(next, ordering: .releasing) }
+    func enter(_ next: Int) {
+        phase.store(next, ordering: .releasing)
+        if next == TrialControl.stop { stopped.open() }
+    }
 
     /// Moves from warm-up to the measured window unless a worker already
     /// stopped the trial (stop on first violation).
@@ -20,14 +25,10 @@ final class TrialControl: Sendable {
         _ = phase.compareExchange(expected: TrialControl.warmup, desired: TrialControl.measure, ordering: .acquiringAndReleasing)
     }
 
-    /// Sleeps up to `ns`, returning early if the trial was stopped.
+    /// Sleeps up to `ns`, returning early if the trial was stopped (one timed
+    /// wait, so the coordinator does not wake up during the window).
     func sleep(upTo ns: UInt64) {
-        let until = MonotonicClock.now() &+ ns
-        while current != TrialControl.stop {
-            let now = MonotonicClock.now()
-            guard now < until else { return }
-            MonotonicClock.sleep(nanoseconds: Swift.min(until &- now, 5_000_000))
-        }
+        _ = stopped.wait(upTo: ns)
     }
 }
 
@@ -35,80 +36,97 @@ final class TrialControl: Sendable {
 ///
 /// Each worker: meet at the start barrier, run untimed warm-up ops until the
 /// coordinator ends the warm-up, meet again, then run the measured closed loop
-/// (pick, time, run, record) until the stop condition. The coordinator only
-/// sleeps and flips phases.
+/// (pick, time, run, record) until the stop condition, and meet a last time
+/// before building its report. The coordinator only sleeps, flips phases, and
+/// reads the process's counters while every worker is held at a gate, so the
+/// measured window's counters hold the measured loops and nothing else.
 enum ThreadDriver {
     static func run<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings
+        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl()
-        let warmupGate = ThreadBarrier(parties: n + 1)
-        let measureGate = ThreadBarrier(parties: n + 1)
+        let warmupGate = ThreadGate(parties: n)
+        let measureGate = ThreadGate(parties: n)
+        let endGate = ThreadGate(parties: n)
         let reports = ReportSlots(count: n)
         var threads: [OSThread] = []
 
         for t in 0..<n {
             let spawned = OSThread.spawn {
+                // Operations made for this worker alone: its step closures' contexts are
+                // its own, so calling them never touches a reference count another
+                // worker also writes.
+                let operations = makeOperations()
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
                 if settings.stopOnViolation { worker.stopSignal = control }
-                // The worker's own flattened copy of the operations, borrowed for the whole loop.
-                let compiled = CompiledProgram(operations)
-                compiled.withView { program in
-                    worker.publish(.atBarrier)
-                    warmupGate.arriveAndWait()
-                    while settings.warmupNs > 0 && control.current == TrialControl.warmup {
-                        let i = worker.begin()
-                        let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
-                        worker.end(i, result, step: step, measured: false)
-                    }
-                    worker.publish(.atBarrier)
-                    measureGate.arriveAndWait()
-                    worker.stagger()
-                    worker.beginAllocationCount()
-                    worker.startNs = MonotonicClock.now()
-                    if settings.load.mode == .paced {
-                        pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
-                    } else {
-                        switch settings.stop {
-                        case .duration:
-                            while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
-                        case .operations(let count):
-                            var left = count
-                            while left > 0 && control.current != TrialControl.stop {
-                                timedOperation(&worker, program, state, access)
-                                left -= 1
-                            }
+                // The worker's own flattened copy of the operations.
+                let program = CompiledProgram(operations, siteBase: board.siteBase)
+                worker.publish(.atBarrier)
+                warmupGate.arriveAndWait()
+                worker.publish(.betweenOperations)
+                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
+                    let i = worker.begin()
+                    let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+                    worker.end(i, result, step: step, measured: false)
+                }
+                worker.flushAllocatorCache()
+                worker.publish(.atBarrier)
+                measureGate.arriveAndWait()
+                worker.publish(.betweenOperations)
+                worker.stagger()
+                worker.beginAllocationCount()
+                worker.startNs = MonotonicClock.now()
+                if settings.load.mode == .paced {
+                    pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
+                } else {
+                    switch settings.stop {
+                    case .duration:
+                        while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
+                    case .operations(let count):
+                        var left = count
+                        while left > 0 && control.current != TrialControl.stop {
+                            timedOperation(&worker, program, state, access)
+                            left -= 1
                         }
                     }
-                    worker.endNs = MonotonicClock.now()
-                    worker.endAllocationCount()
                 }
+                worker.endNs = MonotonicClock.now()
+                worker.endAllocationCount()
                 worker.publish(.finished)
-                let report = worker.report
-                reports.deposit(report, at: t)
+                endGate.arriveAndWait()
+                program.deallocate()
+                reports.deposit(worker.finish(), at: t)
             }
             guard let spawned else {
                 // Release the threads already started so they can end, then report.
                 control.enter(TrialControl.stop)
+                for gate in [warmupGate, measureGate, endGate] { gate.release() }
+                for thread in threads { thread.join() }
                 throw EngineError("could not start worker thread \(t) of \(n)")
             }
             threads.append(spawned)
         }
 
-        warmupGate.arriveAndWait()
+        warmupGate.waitForAll()
+        warmupGate.release()
         control.sleep(upTo: settings.warmupNs)
+        control.beginMeasuring()
+        // Every worker is at the measure gate (its warm-up over, its allocator
+        // cache flushed): calibrate, then open the window and let them go.
+        measureGate.waitForAll()
         fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
         schedule.resolve(settings, board: board)
-        control.beginMeasuring()
         window.open()
-        measureGate.arriveAndWait()
+        measureGate.release()
         if case .duration(let ns) = settings.stop {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
-        for thread in threads { thread.join() }
+        endGate.waitForAll()
         window.close()
+        endGate.release()
+        for thread in threads { thread.join() }
         access.strategy.quiesce()
         return reports.collected
     }
@@ -120,7 +138,7 @@ enum ThreadDriver {
     /// Service time goes to the usual histogram, end − intended start to the
     /// response histogram.
     private static func pacedLoop<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ program: CompiledProgram<State>.View, _ state: State, _ access: BlockingAccess,
+        _ worker: inout Worker<State>, _ program: CompiledProgram<State>, _ state: State, _ access: BlockingAccess,
         _ control: TrialControl, _ settings: TrialSettings, _ perWorkerRate: Double
     ) {
         let clock = worker.clock
@@ -134,7 +152,13 @@ enum ThreadDriver {
             var now = clock.now()
             if Double(now) < intended {
                 let aheadNs = (intended - Double(now)) / ticksPerNs
-                if aheadNs > 200_000 { MonotonicClock.sleep(nanoseconds: UInt64(aheadNs) - 100_000) }
+                if aheadNs > 200_000 {
+                    // Sleep most of the way (waking early if the window ends),
+                    // then spin to the intended start.
+                    worker.publish(.pacing)
+                    control.sleep(upTo: UInt64(aheadNs) - 100_000)
+                    if control.current == TrialControl.stop { break }
+                }
                 while Double(clock.now()) < intended { stress_cpu_relax() }
                 now = clock.now()
             }
@@ -151,26 +175,28 @@ enum ThreadDriver {
             worker.histogram.record(end &- now)
             worker.responseHistogram.record(end &- Swift.min(due, now))
             if worker.frame.acquired { worker.acquireHistogram.record(worker.frame.acquireTicks) }
+            // Every paced op is timed: the longest gap between two completions
+            // (which includes the schedule's own gaps when the rate is low).
+            worker.completed(at: end)
             worker.end(i, result, step: step, measured: true)
             let gap = settings.load.poisson ? -log(1 - Double(arrivals.next() >> 11) * 0x1p-53) * meanGapTicks : meanGapTicks
             intended += gap
         }
     }
 
+    /// One measured closed-loop operation: picked, run, timed when the
+    /// sampling says so, booked. One call site of `execute`, so it is inlined
+    /// here once rather than called.
     @inline(__always)
     private static func timedOperation<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ program: CompiledProgram<State>.View, _ state: State, _ access: BlockingAccess
+        _ worker: inout Worker<State>, _ program: CompiledProgram<State>, _ state: State, _ access: BlockingAccess
     ) {
         let i = worker.begin()
-        if worker.shouldTime() {
-            let start = worker.startTiming()
-            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
-            worker.finishTiming(start)
-            worker.end(i, result, step: step, measured: true)
-        } else {
-            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
-            worker.end(i, result, step: step, measured: true)
-        }
+        let timed = worker.shouldTime()
+        let start = timed ? worker.startTiming() : 0
+        let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+        if timed { worker.finishTiming(start) }
+        worker.end(i, result, step: step, measured: true)
     }
 }
 

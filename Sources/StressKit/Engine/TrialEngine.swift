@@ -40,22 +40,30 @@ public enum TrialEngine {
         onStall: @escaping @Sendable (StallReport) -> Void
     ) throws(EngineError) -> EngineOutput {
         let state = workload.makeState(threads: settings.threads)
-        let operations: [Operation<W.State>]
+        let makeOperations: @Sendable () -> [Operation<W.State>]
         if strategy.descriptor.lockFree {
-            guard let lockFree = workload.lockFreeOperations() else {
+            guard workload.lockFreeOperations() != nil else {
                 throw EngineError("workload \(W.descriptor.name) has no lock-free form for strategy \(strategy.descriptor.name)")
             }
-            operations = lockFree
+            makeOperations = { workload.lockFreeOperations() ?? [] }
         } else {
-            operations = workload.operations()
+            makeOperations = { workload.operations() }
         }
+        let operations = makeOperations()
         guard !operations.isEmpty else { throw EngineError("workload \(W.descriptor.name) has no operations") }
         guard !operations.contains(where: { $0.steps.isEmpty }) else {
             throw EngineError("workload \(W.descriptor.name) has an operation with no steps")
         }
-        // Resolve the clock first: calibrating the TSC takes 20 ms, which must
-        // not count toward the time to the first violation.
-        _ = TimeSource.resolve(settings.timing.clock)
+        // Resolve the clock (and measure what a read costs) first: calibrating
+        // the TSC takes 20 ms, which must not count toward the time to the
+        // first violation, and `auto` sampling needs the read cost.
+        _ = TimeSource.resolve(settings.timing.clock).readCost
+        var settings = settings
+        // Soft PCT spreads its change points over the run's fuzz-point count,
+        // which it learns from the warm-up: give it one when the plan has none.
+        if settings.fuzz.pctDepth > 0 && settings.warmupNs < PCTCalibration.warmupNs {
+            settings.warmupNs = PCTCalibration.warmupNs
+        }
         let trialStart = MonotonicClock.now()
         let board = SiteBoard(workers: settings.threads, operations: operations)
         board.installCrashReporter()
@@ -70,7 +78,7 @@ public enum TrialEngine {
         case .blocking(let s):
             let access = BlockingAccess(s, labels: board.labels)
             do {
-                reports = try ThreadDriver.run(state: state, operations: operations, access: access, board: board, fuzz: fuzzShared, window: window, schedule: schedule, settings: settings)
+                reports = try ThreadDriver.run(state: state, makeOperations: makeOperations, access: access, board: board, fuzz: fuzzShared, window: window, schedule: schedule, settings: settings)
             } catch {
                 watchdog.stop(watching)
                 throw error
@@ -81,7 +89,7 @@ public enum TrialEngine {
                 watchdog.stop(watching)
                 throw EngineError("a paced load needs a blocking strategy; \(strategy.descriptor.name) runs tasks, which stressbench drives closed-loop")
             }
-            reports = TaskDriver.run(state: state, operations: operations, strategy: s, board: board, fuzz: fuzzShared, window: window, settings: settings)
+            reports = TaskDriver.run(state: state, makeOperations: makeOperations, strategy: s, board: board, fuzz: fuzzShared, window: window, settings: settings)
         }
         watchdog.stop(watching)
         var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings,
@@ -107,10 +115,12 @@ public enum TrialEngine {
         var all = Array(repeating: 0, count: operations.count)
         var violationCount = 0
         var samples: [ViolationSample] = []
+        var timedOps = 0
         for r in reports {
             histogram.merge(r.histogram)
             acquire.merge(r.acquireHistogram)
             response.merge(r.responseHistogram)
+            timedOps += r.timedOps
             tally.add(r.tally)
             for i in operations.indices {
                 measured[i] += r.measuredCounts[i]
@@ -145,18 +155,40 @@ public enum TrialEngine {
             latency: histogram.summary(),
             histogram: histogram.buckets,
             workloadMetrics: workload.metrics(state),
-            timing: TimingInfo(clock: clock.source.rawValue, sampleEvery: settings.timing.sampleEvery,
-                               clockReadNs: (clock.readCostNs() * 10).rounded() / 10),
+            timing: timingInfo(settings, clock: clock, totalOps: totalOps, timedOps: timedOps),
             acquireLatency: acquire.summary(),
-            maxStallNs: reports.map { Int($0.maxStallNs) },
+            maxStallNs: reports.allSatisfy { $0.maxStallNs != nil } ? reports.map { Int($0.maxStallNs ?? 0) } : nil,
             fairness: Fairness(perThreadOps: reports.map(\.measuredOps)),
             resources: usage.map { ResourceUsage(from: $0.start, to: $0.end, operations: totalOps) },
             allocator: allocatorMetrics(reports, window: window, operations: totalOps),
             responseLatency: response.summary(),
-            pacing: pacingReport(settings, schedule, reports, totalOps: totalOps, elapsedNs: elapsed)
+            pacing: pacingReport(settings, schedule, reports, totalOps: totalOps, elapsedNs: elapsed),
+            acquireHistogram: acquire.count > 0 ? acquire.buckets : nil,
+            responseHistogram: response.count > 0 ? response.buckets : nil
         )
         return EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
     }
+}
+
+/// How the trial timed its operations: the clock, and the interval actually
+/// used over all workers (`auto` picks one per worker).
+private func timingInfo(_ settings: TrialSettings, clock: TimeSource, totalOps: Int, timedOps: Int) -> TimingInfo {
+    let every: Int
+    let sampling: String
+    switch settings.timing.sampling {
+    case _ where settings.load.mode == .paced:
+        // A paced loop times every operation (it needs each one's end).
+        every = 1
+        sampling = "paced"
+    case .every(let n):
+        every = n
+        sampling = "fixed"
+    case .auto:
+        every = timedOps > 0 ? Swift.max(1, Int((Double(totalOps) / Double(timedOps)).rounded())) : 1
+        sampling = "auto"
+    }
+    return TimingInfo(clock: clock.source.rawValue, sampleEvery: every, clockReadNs: (clock.readCost * 10).rounded() / 10,
+                      sampling: sampling, timedOps: timedOps)
 }
 
 /// How a paced run kept to its schedule; nil for closed-loop runs.

@@ -10,7 +10,7 @@ final class Watchdog: Sendable {
     private let stallAfterNs: UInt64
     private let strategy: StrategyDescriptor
     private let onStall: @Sendable (StallReport) -> Void
-    private let stopping = Atomic<Bool>(false)
+    private let stopping = ConditionSignal()
     private let startedAt = MonotonicClock.now()
 
     init(board: SiteBoard, stallAfterNs: UInt64, strategy: StrategyDescriptor, onStall: @escaping @Sendable (StallReport) -> Void) {
@@ -27,7 +27,7 @@ final class Watchdog: Sendable {
 
     /// Stops watching (after the workers have ended).
     func stop(_ thread: OSThread?) {
-        stopping.store(true, ordering: .releasing)
+        stopping.open()
         thread?.join()
     }
 
@@ -35,19 +35,17 @@ final class Watchdog: Sendable {
         let interval = Swift.max(1_000_000, Swift.min(100_000_000, stallAfterNs / 10))
         var last = (0..<board.workers).map { board.read($0).completed }
         var lastChange = MonotonicClock.now()
-        while !stopping.load(ordering: .acquiring) {
-            // Short naps, so that stop() returns within a few milliseconds
-            // instead of a whole interval at the end of every trial.
-            let wake = MonotonicClock.now() &+ interval
-            while MonotonicClock.now() < wake && !stopping.load(ordering: .acquiring) {
-                MonotonicClock.sleep(nanoseconds: 2_000_000)
-            }
-            if stopping.load(ordering: .acquiring) { return }
+        // One timed wait per interval, which stop() cuts short: the watchdog
+        // wakes about ten times per stall limit, not every few milliseconds, so
+        // it takes next to nothing from the workers' cores and context-switch counts.
+        while !stopping.wait(upTo: interval) {
             let snapshot = (0..<board.workers).map(board.read)
             if snapshot.allSatisfy({ $0.site.phase == .finished }) { return }
             let completed = snapshot.map(\.completed)
             let now = MonotonicClock.now()
-            if completed != last {
+            // A paced worker waiting for its next start is idle by design: no
+            // completions for a while is then the schedule, not a stall.
+            if completed != last || snapshot.contains(where: { $0.site.phase == .pacing }) {
                 last = completed
                 lastChange = now
             } else if now &- lastChange >= stallAfterNs {
@@ -64,7 +62,7 @@ final class Watchdog: Sendable {
         let unfinished = snapshot.enumerated().filter { $0.element.site.phase != .finished }
         let running = unfinished.filter { !$0.element.site.phase.isWaiting }
         let kind: StallReport.Kind = running.isEmpty ? .deadlock : .hang
-        let cycle = Self.waitForCycle(snapshot.map(\.site))
+        let cycle = Self.waitForCycle(snapshot.map(\.site), singleDomain: strategy.singleDomain)
         let seconds = Quantities.format(nanoseconds: stalledFor)
         var summary: String
         if kind == .deadlock {
@@ -104,6 +102,7 @@ final class Watchdog: Sendable {
         case .betweenOperations: text = "between operations"
         case .atBarrier: text = "waiting at a start barrier for the other workers"
         case .finished: text = "finished"
+        case .pacing: text = "waiting for its next scheduled start (paced load)"
         }
         let hasResource = [.acquiring, .inside, .acquiringInner, .insideInner].contains(site.phase)
         return StalledWorker(
@@ -117,20 +116,24 @@ final class Watchdog: Sendable {
 
     /// The first cycle in the wait-for graph (worker → holder of what it waits
     /// for), as one line per edge; nil when there is none.
-    static func waitForCycle(_ sites: [SiteWord]) -> [String]? {
-        // Who holds what, and who waits for what.
+    /// With `singleDomain` (every resource guarded by one shared domain, as
+    /// queues draining on one target are), holding any resource holds them all.
+    static func waitForCycle(_ sites: [SiteWord], singleDomain: Bool = false) -> [String]? {
+        // Who holds what, and who waits for what; in a single domain, the one
+        // domain is what everyone holds and waits for.
+        let domain: (Int) -> Int = { singleDomain ? 0 : $0 }
         var holders: [Int: [Int]] = [:]
         var wants: [Int: Int] = [:]
         for (w, s) in sites.enumerated() {
             switch s.phase {
-            case .inside: holders[s.resource, default: []].append(w)
+            case .inside: holders[domain(s.resource), default: []].append(w)
             case .acquiringInner:
-                holders[s.resource, default: []].append(w)
-                wants[w] = s.inner
+                holders[domain(s.resource), default: []].append(w)
+                wants[w] = domain(s.inner)
             case .insideInner:
-                holders[s.resource, default: []].append(w)
-                holders[s.inner, default: []].append(w)
-            case .acquiring: wants[w] = s.resource
+                holders[domain(s.resource), default: []].append(w)
+                if domain(s.inner) != domain(s.resource) { holders[domain(s.inner), default: []].append(w) }
+            case .acquiring: wants[w] = domain(s.resource)
             default: break
             }
         }
@@ -148,12 +151,14 @@ final class Watchdog: Sendable {
                     let cycleStart = path.firstIndex(of: next) ?? 0
                     let members = Array(path[cycleStart...])
                     return members.map { w in
-                        let held = sites[w].phase == .acquiringInner ? sites[w].resource : nil
-                        let wanted = wants[w]!
+                        let site = sites[w]
+                        let held = site.phase == .acquiringInner ? site.resource : nil
+                        let wanted = site.phase == .acquiringInner ? site.inner : site.resource
                         let holder = edges(w).first!
                         let holds = held.map { "holds resource \($0) and " } ?? ""
                         let by = holder == w ? "held by itself" : "held by worker \(holder)"
-                        return "worker \(w) \(holds)waits for resource \(wanted), \(by)"
+                        let shared = singleDomain ? " (every resource drains through one shared domain)" : ""
+                        return "worker \(w) \(holds)waits for resource \(wanted)\(shared), \(by)"
                     }
                 }
                 seen.insert(next)

@@ -31,33 +31,37 @@ struct OperationPicker: Sendable {
 
 /// Everything one worker owns during a trial: its frame, its statistics and its
 /// own copy of the operation table. Nothing here is shared, so recording needs
-/// no lock and no atomic.
+/// no lock and no atomic; counts and histograms live in raw memory the worker
+/// allocated, so recording is a store, with no array uniqueness check.
 struct Worker<State: AnyObject & Sendable> {
     let operations: [Operation<State>]
     let picker: OperationPicker
     let siteBase: [Int]
     var frame: OpFrame
-    var histogram = LatencyHistogram()
-    var acquireHistogram = LatencyHistogram()
-    /// Timing: the clock, one op in `sampleEvery` timed, a seeded gap generator
+    /// Service time, acquire wait and (paced runs) response time, in raw ticks.
+    var histogram = TickHistogram()
+    var acquireHistogram = TickHistogram()
+    var responseHistogram = TickHistogram()
+    /// Timing: the clock, the current sampling interval, a seeded gap generator
     /// kept apart from the operation stream (so timing never changes which
     /// operations run), and the longest gap between two timed completions.
     let clock: TimeSource
-    let sampleEvery: Int
+    private(set) var sampleEvery: Int
+    /// `auto` sampling: timed operations left before the interval is chosen,
+    /// and the ticks they took.
+    private var probeLeft: Int
+    private var probeTicks: UInt64 = 0
     private var sampler: SplitMix64
     private var countdown = 0
     private var lastEnd: UInt64 = 0
-    var maxStallTicks: UInt64 = 0
-    /// Paced runs: latency from each op's intended start (free of coordinated
-    /// omission) and the largest start delay behind the schedule.
-    var responseHistogram = LatencyHistogram()
+    private(set) var maxStallTicks: UInt64 = 0
+    /// Paced runs: the largest start delay behind the schedule.
     var maxLagTicks: UInt64 = 0
     /// jemalloc's count of bytes this thread allocated, at the loop's start and end.
     var allocatedAtStart: UInt64?
     var allocatedBytes: UInt64?
-    var measuredCounts: [Int]
-    var allCounts: [Int]
-    var warmupOps = 0
+    /// Completed operations by index: measured ones in `0..<n`, warm-up ones in `n..<2n`.
+    private let counts: UnsafeMutablePointer<Int>
     var violationCount = 0
     /// Set when the trial stops at its first violation.
     var stopSignal: TrialControl?
@@ -72,11 +76,16 @@ struct Worker<State: AnyObject & Sendable> {
     init(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
         clock = TimeSource.resolve(settings.timing.clock)
-        sampleEvery = settings.timing.sampleEvery
+        switch settings.timing.sampling {
+        case .every(let n):
+            sampleEvery = n
+            probeLeft = 0
+        case .auto:
+            sampleEvery = 1
+            probeLeft = TimingSettings.autoProbeOps
+        }
         sampler = SplitMix64(seed: SplitMix64.derive(seed, 0x7_1111 &+ UInt64(thread)))
-        // A private copy of the table keeps the array's reference count off a
-        // cache line the other workers also touch.
-        self.operations = Array(operations)
+        self.operations = operations
         picker = OperationPicker(weights: operations.map(\.weight))
         siteBase = Array(board.siteBase)
         frame = OpFrame(thread: thread, seed: SplitMix64.derive(seed, UInt64(thread)))
@@ -85,8 +94,8 @@ struct Worker<State: AnyObject & Sendable> {
         frame.fuzz = settings.fuzz.isActive
             ? Fuzzer(settings: settings.fuzz, seed: seed, thread: thread, threads: settings.threads, shared: fuzzShared)
             : .off
-        measuredCounts = Array(repeating: 0, count: operations.count)
-        allCounts = Array(repeating: 0, count: operations.count)
+        counts = .allocate(capacity: 2 * operations.count)
+        counts.initialize(repeating: 0, count: 2 * operations.count)
         self.samplesLimit = samplesLimit
     }
 
@@ -110,15 +119,21 @@ struct Worker<State: AnyObject & Sendable> {
         if frame.fuzz.active { try? await Task.sleep(nanoseconds: frame.fuzz.stagger()) }
     }
 
+    /// Empties this thread's allocator cache before the measured window opens,
+    /// so the window's process-wide count holds no leftovers of the warm-up.
+    func flushAllocatorCache() {
+        if Jemalloc.isLoaded { Jemalloc.flushThreadCache() }
+    }
+
     /// Reads the allocator's per-thread counter as the measured loop starts
     /// (outside the timed region; nothing when jemalloc is not loaded).
     mutating func beginAllocationCount() {
         guard Jemalloc.isLoaded else { return }
-        Jemalloc.flushThreadCache()
         allocatedAtStart = Jemalloc.threadAllocated()
     }
 
-    /// Reads it again as the loop ends.
+    /// Reads it again as the loop ends, and flushes the thread's cache so the
+    /// window's process-wide count sees this thread's requests.
     mutating func endAllocationCount() {
         guard let start = allocatedAtStart, let end = Jemalloc.threadAllocated() else { return }
         allocatedBytes = end &- start
@@ -130,7 +145,7 @@ struct Worker<State: AnyObject & Sendable> {
         frame.probe.publish(SiteWord(site: -1, phase: phase))
     }
 
-    /// Whether to time the next operation (always, unless sampling).
+    /// Whether to time the next operation.
     @inline(__always)
     mutating func shouldTime() -> Bool {
         if countdown > 0 {
@@ -138,7 +153,7 @@ struct Worker<State: AnyObject & Sendable> {
             return false
         }
         // Gaps uniform in 0...2(N−1): one op timed in N on average.
-        if sampleEvery > 1 { countdown = sampler.next(below: 2 * sampleEvery - 1) }
+        if sampleEvery > 1 { countdown = sampler.next(below: 2 &* sampleEvery &- 1) }
         return true
     }
 
@@ -156,24 +171,42 @@ struct Worker<State: AnyObject & Sendable> {
     /// Ends timing: records service time (and acquire wait) with the sampling
     /// weight, and the gap since the previous timed completion. Everything is
     /// kept in raw clock ticks here and turned into nanoseconds once, in
-    /// ``report``: no floating point in the loop.
+    /// ``finish()``: no floating point in the loop.
     @inline(__always)
     mutating func finishTiming(_ start: UInt64) {
         let end = clock.now()
         frame.timeThisOp = false
         let weight = UInt64(truncatingIfNeeded: sampleEvery)
-        histogram.record(end &- start, count: weight)
-        if frame.acquired { acquireHistogram.record(frame.acquireTicks, count: weight) }
-        if lastEnd != 0 { maxStallTicks = Swift.max(maxStallTicks, end &- lastEnd) }
+        let ticks = end &- start
+        histogram.record(ticks, weight: weight)
+        if frame.acquired { acquireHistogram.record(frame.acquireTicks, weight: weight) }
+        completed(at: end)
+        if probeLeft > 0 { probe(ticks) }
+    }
+
+    /// Notes a timed completion at `end`: the gap since the previous one is a
+    /// candidate for the longest stall.
+    @inline(__always)
+    mutating func completed(at end: UInt64) {
+        if lastEnd != 0, end &- lastEnd > maxStallTicks { maxStallTicks = end &- lastEnd }
         lastEnd = end
+    }
+
+    /// `auto` sampling: adds one probe measurement, and once there are enough,
+    /// picks this worker's interval from their mean.
+    private mutating func probe(_ ticks: UInt64) {
+        probeTicks &+= ticks
+        probeLeft -= 1
+        guard probeLeft == 0 else { return }
+        let meanNs = Double(probeTicks) / Double(TimingSettings.autoProbeOps) * clock.nanosecondsPerTick
+        sampleEvery = TimingSettings.autoInterval(meanNs: meanNs, clockReadNs: clock.readCost)
     }
 
     /// Books a finished operation (and its violation, if a step reported one).
     @inline(__always)
     mutating func end(_ index: Int, _ result: StepResult, step: Int, measured: Bool) {
         frame.probe.completed(opNumber)
-        allCounts[index] &+= 1
-        if measured { measuredCounts[index] &+= 1 } else { warmupOps &+= 1 }
+        counts[measured ? index : operations.count &+ index] &+= 1
         if case .violation(let message) = result { recordViolation(index, step: step, message) }
     }
 
@@ -192,17 +225,29 @@ struct Worker<State: AnyObject & Sendable> {
         ))
     }
 
-    var report: WorkerReport {
-        WorkerReport(
-            histogram: histogram.scaled(by: clock.nanosecondsPerTick),
-            acquireHistogram: acquireHistogram.scaled(by: clock.nanosecondsPerTick),
-            maxStallNs: clock.nanoseconds(maxStallTicks), allocatedBytes: allocatedBytes,
-            responseHistogram: responseHistogram.scaled(by: clock.nanosecondsPerTick),
+    /// The worker's report, in nanoseconds; frees the worker's raw memory, so
+    /// it is the last thing a worker does.
+    mutating func finish() -> WorkerReport {
+        let n = operations.count
+        let measured = (0..<n).map { counts[$0] }
+        let warmup = (0..<n).map { counts[n + $0] }
+        let perTick = clock.nanosecondsPerTick
+        let report = WorkerReport(
+            histogram: histogram.latencyHistogram(nanosecondsPerTick: perTick),
+            acquireHistogram: acquireHistogram.latencyHistogram(nanosecondsPerTick: perTick),
+            // A stall is a gap between two timed completions: none with fewer than two.
+            maxStallNs: histogram.samples < 2 ? nil : clock.nanoseconds(maxStallTicks), allocatedBytes: allocatedBytes,
+            responseHistogram: responseHistogram.latencyHistogram(nanosecondsPerTick: perTick),
             maxLagNs: clock.nanoseconds(maxLagTicks), firstViolationAt: firstViolationAt,
-            measuredCounts: measuredCounts, allCounts: allCounts,
-            warmupOps: warmupOps, violationCount: violationCount, samples: samples,
-            tally: frame.tally, startNs: startNs, endNs: endNs
+            measuredCounts: measured, allCounts: zip(measured, warmup).map { $0 &+ $1 },
+            warmupOps: warmup.reduce(0, &+), violationCount: violationCount, samples: samples,
+            tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: histogram.samples
         )
+        counts.deallocate()
+        histogram.deallocate()
+        acquireHistogram.deallocate()
+        responseHistogram.deallocate()
+        return report
     }
 }
 
@@ -210,7 +255,8 @@ struct Worker<State: AnyObject & Sendable> {
 struct WorkerReport: Sendable {
     var histogram: LatencyHistogram
     var acquireHistogram: LatencyHistogram
-    var maxStallNs: UInt64
+    /// Nil when the worker timed fewer than two operations.
+    var maxStallNs: UInt64?
     var allocatedBytes: UInt64?
     var responseHistogram: LatencyHistogram
     var maxLagNs: UInt64
@@ -223,6 +269,8 @@ struct WorkerReport: Sendable {
     var tally: Tally
     var startNs: UInt64
     var endNs: UInt64
+    /// Operations this worker timed (the sample behind its histogram).
+    var timedOps: Int
 
     var measuredOps: Int { measuredCounts.reduce(0, &+) }
 }

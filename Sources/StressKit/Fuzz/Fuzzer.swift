@@ -8,11 +8,29 @@ import Foundation
 
 /// Where in an operation a fuzz point is.
 public enum FuzzPoint: UInt64, Sendable {
-    case operationStart = 1, beforeAcquire, afterAcquire, beforeRelease, afterRelease, operationEnd, user
+    /// As an operation begins, before its first step.
+    case operationStart = 1
+    /// Before asking for a critical section: a lock's acquire, a queue's submit,
+    /// the `await` that hops to an actor.
+    case beforeAcquire
+    /// Just inside a critical section: after the lock is taken, on entry to a
+    /// queue's block or an actor's isolated region.
+    case afterAcquire
+    /// Inside, just before leaving: before the unlock, at a block's or isolated
+    /// region's exit.
+    case beforeRelease
+    /// Just after leaving: after the unlock, or when the caller resumes.
+    case afterRelease
+    /// As an operation ends, after its last step.
+    case operationEnd
+    /// Where a workload calls ``OpFrame/fuzzPoint()``.
+    case user
+    /// Between two steps of a multi-step operation.
+    case betweenSteps
 }
 
 /// What a fuzz point decided.
-enum Perturbation: Equatable {
+enum Perturbation: Equatable, Sendable {
     case none
     case yield
     case spin(UInt64)
@@ -83,26 +101,42 @@ struct Fuzzer: Sendable {
         return .none
     }
 
-    /// A fuzz point on an OS thread (or inside an actor region): decide, then
-    /// block, spin or yield right here.
+    /// A fuzz point on an OS thread: decide, then block, spin or yield right
+    /// here (after waiting for higher-priority workers, under PCT).
     mutating func hit(_ point: FuzzPoint) {
         if let shared, settings.pctDepth > 0 { shared.pctPoint(thread) }
-        perform(decide())
+        Self.perform(decide())
     }
 
-    func perform(_ p: Perturbation) {
+    /// A fuzz point inside an actor's isolated region: the same perturbations,
+    /// blocking the actor's thread as a slow actor method would. PCT only
+    /// counts the point here: waiting for other workers while holding the
+    /// actor would stall the pool threads they need.
+    mutating func hitIsolated(_ point: FuzzPoint) {
+        if let shared, settings.pctDepth > 0 { shared.pctCount() }
+        Self.perform(decide())
+    }
+
+    /// Decides the next point now, to be performed later (see ``NestedHops``).
+    mutating func decideNext() -> Perturbation {
+        if let shared, settings.pctDepth > 0 { shared.pctCount() }
+        return decide()
+    }
+
+    static func perform(_ p: Perturbation) {
         switch p {
         case .none: break
         case .yield: sched_yield()
-        case .spin(let ns): Self.spin(ns)
+        case .spin(let ns): spin(ns)
         case .sleep(let ns): MonotonicClock.sleep(nanoseconds: ns)
         }
     }
 
     /// A fuzz point in a task, outside any isolated region: yields and sleeps
-    /// suspend the task instead of blocking the pool thread.
+    /// suspend the task instead of blocking the pool thread, and so does a PCT
+    /// wait for higher-priority workers.
     mutating func hitInTask(_ point: FuzzPoint) async {
-        if let shared, settings.pctDepth > 0 { shared.pctPoint(thread) }
+        if let shared, settings.pctDepth > 0 { await shared.pctPointInTask(thread) }
         switch decide() {
         case .none: break
         case .yield: await Task.yield()
@@ -174,11 +208,25 @@ final class FuzzShared: @unchecked Sendable {
     /// At a point: count it, demote the top worker at a change point, then wait
     /// (capped) while a runnable worker has a higher priority.
     func pctPoint(_ me: Int) {
-        let n = stress_fetch_increment(hits)
-        if changePoints.contains(n) { demoteTop() }
+        pctCount()
         let mine = stress_load_relaxed(priorities[me])
         let deadline = MonotonicClock.now() &+ waitCapNs
         while higherRunnable(than: mine, me) && MonotonicClock.now() < deadline { sched_yield() }
+    }
+
+    /// The same for a task worker: it waits by yielding its pool thread to
+    /// other tasks rather than blocking it.
+    func pctPointInTask(_ me: Int) async {
+        pctCount()
+        let mine = stress_load_relaxed(priorities[me])
+        let deadline = MonotonicClock.now() &+ waitCapNs
+        while higherRunnable(than: mine, me) && MonotonicClock.now() < deadline { await Task.yield() }
+    }
+
+    /// Counts a point, and demotes the top worker when the count reaches a change point.
+    func pctCount() {
+        let n = stress_fetch_increment(hits)
+        if changePoints.contains(n) { demoteTop() }
     }
 
     private func higherRunnable(than mine: UInt64, _ me: Int) -> Bool {
@@ -205,6 +253,10 @@ final class FuzzShared: @unchecked Sendable {
 /// during warm-up, scaled to the measured window (or to the operations left);
 /// without a warm-up, a guess of eight points per operation.
 enum PCTCalibration {
+    /// The warm-up a PCT trial gets when its plan gives less: long enough to
+    /// count thousands of fuzz points for the calibration.
+    static let warmupNs: UInt64 = 20_000_000
+
     static func expectedHits(_ shared: FuzzShared, board: SiteBoard, settings: TrialSettings) -> UInt64 {
         let hits = Double(shared.hitCount)
         let warmupOps = Double((0..<board.workers).reduce(UInt64(0)) { $0 + board.read($1).completed })

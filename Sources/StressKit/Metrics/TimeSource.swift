@@ -15,23 +15,86 @@ public enum ClockSource: String, Sendable, Codable, CaseIterable {
 
 /// How a trial times its operations.
 public struct TimingSettings: Sendable, Codable, Hashable {
+    /// Which operations are timed.
+    public enum Sampling: Sendable, Hashable {
+        /// One operation in `n` on average (seeded random gaps, so the timed ops
+        /// cannot fall into step with the workload), each recorded with a count
+        /// of `n`. `every(1)` times every operation.
+        case every(Int)
+        /// Every operation at first; after ``TimingSettings/autoProbeOps`` timed
+        /// operations each worker picks its own `n` so that the clock reads cost
+        /// at most ``TimingSettings/autoClockShare`` of an operation's mean
+        /// service time (1 for operations of a microsecond or more, so their
+        /// histogram holds every operation and the true max).
+        case auto
+    }
+
     /// The clock.
     public var clock: ClockSource
-    /// Time one operation in `sampleEvery` (on average; the gaps are seeded
-    /// random so they cannot fall into step with the workload), recording each
-    /// timed operation with a count of `sampleEvery`. 1 times every operation.
-    public var sampleEvery: Int
+    /// Which operations are timed.
+    public var sampling: Sampling
 
-    /// The default: the TSC where it is trustworthy, every operation timed. Every
-    /// op's latency is then in the histogram (the max is the real max) and the
-    /// two reads cost about 20 ns per op; sampling (`sample: 8`) brings that
-    /// under 3 ns for the cheapest operations at the price of estimated percentiles.
-    public static let standard = TimingSettings(clock: .auto, sampleEvery: 1)
+    /// The default: the TSC where it is trustworthy, `auto` sampling. Two clock
+    /// reads cost about 20 ns here, more than an uncontended lock: timing every
+    /// operation would cut the throughput of the cheapest strategies by more
+    /// than half, so for them `auto` times a random sample; operations of a
+    /// microsecond or more are all timed.
+    public static let standard = TimingSettings(clock: .auto, sampling: .auto)
+
+    /// Operations a worker times before `auto` picks its interval.
+    public static let autoProbeOps = 256
+    /// The largest share of an operation's service time `auto` lets the clock
+    /// reads (and recording) take.
+    public static let autoClockShare = 0.05
+    /// The longest interval `auto` picks: even the cheapest operations keep
+    /// thousands of samples a second per worker.
+    public static let autoMaxInterval = 1024
 
     /// Settings.
-    public init(clock: ClockSource, sampleEvery: Int) {
+    public init(clock: ClockSource, sampling: Sampling) {
         self.clock = clock
-        self.sampleEvery = Swift.max(1, sampleEvery)
+        if case .every(let n) = sampling { self.sampling = .every(Swift.max(1, n)) } else { self.sampling = sampling }
+    }
+
+    /// Settings with a fixed interval (`sampleEvery` 1 times every operation).
+    public init(clock: ClockSource, sampleEvery: Int) {
+        self.init(clock: clock, sampling: .every(sampleEvery))
+    }
+
+    /// The interval `auto` picks for operations whose mean service time is
+    /// `meanNs`, when one clock read costs `clockReadNs`: the smallest `n` for
+    /// which two reads and a record (about 2 ns) every `n` operations stay
+    /// within ``autoClockShare`` of the operations' time.
+    public static func autoInterval(meanNs: Double, clockReadNs: Double) -> Int {
+        guard meanNs > 0, meanNs.isFinite else { return autoMaxInterval }
+        let cost = 2 * clockReadNs + 2
+        let n = (cost / (autoClockShare * meanNs)).rounded(.up)
+        return n >= Double(autoMaxInterval) ? autoMaxInterval : Swift.max(1, Int(n))
+    }
+
+    private enum CodingKeys: String, CodingKey { case clock, sampleEvery }
+
+    /// Decodes `{"clock": ..., "sampleEvery": n | "auto"}`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let clock = try c.decode(ClockSource.self, forKey: .clock)
+        if let n = try? c.decode(Int.self, forKey: .sampleEvery) {
+            self.init(clock: clock, sampling: .every(n))
+        } else if try c.decode(String.self, forKey: .sampleEvery) == "auto" {
+            self.init(clock: clock, sampling: .auto)
+        } else {
+            throw DecodingError.dataCorruptedError(forKey: .sampleEvery, in: c, debugDescription: "expected a whole number or \"auto\"")
+        }
+    }
+
+    /// Encodes `sampleEvery` as the interval, or `"auto"`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(clock, forKey: .clock)
+        switch sampling {
+        case .every(let n): try c.encode(n, forKey: .sampleEvery)
+        case .auto: try c.encode("auto", forKey: .sampleEvery)
+        }
     }
 }
 
@@ -84,6 +147,11 @@ struct TimeSource: Sendable {
         guard t1 > t0, n1 > n0 else { return nil }
         return TimeSource(source: .tsc, nanosecondsPerTick: Double(n1 - n0) / Double(t1 - t0))
     }()
+
+    /// The cost of one reading, measured once per process and clock.
+    var readCost: Double { source == .tsc ? Self.tscReadCost : Self.monotonicReadCost }
+    private static let tscReadCost = calibratedTSC?.readCostNs() ?? 0
+    private static let monotonicReadCost = TimeSource.monotonic.readCostNs()
 
     /// The measured cost of one reading, in nanoseconds (median of a few runs).
     func readCostNs() -> Double {

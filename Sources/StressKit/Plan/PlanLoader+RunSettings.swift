@@ -62,7 +62,7 @@ extension PlanLoader {
         return kinds
     }
 
-    /// `timing: { clock: tsc, sample: 8 }`.
+    /// `timing: { clock: tsc, sample: 8 }` (`sample: auto` is the default).
     func parseTiming(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> TimingSettings? {
         guard let entries = r.mapping(node, path, allowed: ["clock", "sample"]) else { return nil }
         var timing = TimingSettings.standard
@@ -76,8 +76,10 @@ extension PlanLoader {
                     continue
                 }
                 timing.clock = clock
-            } else if let n = r.integer(value, here, range: 1...1_000_000, what: "a sampling interval (1 times every operation)") {
-                timing.sampleEvery = n
+            } else if case .scalar(let scalar) = value, scalar.string == "auto" {
+                timing.sampling = .auto
+            } else if let n = r.integer(value, here, range: 1...1_000_000, what: "'auto' or a sampling interval (1 times every operation)") {
+                timing.sampling = .every(n)
             }
         }
         return timing

@@ -106,6 +106,8 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     public var acquireLatency: LatencySummary?
     /// Per worker, the longest time between two timed completions: a stall that
     /// closed-loop service times hide (a worker descheduled between operations).
+    /// With sampled timing it spans the untimed operations between two timed
+    /// ones too (about `timing.sampleEvery` of them).
     public var maxStallNs: [Int]?
     /// How evenly the workers shared the work (nil for one worker).
     public var fairness: Fairness?
@@ -119,17 +121,29 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     public var responseLatency: LatencySummary?
     /// Paced runs: target and achieved rate, largest lag, whether it kept up.
     public var pacing: PacingReport?
+    /// The merged acquire-wait histogram as `[value_ns, count]` buckets (so
+    /// repetitions can be merged); nil when no step waited.
+    public var acquireHistogram: [[UInt64]]?
+    /// Paced runs: the merged response-time histogram as `[value_ns, count]` buckets.
+    public var responseHistogram: [[UInt64]]?
 }
 
 /// How a trial timed its operations, as recorded in its result.
 public struct TimingInfo: Sendable, Codable, Equatable {
     /// `tsc` or `monotonic` (what `auto` resolved to).
     public var clock: String
-    /// One operation in this many was timed (1: every one); each timed op counts
-    /// this many times in the histogram.
+    /// One operation in this many was timed (1: every one), over all workers:
+    /// measured operations divided by timed ones, rounded. Each timed op counts
+    /// as its worker's interval in the histogram.
     public var sampleEvery: Int
     /// The measured cost of one clock reading on this machine, in ns.
     public var clockReadNs: Double
+    /// `auto` (each worker picked its interval from its first timed operations),
+    /// `fixed` (the plan's `timing.sample`) or `paced` (a paced load times every
+    /// operation). Nil in results written before it existed.
+    public var sampling: String?
+    /// Operations actually timed: the observations behind the percentiles.
+    public var timedOps: Int?
 }
 
 /// Why a trial did not produce its own record.

@@ -50,9 +50,11 @@ public struct StrategyDescriptor: Sendable {
     /// What its critical sections are made of.
     public let primitive: SyncPrimitive
     /// Whether every resource is guarded by one and the same domain (one global
-    /// actor for all state): a nested access to another resource is then a
-    /// plain call inside the domain already held, so lock-order bugs cannot
-    /// happen, and neither can any parallelism across resources.
+    /// actor for all state; per-resource queues that all drain on one target
+    /// queue): no two resources are ever used at once, and a nested access to
+    /// another resource re-enters the domain already held. Where the strategy is
+    /// reentrant that is a plain call, so lock-order bugs cannot happen; where
+    /// it is not, it is a deadlock of the worker with itself.
     public let singleDomain: Bool
     /// Hidden strategies are left out of `all` and `list`.
     public let hidden: Bool
@@ -145,8 +147,12 @@ public protocol IsolatingStrategy: AnyObject, Sendable {
     func read<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R
     /// Runs `body` isolated to `resource`, as a writer.
     func write<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R
-    /// Runs `body` isolated to `inner` from inside `outer`'s isolation.
-    func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ body: @Sendable () -> R) async -> R
+    /// Runs `body` isolated to `inner` from inside `outer`'s isolation. Call
+    /// `hops.insideOuter()` once inside `outer`, before going to `inner`, and
+    /// `hops.backInOuter()` once back in `outer` afterwards: they are the fuzz
+    /// points around the inner `await`, where a nested actor call loses its
+    /// atomicity.
+    func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ hops: NestedHops, _ body: @Sendable () -> R) async -> R
     /// Waits until work submitted asynchronously has run. Default: nothing.
     func quiesce() async
 }
@@ -154,4 +160,24 @@ public protocol IsolatingStrategy: AnyObject, Sendable {
 extension IsolatingStrategy {
     /// Nothing to wait for.
     public func quiesce() async {}
+}
+
+/// The fuzz points of a nested actor access, handed to
+/// ``IsolatingStrategy/nestedWrite(outer:inner:_:_:)``: the perturbations
+/// there are decided before the call (every fuzz decision is a function of the
+/// worker's seed and the point's index, so deciding early changes nothing) and
+/// performed where the strategy calls them. They block the actor's thread, as
+/// a slow actor method would; with fuzzing off they do nothing.
+public struct NestedHops: Sendable {
+    let outerEntry: Perturbation
+    let resumed: Perturbation
+
+    /// No perturbation at either point.
+    public static let none = NestedHops(outerEntry: .none, resumed: .none)
+
+    /// Inside the outer actor, before the `await` that goes to the inner one.
+    public func insideOuter() { Fuzzer.perform(outerEntry) }
+
+    /// Back in the outer actor, after the inner call returned.
+    public func backInOuter() { Fuzzer.perform(resumed) }
 }

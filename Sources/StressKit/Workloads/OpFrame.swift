@@ -79,6 +79,19 @@ public struct OpFrame: Sendable {
         if fuzz.active { fuzz.hit(point) }
     }
 
+    /// A built-in fuzz point inside an actor's isolated region.
+    @inline(__always)
+    mutating func fuzzIsolated(_ point: FuzzPoint) {
+        if fuzz.active { fuzz.hitIsolated(point) }
+    }
+
+    /// The perturbations for the two points around a nested actor hop, decided now.
+    @inline(__always)
+    mutating func nestedHops() -> NestedHops {
+        guard fuzz.active else { return .none }
+        return NestedHops(outerEntry: fuzz.decideNext(), resumed: fuzz.decideNext())
+    }
+
     /// Publishes where this worker is (one relaxed store to its own cache line).
     @inline(__always)
     func publish(step: Int, _ phase: WorkerPhase, resource: Int = 0, inner: Int = 0, write: Bool = false) {

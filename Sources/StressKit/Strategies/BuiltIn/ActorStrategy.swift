@@ -19,9 +19,11 @@ public final class ActorStrategy: IsolatingStrategy, Sendable {
         /// Runs `body` isolated to `inner` while this actor is in the middle of a
         /// call: a direct call when `inner` is this actor (no hop, no deadlock),
         /// else a hop that suspends this actor, exactly as real nested actor calls do.
-        func runNested<R: Sendable>(in inner: Owner, _ body: @Sendable () -> R) async -> R {
-            if inner === self { return body() }
-            return await inner.run(body)
+        func runNested<R: Sendable>(in inner: Owner, _ hops: NestedHops, _ body: @Sendable () -> R) async -> R {
+            hops.insideOuter()
+            let result = inner === self ? body() : await inner.run(body)
+            hops.backInOuter()
+            return result
         }
     }
 
@@ -39,7 +41,7 @@ public final class ActorStrategy: IsolatingStrategy, Sendable {
         await owners[resource].run(body)
     }
 
-    public func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ body: @Sendable () -> R) async -> R {
-        await owners[outer].runNested(in: owners[inner], body)
+    public func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ hops: NestedHops, _ body: @Sendable () -> R) async -> R {
+        await owners[outer].runNested(in: owners[inner], hops, body)
     }
 }

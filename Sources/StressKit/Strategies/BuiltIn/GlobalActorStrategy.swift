@@ -32,10 +32,18 @@ public final class GlobalActorStrategy: IsolatingStrategy, Sendable {
 
     /// One hop onto the actor: `inner` is isolated to the same actor as `outer`,
     /// so the nested access is a plain call once there.
-    public func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ body: @Sendable () -> R) async -> R {
-        await Self.run(body)
+    public func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ hops: NestedHops, _ body: @Sendable () -> R) async -> R {
+        await Self.runNested(hops, body)
     }
 
     @SharedStateActor
     private static func run<R: Sendable>(_ body: @Sendable () -> R) -> R { body() }
+
+    @SharedStateActor
+    private static func runNested<R: Sendable>(_ hops: NestedHops, _ body: @Sendable () -> R) -> R {
+        hops.insideOuter()
+        let result = body()
+        hops.backInOuter()
+        return result
+    }
 }

@@ -16,7 +16,7 @@ public final class TargetQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "target-queue",
         summary: "a serial queue per resource, all targeting one shared serial queue (the Firebase pattern); sync",
-        reentrant: false, sharedReads: false, primitive: .queue
+        reentrant: false, sharedReads: false, primitive: .queue, singleDomain: true
     )
 
     private let target: DispatchQueue
