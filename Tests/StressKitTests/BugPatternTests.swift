@@ -28,7 +28,9 @@ final class BugPatternTests: XCTestCase {
 
     /// Invariant names the messages of each workload start with.
     private enum Invariants {
-        static let counter = ["final count"]
+        /// The store sees it, on the thread and at the op where it happens
+        /// (the final count check sees it too, but names no thread).
+        static let counter = ["lost update"]
         static let conservation = ["conservation"]
         static let overdraft = ["no overdraft"]
         static let cache = ["read-your-writes", "monotonic reads", "no lost update", "value integrity"]
