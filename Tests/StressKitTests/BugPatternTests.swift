@@ -19,6 +19,9 @@ final class BugPatternTests: XCTestCase {
         case violated([String])
         /// A deadlock (the watchdog's, with the wait-for cycle) or a trap on one.
         case stuck
+        /// Exactly what the strategy's descriptor says re-entering a critical
+        /// section one holds does (``ReentryBehavior``).
+        case reentry
         /// The bug is not real for this strategy: the trial passes.
         case unaffected
         /// Real, but plain stress finds it in most runs, not all (measured):
@@ -63,7 +66,7 @@ final class BugPatternTests: XCTestCase {
         "stale-snapshot": { _ in .violated(Invariants.cache) },
         "nested-transaction": { s in
             if !s.synchronizes { return .violated(Invariants.bank) }
-            return s.reentrant ? .unaffected : .stuck
+            return .reentry
         },
         "lock-order-inversion": { s in
             // One domain for both branches (a global actor): the inner access is
@@ -110,6 +113,8 @@ final class BugPatternTests: XCTestCase {
                 } else {
                     XCTAssertNotNil(trial.failure?.signal, what, file: file, line: line)
                 }
+            case .reentry:
+                WorkloadTestSupport.assertReentry(trial, strategy, file: file, line: line)
             case .unaffected:
                 XCTAssertEqual(trial.outcome, .passed, what, file: file, line: line)
             }
