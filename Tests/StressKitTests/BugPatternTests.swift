@@ -8,10 +8,10 @@ import XCTest
 /// it is not. Strategies are classified by their descriptors, so ones merged
 /// later are covered without touching this file.
 ///
-/// Detection rates over 50 seeds were measured for every trial of the plan
-/// (`scripts/detection-rates.sh`, numbers in the README). Where plain stress
-/// found a bug in fewer than 50 of 50 runs, the trial is `foundSometimes`: it
-/// must not be a harness failure, but it may pass. Those wait for the fuzzer.
+/// `scripts/detection-rates.sh Plans/bugs.yaml 50` measures how many of 50
+/// seeds find each trial's bug. Where plain stress was measured to miss it in
+/// some runs, the trial is `foundSometimes`: it must not be a harness failure,
+/// but it may pass. Those wait for the fuzzer.
 final class BugPatternTests: XCTestCase {
     /// What one trial must show.
     enum Expectation: Sendable {
