@@ -96,9 +96,9 @@ public struct CounterWorkload: Workload {
             raise(.maxReaders, to: readers)
             raise(.maxInside, to: readers + writers)
             if writer && before != 0 {
-                return "a writer entered while \(readers) reader(s) and \(writers - 1) other writer(s) were inside"
+                return "writer exclusion: a writer entered while \(readers) reader(s) and \(writers - 1) other writer(s) were inside"
             }
-            if !writer && writers > 0 { return "a reader entered while \(writers) writer(s) were inside" }
+            if !writer && writers > 0 { return "writer exclusion: a reader entered while \(writers) writer(s) were inside" }
             return nil
         }
 
@@ -250,7 +250,7 @@ public struct CounterWorkload: Workload {
     static func checkMonotonic(_ seen: Int, _ state: State, _ frame: inout OpFrame) -> StepResult {
         let last = state.lastSeen[frame.thread]
         guard seen >= last.pointee else {
-            return .violation("counter went backwards: read \(seen) after \(last.pointee)")
+            return .violation("monotonic reads: read \(seen) after \(last.pointee) (the counter went backwards)")
         }
         last.pointee = seen
         return .next
