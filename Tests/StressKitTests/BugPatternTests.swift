@@ -8,10 +8,10 @@ import XCTest
 /// it is not. Strategies are classified by their descriptors, so ones merged
 /// later are covered without touching this file.
 ///
-/// Detection rates over 50 seeds were measured for every trial of the plan
-/// (`scripts/detection-rates.sh`, numbers in the README). Where plain stress
-/// found a bug in fewer than 50 of 50 runs, the trial is `foundSometimes`: it
-/// must not be a harness failure, but it may pass. Those wait for the fuzzer.
+/// `scripts/detection-rates.sh Plans/bugs.yaml 50` measures how many of 50
+/// seeds find each trial's bug. Where plain stress was measured to miss it in
+/// some runs, the trial is `foundSometimes`: it must not be a harness failure,
+/// but it may pass. Those wait for the fuzzer.
 final class BugPatternTests: XCTestCase {
     /// What one trial must show.
     enum Expectation: Sendable {
@@ -19,6 +19,9 @@ final class BugPatternTests: XCTestCase {
         case violated([String])
         /// A deadlock (the watchdog's, with the wait-for cycle) or a trap on one.
         case stuck
+        /// Exactly what the strategy's descriptor says re-entering a critical
+        /// section one holds does (``ReentryBehavior``).
+        case reentry
         /// The bug is not real for this strategy: the trial passes.
         case unaffected
         /// Real, but plain stress finds it in most runs, not all (measured):
@@ -28,7 +31,9 @@ final class BugPatternTests: XCTestCase {
 
     /// Invariant names the messages of each workload start with.
     private enum Invariants {
-        static let counter = ["final count"]
+        /// The store sees it, on the thread and at the op where it happens
+        /// (the final count check sees it too, but names no thread).
+        static let counter = ["lost update"]
         static let conservation = ["conservation"]
         static let overdraft = ["no overdraft"]
         static let cache = ["read-your-writes", "monotonic reads", "no lost update", "value integrity"]
@@ -61,7 +66,7 @@ final class BugPatternTests: XCTestCase {
         "stale-snapshot": { _ in .violated(Invariants.cache) },
         "nested-transaction": { s in
             if !s.synchronizes { return .violated(Invariants.bank) }
-            return s.reentrant ? .unaffected : .stuck
+            return .reentry
         },
         "lock-order-inversion": { s in
             // One reentrant domain for both branches (a global actor): the inner
@@ -109,6 +114,8 @@ final class BugPatternTests: XCTestCase {
                 } else {
                     XCTAssertNotNil(trial.failure?.signal, what, file: file, line: line)
                 }
+            case .reentry:
+                WorkloadTestSupport.assertReentry(trial, strategy, file: file, line: line)
             case .unaffected:
                 XCTAssertEqual(trial.outcome, .passed, what, file: file, line: line)
             }

@@ -3,7 +3,9 @@ import XCTest
 
 /// The correct workloads keep every invariant under every synchronizing
 /// strategy (looked up in the registry, so strategies merged later are covered)
-/// at 1, 2 and 4 threads, and every operation of each actually runs.
+/// at 1, 2, 4 and 8 threads, and every operation of each actually runs. (The
+/// counter, which also pairs with `atomic`, is checked the same way in
+/// `StrategyCatalogTests`.)
 final class WorkloadTests: XCTestCase {
     /// One correct workload configuration. Small key spaces, pools and buffers,
     /// so that workers meet on the same state often.
@@ -15,18 +17,19 @@ final class WorkloadTests: XCTestCase {
     }
 
     private static let opsPerThread = 2_000
+    private static let threadCounts = [1, 2, 4, 8]
 
     private func assertCorrect(_ c: Case, name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let strategies = WorkloadTestSupport.synchronizingStrategies.map(\.name)
         let report = try TestSupport.runInProcess("""
-            defaults: { threads: [1, 2, 4], ops: \(Self.opsPerThread), warmup: 0s, seed: 21 }
+            defaults: { threads: \(Self.threadCounts), ops: \(Self.opsPerThread), warmup: 0s, seed: 21 }
             experiments:
               - name: \(name)
                 workload: \(c.workload)
                 parameters: \(c.parameters)
                 strategies: [\(strategies.joined(separator: ", "))]
             """)
-        XCTAssertEqual(report.trials.count, strategies.count * 3, file: file, line: line)
+        XCTAssertEqual(report.trials.count, strategies.count * Self.threadCounts.count, file: file, line: line)
         for t in report.trials {
             XCTAssertEqual(t.outcome, .passed, WorkloadTestSupport.describe(t), file: file, line: line)
             let m = try XCTUnwrap(t.measurement, t.trial.id, file: file, line: line)

@@ -178,6 +178,7 @@ public struct PlanRunner: Sendable {
             return .failed(spec, .error, FailureReport(message: error.description))
         }
         return Self.interpret(capture, spec: spec)
+            .explainingSilentTrap(strategy: registry.strategy(named: spec.strategy)?.descriptor)
     }
 
     /// Turns what a child left behind into a record.

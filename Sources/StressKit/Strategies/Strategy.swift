@@ -22,6 +22,22 @@ public enum SyncPrimitive: String, Sendable, Codable {
     case none
 }
 
+/// What a worker meets when it asks again for a critical section it is already
+/// inside (a nested write on the same resource: the "transaction within a
+/// transaction", a public locking method called from a private one).
+public enum ReentryBehavior: Sendable, Equatable {
+    /// It enters again (recursive locks, actors, and strategies with nothing to
+    /// enter).
+    case reenters
+    /// It blocks for good: the watchdog reports a `deadlock` whose wait-for
+    /// cycle has the worker waiting for itself.
+    case deadlocks
+    /// The primitive notices and traps: the trial is `crashed`. `message` is
+    /// what it prints first (the Swift runtime's `Fatal error: ...` line), or nil
+    /// when it dies without a word (libdispatch on Linux).
+    case traps(message: String?)
+}
+
 /// What `stressbench list` and the matrix know about a strategy.
 public struct StrategyDescriptor: Sendable {
     /// The name plans use (`strategies: [pthread-mutex]`).
@@ -33,6 +49,9 @@ public struct StrategyDescriptor: Sendable {
     /// Whether a thread (or actor) already inside may enter again without
     /// deadlocking.
     public let reentrant: Bool
+    /// What re-entering a critical section one holds does, exactly (tests pin
+    /// each strategy's outcome of a nested transaction to it).
+    public let reentry: ReentryBehavior
     /// Whether readers can be inside at the same time.
     public let sharedReads: Bool
     /// Whether it protects anything (false only for the unsafe control).
@@ -59,13 +78,19 @@ public struct StrategyDescriptor: Sendable {
     /// Hidden strategies are left out of `all` and `list`.
     public let hidden: Bool
 
-    /// A descriptor.
+    /// A descriptor. `reentry` defaults to what `reentrant` and `primitive`
+    /// imply: ``ReentryBehavior/reenters`` when reentrant; otherwise
+    /// ``ReentryBehavior/traps(message:)`` with no message for a dispatch queue
+    /// (libdispatch traps a `sync` onto a queue the thread is already running
+    /// on, silently on Linux) and ``ReentryBehavior/deadlocks`` for anything
+    /// else. Say it when the primitive traps with a message of its own.
     public init(
         name: String, summary: String, execution: ExecutionModel = .threads,
-        reentrant: Bool, sharedReads: Bool, synchronizes: Bool = true,
+        reentrant: Bool, reentry: ReentryBehavior? = nil, sharedReads: Bool, synchronizes: Bool = true,
         asynchronousWrites: Bool = false, lockFree: Bool = false, primitive: SyncPrimitive = .lock,
         singleDomain: Bool = false, hidden: Bool = false
     ) {
+        self.reentry = reentry ?? (reentrant ? .reenters : primitive == .queue ? .traps(message: nil) : .deadlocks)
         self.primitive = primitive
         self.singleDomain = singleDomain
         self.name = name

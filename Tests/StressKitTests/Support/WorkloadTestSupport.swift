@@ -46,6 +46,40 @@ enum WorkloadTestSupport {
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
+    /// A nested transaction (a write on a resource from inside a write on the
+    /// same resource) ended exactly as the strategy's descriptor says re-entry
+    /// does: passed where it re-enters; a deadlock whose report has a worker
+    /// holding the resource and waiting for it again where it blocks; a trap
+    /// where the primitive traps, with the primitive's own message or, for a
+    /// dispatch queue that dies silently, the harness's explanation.
+    static func assertReentry(_ trial: TrialResult, _ strategy: StrategyDescriptor,
+                              file: StaticString = #filePath, line: UInt = #line) {
+        let what = describe(trial)
+        switch strategy.reentry {
+        case .reenters:
+            XCTAssertEqual(trial.outcome, .passed, what, file: file, line: line)
+        case .deadlocks:
+            XCTAssertEqual(trial.outcome, .deadlock, what, file: file, line: line)
+            XCTAssertFalse(trial.stall?.cycle?.isEmpty ?? true, "a deadlock comes with its wait-for cycle: \(what)", file: file, line: line)
+            XCTAssertTrue(trial.stall?.workers.contains {
+                $0.phase == "acquiringInner" && $0.resource != nil && $0.resource == $0.innerResource
+            } == true, "some worker holds a resource and waits for it again: \(what)", file: file, line: line)
+        case .traps(let message):
+            XCTAssertEqual(trial.outcome, .crashed, what, file: file, line: line)
+            XCTAssertTrue(["SIGILL", "SIGTRAP"].contains(trial.failure?.signal), what, file: file, line: line)
+            let tail = trial.failure?.outputTail ?? []
+            if let message {
+                XCTAssertTrue(tail.contains { $0.contains("Fatal error") && $0.contains(message) },
+                              "the trap says '\(message)': \(what)", file: file, line: line)
+            } else if strategy.primitive == .queue {
+                XCTAssertTrue(trial.failure?.message.contains("dispatch_sync called on queue already owned by current thread") == true,
+                              "the record explains libdispatch's silent trap: \(what)", file: file, line: line)
+            }
+            XCTAssertTrue(tail.contains { $0.contains("nested section") }, "the crash report shows the nested entry: \(what)",
+                          file: file, line: line)
+        }
+    }
+
     /// One line per trial that did not pass, with its first violations or its
     /// failure, for assertion messages.
     static func describe(_ trial: TrialResult) -> String {

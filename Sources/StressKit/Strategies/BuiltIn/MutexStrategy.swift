@@ -10,7 +10,7 @@ public final class MutexStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "mutex",
         summary: "Swift Synchronization.Mutex (SE-0433): the standard library's lock",
-        reentrant: false, sharedReads: false
+        reentrant: false, reentry: .traps(message: "Recursive call to lock Mutex"), sharedReads: false
     )
 
     /// One mutex per resource, each in its own heap object so none share a line.

@@ -22,7 +22,7 @@ public final class RWLockStrategy: BlockingStrategy, @unchecked Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rwlock",
         summary: "POSIX pthread_rwlock_t: readers share, writers exclusive (glibc default: prefers readers)",
-        reentrant: false, sharedReads: true
+        reentrant: false, reentry: .traps(message: "Resource deadlock avoided"), sharedReads: true
     )
 
     private let locks: CacheLineArray<pthread_rwlock_t>

@@ -8,11 +8,14 @@ import Synchronization
 /// last value the same thread read (a counter never goes back), and at the end
 /// the counter equals the number of increments done. The `split-rmw` variant is
 /// the classic lost update: it reads the value in one critical section and writes
-/// value+1 in another, so two threads can both write the same number.
+/// value+1 in another, so two threads can both write the same number. The store
+/// sees it where it happens (the counter is no longer what the load read: a
+/// `lost update` violation naming the thread and op), and the final count sees
+/// the total.
 ///
 /// It has a lock-free form for the `atomic` strategy (an `Atomic<Int>`:
 /// `wrappingAdd` to increment, `load` to read; `split-rmw` there is a load and a
-/// separate store, which loses updates just the same).
+/// separate exchange, which loses updates just the same).
 ///
 /// `track_occupancy: true` adds a probe to every critical section: an atomic
 /// word counting the readers and writers inside at that moment. It reports the
@@ -93,9 +96,9 @@ public struct CounterWorkload: Workload {
             raise(.maxReaders, to: readers)
             raise(.maxInside, to: readers + writers)
             if writer && before != 0 {
-                return "a writer entered while \(readers) reader(s) and \(writers - 1) other writer(s) were inside"
+                return "writer exclusion: a writer entered while \(readers) reader(s) and \(writers - 1) other writer(s) were inside"
             }
-            if !writer && writers > 0 { return "a reader entered while \(writers) writer(s) were inside" }
+            if !writer && writers > 0 { return "writer exclusion: a reader entered while \(writers) writer(s) were inside" }
             return nil
         }
 
@@ -145,8 +148,9 @@ public struct CounterWorkload: Workload {
                     return .next
                 }),
                 .write("store", guarded(writer: true) { state, frame in
+                    let found = state.value.pointee
                     state.value.pointee = frame.r0 + 1
-                    return .next
+                    return Self.checkNoLostUpdate(loaded: frame.r0, found: found)
                 }),
             ])
         } else {
@@ -180,8 +184,11 @@ public struct CounterWorkload: Workload {
                     return .next
                 },
                 .unguarded("store") { state, frame in
-                    state.cell(.lockFreeValue).pointee.store(frame.r0 + 1, ordering: .relaxed)
-                    return .next
+                    // An exchange, not a compare-exchange: the store still
+                    // happens (the bug is kept, and the final count shows it),
+                    // and what it replaced says whether it overwrote a write.
+                    let found = state.cell(.lockFreeValue).pointee.exchange(frame.r0 + 1, ordering: .relaxed)
+                    return Self.checkNoLostUpdate(loaded: frame.r0, found: found)
                 },
             ])
         } else {
@@ -220,12 +227,30 @@ public struct CounterWorkload: Workload {
         ]
     }
 
+    /// The `split-rmw` store's check, where the bug happens: the store found
+    /// the counter no longer at the value its load read, so another write came
+    /// in between and this store (of load + 1) wipes it out.
+    ///
+    /// Sound under every strategy: the counter changes only by stores, so a
+    /// different value means some store landed between this increment's load
+    /// and its store, and the increment it made is overwritten. (It can miss a
+    /// loss, when stale stores bring the counter back to the loaded value; the
+    /// final count still sees that.) Under a lock the load of `found` and the
+    /// store are in one critical section; in the lock-free form they are one
+    /// atomic exchange, so nothing can slip between them. A correct increment
+    /// never reaches this check.
+    @inline(__always)
+    static func checkNoLostUpdate(loaded: Int, found: Int) -> StepResult {
+        guard found != loaded else { return .next }
+        return .violation("lost update: the load read \(loaded) but the counter was \(found) at the store (another thread wrote in between); storing \(loaded + 1) overwrote it")
+    }
+
     /// A read's check: the counter never goes back for the thread that reads it.
     @inline(__always)
     static func checkMonotonic(_ seen: Int, _ state: State, _ frame: inout OpFrame) -> StepResult {
         let last = state.lastSeen[frame.thread]
         guard seen >= last.pointee else {
-            return .violation("counter went backwards: read \(seen) after \(last.pointee)")
+            return .violation("monotonic reads: read \(seen) after \(last.pointee) (the counter went backwards)")
         }
         last.pointee = seen
         return .next
