@@ -115,8 +115,122 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(tied.pValue, 1)
         XCTAssertEqual(Statistics.smallestPValue(3, 3), 0.1, accuracy: 1e-12)
         XCTAssertEqual(Statistics.smallestPValue(5, 5), 2.0 / 252, accuracy: 1e-12)
-        // The exact distribution sums to C(n+m, n) orderings.
-        XCTAssertEqual(Statistics.exactUDistribution(5, 5).reduce(0, +), 252)
+        // The exact distribution sums to C(n+m, n) splits, with or without ties.
+        XCTAssertEqual(Statistics.rankSumDistribution(Statistics.doubledMidranks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), choosing: 5).reduce(0, +), 252)
+        XCTAssertEqual(Statistics.rankSumDistribution(Statistics.doubledMidranks([30, 30, 30, 40, 40, 40, 30, 40, 40, 40]), choosing: 5).reduce(0, +), 252)
+        XCTAssertEqual(Statistics.doubledMidranks([30, 40, 30, 30, 50]), [4, 8, 4, 4, 10], "ties share rank 2 (doubled 4)")
+    }
+
+    /// The exact test with ties, worked by hand: six 30s and four 40s, the new
+    /// side holding four 40s and one 30. Of the 252 splits, those as far from
+    /// the centre (two 40s a side) hold all four 40s on one side: 6 + 6 = 12.
+    func testExactRankTestWithTies() {
+        let t = Statistics.mannWhitney([30, 30, 30, 30, 30], [40, 40, 30, 40, 40])
+        XCTAssertTrue(t.exact)
+        XCTAssertEqual(t.u, 22.5)
+        XCTAssertEqual(t.pValue, 12.0 / 252, accuracy: 1e-12)
+        // The normal approximation said 0.0056 for the same samples, an eighth of this.
+        XCTAssertGreaterThan(t.pValue, 0.04)
+        // 40 values is still exact; 41 falls back to the approximation.
+        XCTAssertTrue(Statistics.mannWhitney(Array(repeating: 1, count: 20), Array(repeating: 2, count: 20)).exact)
+        XCTAssertFalse(Statistics.mannWhitney(Array(repeating: 1, count: 20), Array(repeating: 2, count: 21)).exact)
+    }
+
+    func testHolmAdjustment() {
+        // Sorted 0.01, 0.02, 0.04 times 3, 2, 1 = 0.03, 0.04, 0.04 (kept monotone).
+        let adjusted = Statistics.holmAdjusted([0.04, 0.01, 0.02])
+        XCTAssertEqual(adjusted[0], 0.04, accuracy: 1e-12)
+        XCTAssertEqual(adjusted[1], 0.03, accuracy: 1e-12)
+        XCTAssertEqual(adjusted[2], 0.04, accuracy: 1e-12)
+        XCTAssertEqual(Statistics.holmAdjusted([0.5, 0.6]), [1, 1], "capped at 1")
+        XCTAssertEqual(Statistics.holmAdjusted([]), [])
+        let s = ComparisonSettings()
+        XCTAssertEqual([1, 2, 6, 7, 23, 24, 33, 85, 86].map { s.samplesNeeded(forCells: $0) }, [5, 5, 5, 6, 6, 7, 7, 7, 8])
+    }
+
+    // MARK: - Quantized latencies
+
+    func testTheClockStepAndBucketWidthAreReadOffTheRecord() throws {
+        let cell = try XCTUnwrap(Cell.group(Synthetic.latencyCell([30, 40], clockStepNs: 10).map { r in
+            var r = r
+            // A real record's spread: 401, 411, 421, ... as a 10 ns TSC gives them.
+            r.measurement?.histogram = (0..<20).map { [UInt64(401 + 10 * $0), 100] }
+            return r
+        }).first)
+        XCTAssertEqual(MetricResolution.clockStep(histogram: cell.trials[0].measurement!.histogram), 10)
+        XCTAssertEqual(MetricResolution.of(.p50, at: 500, in: cell), 10)
+        XCTAssertEqual(MetricResolution.of(.p50, at: 1_000_000, in: cell), 512, "3 significant digits: 1/1024 to 1/2048 of the value")
+        XCTAssertNil(MetricResolution.of(.opsPerSecond, at: 1000, in: cell))
+        XCTAssertNil(MetricResolution.of(.mean, at: 1000, in: cell))
+        XCTAssertEqual(MetricResolution.bucketWidth(at: 2047), 1)
+        XCTAssertEqual(MetricResolution.bucketWidth(at: 2048), 2)
+        XCTAssertEqual(MetricResolution.bucketWidth(at: 4096), 4)
+        XCTAssertNil(MetricResolution.clockStep(histogram: [[30, 5], [40, 5]]), "two values say nothing about the clock")
+    }
+
+    /// The audit's false alarm: a 30 ns p50 on a clock with 10 ns steps, four
+    /// of five repetitions one step up. Not a regression.
+    func testAPFiftyOneClockStepUpIsUnchanged() {
+        let report = BaselineComparer.compare(
+            baseline: Synthetic.latencyCell([30, 30, 30, 30, 30], clockStepNs: 10),
+            new: Synthetic.latencyCell([40, 40, 30, 40, 40], clockStepNs: 10),
+            settings: ComparisonSettings())
+        let c = report.cells[0]
+        XCTAssertEqual(c.verdict, .unchanged, c.reason)
+        XCTAssertEqual(c.resolution, 10)
+        XCTAssertEqual(c.reason, "a change of 10ns, within one step of p50's resolution here (10ns: clock step or histogram bucket)")
+        // Even all five one step up is rounding on this clock; on a clock with
+        // 1 ns steps the same medians are a significant 33% slowdown.
+        let allUp = BaselineComparer.compare(
+            baseline: Synthetic.latencyCell([30, 30, 30, 30, 30], clockStepNs: 10),
+            new: Synthetic.latencyCell([40, 40, 40, 40, 40], clockStepNs: 10), settings: ComparisonSettings())
+        XCTAssertEqual(allUp.cells[0].verdict, .unchanged, allUp.cells[0].reason)
+        let fineClock = BaselineComparer.compare(
+            baseline: Synthetic.latencyCell([30, 30, 30, 30, 30], clockStepNs: 1),
+            new: Synthetic.latencyCell([40, 40, 40, 40, 40], clockStepNs: 1), settings: ComparisonSettings())
+        XCTAssertEqual(fineClock.cells[0].verdict, .regressed, fineClock.cells[0].reason)
+    }
+
+    /// Two steps up on every repetition is a change the clock can see: judged
+    /// by the statistics like any other.
+    func testTwoClockStepsOnEveryRepetitionAreJudged() {
+        let report = BaselineComparer.compare(
+            baseline: Synthetic.latencyCell([30, 30, 30, 30, 30], clockStepNs: 10),
+            new: Synthetic.latencyCell([50, 50, 50, 50, 50], clockStepNs: 10),
+            settings: ComparisonSettings())
+        XCTAssertEqual(report.cells[0].verdict, .regressed, report.cells[0].reason)
+    }
+
+    /// A realistic 25% slowdown (about 3.3 µs to 4.1 µs, with spread) is still
+    /// caught, alone and among 32 unchanged cells once there are enough repetitions.
+    func testARealTwentyFivePercentShiftWithSpreadIsCaught() {
+        let base: [UInt64] = [3290, 3300, 3280, 3310, 3295, 3305, 3285]
+        let slow = base.map { UInt64(Double($0) * 1.25) }
+        let alone = BaselineComparer.compare(baseline: Synthetic.latencyCell(Array(base.prefix(5)), clockStepNs: 10),
+                                             new: Synthetic.latencyCell(Array(slow.prefix(5)), clockStepNs: 10),
+                                             settings: ComparisonSettings())
+        XCTAssertEqual(alone.cells[0].verdict, .regressed, alone.cells[0].reason)
+        XCTAssertEqual(alone.cells[0].ratio ?? 0, 1.25, accuracy: 0.01)
+
+        func manyCells(repetitions: Int) -> ComparisonReport {
+            var baseline: [TrialResult] = [], new: [TrialResult] = []
+            for threads in 1...33 {
+                let b = Array(base.prefix(repetitions))
+                baseline += Synthetic.latencyCell(b, threads: threads, clockStepNs: 10)
+                new += Synthetic.latencyCell(threads == 7 ? Array(slow.prefix(repetitions)) : b, threads: threads, clockStepNs: 10)
+            }
+            return BaselineComparer.compare(baseline: baseline, new: new, settings: ComparisonSettings())
+        }
+        let seven = manyCells(repetitions: 7)
+        XCTAssertEqual(seven.testedCells, 33)
+        XCTAssertEqual(seven.cells.filter { $0.verdict == .regressed }.map(\.cell.threads), [7])
+        XCTAssertEqual(seven.cells.filter { $0.verdict == .unchanged }.count, 32)
+        XCTAssertTrue(seven.cells[6].reason.contains("Holm-adjusted over 33 cells"), seven.cells[6].reason)
+        // With 5 a side, complete separation gives p = 0.0079, and 33 × 0.0079 > 0.05:
+        // no cell can be significant, and the reason says how many repetitions would do.
+        let five = manyCells(repetitions: 5)
+        XCTAssertEqual(five.cells[6].verdict, .inconclusive)
+        XCTAssertTrue(five.cells[6].reason.hasSuffix("with 5 repetitions a side no cell of 33 can be significant: run at least 7"), five.cells[6].reason)
     }
 
     func testMedianAndQuantile() {

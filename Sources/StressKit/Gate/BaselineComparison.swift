@@ -22,8 +22,14 @@ public struct CellComparison: Sendable, Codable, Equatable {
     /// The bootstrap confidence interval of the ratio.
     public var ratioLow: Double?
     public var ratioHigh: Double?
-    /// The two-sided Mann-Whitney p-value.
+    /// The two-sided Mann-Whitney p-value of this cell alone.
     public var pValue: Double?
+    /// The p-value after the Holm–Bonferroni correction over every cell of
+    /// the comparison that was tested; the verdict uses this one.
+    public var pValueAdjusted: Double?
+    /// The smallest step the metric can move by at this cell's value (clock
+    /// step or histogram bucket, ns); nil for figures not read off a histogram.
+    public var resolution: Double?
     /// The verdict.
     public var verdict: ComparisonVerdict
     /// Why, in one sentence.
@@ -43,17 +49,32 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
 
     /// Whether any cell regressed.
     public var hasRegression: Bool { cells.contains { $0.verdict == .regressed } }
+
+    /// How many cells took part in the rank tests (the Holm family).
+    public var testedCells: Int { cells.filter { $0.pValueAdjusted != nil }.count }
+
+    /// One line on how `c` was computed, for the reports.
+    static func method(_ c: ComparisonReport) -> String {
+        let s = c.settings
+        return "\(s.metric.rawValue), median new/baseline with a \(Formatting.percent(s.confidence)) bootstrap interval; "
+            + "two-sided Mann-Whitney U (exact for small samples), p adj Holm-corrected over \(c.testedCells) cell(s); "
+            + "tolerance ±\(Formatting.percent(s.tolerance)); changes within the metric's resolution are unchanged"
+    }
 }
 
 /// Compares two runs cell by cell.
 ///
 /// Per cell: one sample per repetition on each side; the ratio of the medians
-/// with a seeded percentile-bootstrap interval; a two-sided Mann-Whitney U test.
-/// `regressed` needs both a significant rank test (p < 1 − confidence) and the
-/// whole interval beyond the tolerance on the worse side; `improved` the same on
-/// the better side; `unchanged` an interval entirely within the tolerance;
-/// anything else (or fewer than ``ComparisonSettings/minimumSamples`` a side) is
-/// `inconclusive`. Only `regressed` fails the gate.
+/// with a seeded percentile-bootstrap interval; a two-sided Mann-Whitney U test
+/// (exact for small samples, ties included), whose p-values are corrected for
+/// the number of cells compared (Holm–Bonferroni). A change of the medians no
+/// bigger than the metric's resolution (see ``MetricResolution``) is
+/// `unchanged`. Otherwise `regressed` needs both a significant corrected p
+/// (below 1 − confidence) and the whole interval beyond the tolerance on the
+/// worse side; `improved` the same on the better side; `unchanged` an interval
+/// entirely within the tolerance; anything else (or fewer than
+/// ``ComparisonSettings/minimumSamples`` a side) is `inconclusive`. Only
+/// `regressed` fails the gate.
 public enum BaselineComparer {
     /// Compares `new` with `baseline`.
     public static func compare(
@@ -63,17 +84,29 @@ public enum BaselineComparer {
         let byKey = Dictionary(baseCells.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         let newCells = Cell.group(new)
         let newKeys = Set(newCells.map(\.key))
-        let cells = newCells.map { compare(byKey[$0.key], $0, settings) }
+        var cells = newCells.map { measure(byKey[$0.key], $0, settings) }
+        // The family is every cell that got a p-value: testing 33 cells at 5%
+        // each would call one of them a regression in most comparisons of a
+        // build with itself.
+        let tested = cells.indices.filter { cells[$0].pValue != nil }
+        let adjusted = Statistics.holmAdjusted(tested.map { cells[$0].pValue! })
+        for (i, p) in zip(tested, adjusted) { cells[i].pValueAdjusted = p }
+        for i in cells.indices where cells[i].reason.isEmpty {
+            (cells[i].verdict, cells[i].reason) = classify(cells[i], family: tested.count, settings)
+        }
         return ComparisonReport(settings: settings, baselineFile: baselineFile, cells: cells,
                                 onlyInBaseline: baseCells.map(\.key).filter { !newKeys.contains($0) })
     }
 
-    /// Compares one cell (`base` nil when the baseline has no such cell).
-    public static func compare(_ base: Cell?, _ new: Cell, _ s: ComparisonSettings) -> CellComparison {
+    /// The ratio, interval, p-value and resolution of one cell (`base` nil
+    /// when the baseline has no such cell). The verdict is left to
+    /// ``classify(_:family:_:)`` unless the cell cannot be judged at all, in
+    /// which case `reason` already says why.
+    static func measure(_ base: Cell?, _ new: Cell, _ s: ComparisonSettings) -> CellComparison {
         let a = base?.samples(s.metric) ?? [], b = new.samples(s.metric)
         var c = CellComparison(cell: new.key, baselineSamples: a, newSamples: b, ratio: nil, ratioLow: nil, ratioHigh: nil,
-                               pValue: nil, verdict: .inconclusive, reason: "")
-        guard base != nil else {
+                               pValue: nil, pValueAdjusted: nil, resolution: nil, verdict: .inconclusive, reason: "")
+        guard let base else {
             c.reason = "no matching cell in the baseline"
             return c
         }
@@ -82,8 +115,10 @@ public enum BaselineComparer {
             return c
         }
         c.ratio = mb / ma
-        let test = Statistics.mannWhitney(a, b)
-        c.pValue = test.pValue
+        let at = Swift.max(ma, mb)
+        c.resolution = [MetricResolution.of(s.metric, at: at, in: base), MetricResolution.of(s.metric, at: at, in: new)]
+            .compactMap { $0 }.max()
+        c.pValue = Statistics.mannWhitney(a, b).pValue
         // The seed depends only on the cell, so the same two files always give
         // the same interval.
         let seed = SplitMix64.hash(new.key.description + "|" + new.key.parameters.compactDescription)
@@ -91,29 +126,42 @@ public enum BaselineComparer {
             c.ratioLow = ci.low
             c.ratioHigh = ci.high
         }
-        (c.verdict, c.reason) = classify(c, samples: (a.count, b.count), s)
         return c
     }
 
-    /// The verdict for a cell whose ratio, interval and p-value are known.
-    static func classify(_ c: CellComparison, samples: (Int, Int), _ s: ComparisonSettings) -> (ComparisonVerdict, String) {
-        guard let lo = c.ratioLow, let hi = c.ratioHigh, let p = c.pValue else {
+    /// The verdict for a cell whose ratio, interval and p-values are known;
+    /// `family` is how many cells the correction covered.
+    static func classify(_ c: CellComparison, family: Int, _ s: ComparisonSettings) -> (ComparisonVerdict, String) {
+        guard let lo = c.ratioLow, let hi = c.ratioHigh, let p = c.pValue, let ratio = c.ratio else {
             return (.inconclusive, "the ratio has no interval (a sample is zero)")
         }
-        let (n, m) = samples
+        let n = c.baselineSamples.count, m = c.newSamples.count
         if n < s.minimumSamples || m < s.minimumSamples {
             return (.inconclusive, "too few samples (\(n) baseline, \(m) new; the gate needs \(s.minimumSamples) a side: set repetitions)")
         }
-        let alpha = 1 - s.confidence
+        let medianA = Statistics.median(c.baselineSamples) ?? 0
+        let change = abs(ratio - 1) * medianA
+        if let step = c.resolution, change < MetricResolution.stepsThatAreNoise * step {
+            let what = change == 0 ? "no change" : "a change of \(s.metric.format(change))"
+            return (.unchanged, "\(what), within one step of \(s.metric.rawValue)'s resolution here (\(s.metric.format(step)): clock step or histogram bucket)")
+        }
+        let adjusted = c.pValueAdjusted ?? p
+        let alpha = s.alpha
         let band = (1 - s.tolerance)...(1 + s.tolerance)
         let tolerance = "±\(Formatting.percent(s.tolerance))"
         // Worse means a lower ratio for throughput, a higher one for latency.
         let worseBeyond = s.metric.higherIsBetter ? hi < band.lowerBound : lo > band.upperBound
         let betterBeyond = s.metric.higherIsBetter ? lo > band.upperBound : hi < band.lowerBound
-        let pText = "p = \(Formatting.pValue(p))"
+        var pText = "p = \(Formatting.pValue(p))"
+        if family > 1 { pText += "; Holm-adjusted over \(family) cells: \(Formatting.pValue(adjusted))" }
         if worseBeyond || betterBeyond {
-            guard p < alpha else {
-                return (.inconclusive, "the interval lies beyond \(tolerance) but the rank test is not significant (\(pText) ≥ \(Formatting.pValue(alpha)))")
+            guard adjusted < alpha else {
+                var text = "the interval lies beyond \(tolerance) but the rank test is not significant (\(pText) ≥ \(Formatting.pValue(alpha)))"
+                let needed = s.samplesNeeded(forCells: family)
+                if Statistics.smallestPValue(n, m) * Double(family) >= alpha {
+                    text += "; with \(Swift.min(n, m)) repetitions a side no cell of \(family) can be significant: run at least \(needed)"
+                }
+                return (.inconclusive, text)
             }
             return worseBeyond
                 ? (.regressed, "worse beyond the \(tolerance) tolerance (\(pText))")

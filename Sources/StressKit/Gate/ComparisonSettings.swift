@@ -41,6 +41,21 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
     /// Five repetitions per side: enough for the exact rank test to reach
     /// p = 0.008 and for a 25% change to show through a shared runner's noise.
     public static let defaultMinimumSamples = 5
+
+    /// The significance level of the rank test, before the correction for
+    /// comparing many cells at once.
+    public var alpha: Double { 1 - confidence }
+
+    /// Repetitions a side with which a comparison of `cells` cells can call
+    /// any cell regressed at all: at least ``minimumSamples``, and enough for
+    /// the smallest exact p-value (complete separation) to pass the Holm
+    /// correction's first step, α / cells. With the default 95%: 5 up to 6
+    /// cells, 6 up to 23, 7 up to 85, 8 up to 321.
+    public func samplesNeeded(forCells cells: Int) -> Int {
+        var n = Swift.max(1, minimumSamples)
+        while Statistics.smallestPValue(n, n) * Double(Swift.max(1, cells)) >= alpha && n < 1000 { n += 1 }
+        return n
+    }
 }
 
 /// What a plan says about its gate: thresholds (plan-wide and per experiment)

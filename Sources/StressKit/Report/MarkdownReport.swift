@@ -46,15 +46,14 @@ public enum MarkdownReport {
     }
 
     static func comparisonTable(_ c: ComparisonReport) -> String {
-        let s = c.settings
         var out = "### Baseline comparison\n\n"
-        out += "\(s.metric.rawValue): median new/baseline with a \(Formatting.percent(s.confidence)) bootstrap interval, two-sided Mann-Whitney U, tolerance ±\(Formatting.percent(s.tolerance)).\n\n"
-        out += "| cell | n | ratio [interval] | p | verdict | why |\n|---|--:|--:|--:|---|---|\n"
+        out += "Metric \(ComparisonReport.method(c)).\n\n"
+        out += "| cell | n | ratio [interval] | p | p adj | verdict | why |\n|---|--:|--:|--:|--:|---|---|\n"
         for cell in c.cells {
             let verdict = cell.verdict == .regressed ? "**regressed**" : cell.verdict.rawValue
             let row = ["`\(cell.cell)`", "\(cell.baselineSamples.count)/\(cell.newSamples.count)",
                        Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh), cell.pValue.map(Formatting.pValue) ?? "-",
-                       verdict, cell.reason]
+                       cell.pValueAdjusted.map(Formatting.pValue) ?? "-", verdict, cell.reason]
             out += "| " + row.map(escape).joined(separator: " | ") + " |\n"
         }
         if !c.onlyInBaseline.isEmpty {
