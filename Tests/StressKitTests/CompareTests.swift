@@ -91,6 +91,81 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(report.hasRegression)
     }
 
+    // MARK: - Matching cells
+
+    private func renamed(_ trials: [TrialResult], experiment: String? = nil, change: (inout TrialSpec) -> Void = { _ in }) -> [TrialResult] {
+        trials.map { r in
+            var r = r
+            if let experiment { r.trial.experiment = experiment }
+            change(&r.trial)
+            return r
+        }
+    }
+
+    func testARenamedExperimentStillMatches() {
+        let base = Synthetic.latencyCell([1000, 1010, 990, 1005, 995])
+        let report = BaselineComparer.compare(baseline: base, new: renamed(base, experiment: "renamed"), settings: ComparisonSettings())
+        XCTAssertEqual(report.cells.map(\.verdict), [.unchanged])
+        XCTAssertEqual(report.cells[0].cell.experiment, "renamed")
+        XCTAssertEqual(report.cells[0].baselineCell?.experiment, "e")
+        XCTAssertEqual(report.onlyInBaseline, [])
+    }
+
+    /// A paced run, a longer window or another fuzz tuning is another
+    /// measurement: reported as not comparable, never compared.
+    func testCellsMeasuredDifferentlyAreNotComparable() {
+        let base = Synthetic.latencyCell([1000, 1010, 990, 1005, 995])
+        let paced = renamed(base) {
+            $0.load = LoadSettings(mode: .paced, rate: .perSecond(200_000), poisson: false)
+            $0.durationNs = 1_000_000_000
+        }
+        let report = BaselineComparer.compare(baseline: base, new: paced, settings: ComparisonSettings())
+        XCTAssertEqual(report.cells.map(\.verdict), [.notComparable])
+        XCTAssertEqual(report.cells[0].reason,
+                       "measured differently: window 1s here, 100ms in the baseline; load paced 200k/s here, closed in the baseline")
+        XCTAssertNil(report.cells[0].pValue, "not part of the Holm family")
+        let tuned = renamed(base) { $0.fuzz = FuzzSettings(.off); $0.fuzz.spinProbability = 0.5 }
+        XCTAssertEqual(BaselineComparer.compare(baseline: base, new: tuned, settings: ComparisonSettings()).cells[0].reason,
+                       "measured differently: fuzz spinProbability 0.5 here, 0.0 in the baseline")
+        let checks = ThresholdEvaluator.evaluate(paced, policy: GatePolicy(planThresholds: [try! ThresholdParser.parse("p50 <= 1.1 * baseline")]),
+                                                 baseline: base)
+        XCTAssertEqual(checks.map(\.status), [.notEvaluated])
+        XCTAssertTrue(checks[0].message.contains("the baseline measured e/mutex/t2 differently (window 1s here"), checks[0].message)
+    }
+
+    /// One workload in two experiments with different windows: each finds its
+    /// own baseline cell by name, although both share workload and strategy.
+    func testTheExperimentNameBreaksTies() {
+        let short = renamed(Synthetic.latencyCell([1000, 1010, 990, 1005, 995]), experiment: "short")
+        let long = renamed(Synthetic.latencyCell([2000, 2010, 1990, 2005, 1995]), experiment: "long") { $0.durationNs = 1_000_000_000 }
+        let report = BaselineComparer.compare(baseline: short + long, new: long + short, settings: ComparisonSettings())
+        XCTAssertEqual(report.cells.map(\.cell.experiment), ["long", "short"])
+        XCTAssertEqual(report.cells.map(\.verdict), [.unchanged, .unchanged])
+        XCTAssertEqual(report.cells.map(\.baselineCell), [nil, nil])
+    }
+
+    /// A portfolio gives each repetition its own profile; the cell is the
+    /// portfolio, so all five repetitions are compared together.
+    func testAPortfolioIsOneCell() {
+        let specs = (0..<5).map { i in
+            var spec = Synthetic.trial(repetition: i, opsPerSecond: 1000, latencyNs: 1000).trial
+            spec.fuzz = FuzzSettings(.portfolio).forRepetition(i)
+            return spec
+        }
+        XCTAssertEqual(specs.map(\.fuzz.profile), [.chaos, .pct, .yield, .light, .chaos])
+        XCTAssertEqual(Set(specs.map(\.fuzz.rotatedFrom)), [.portfolio])
+        XCTAssertEqual(Set(specs.map { CellKey($0) }).count, 1)
+        XCTAssertEqual(CellKey(specs[0]).description, "e/mutex/t2 fuzz=portfolio")
+        let trials = specs.enumerated().map { i, spec in
+            var r = Synthetic.trial(repetition: i, opsPerSecond: 1000, latencyNs: 1000 + UInt64(i))
+            r.trial = spec
+            return r
+        }
+        let report = BaselineComparer.compare(baseline: trials, new: trials, settings: ComparisonSettings())
+        XCTAssertEqual(report.cells.map(\.newSamples.count), [5])
+        XCTAssertEqual(report.cells.map(\.verdict), [.unchanged])
+    }
+
     func testTheBootstrapIsDeterministic() {
         let a = [1000.0, 980, 1030, 1010, 960], b = [900.0, 950, 870, 930, 990]
         let x = Statistics.bootstrapRatioOfMedians(a, b, confidence: 0.95, seed: 42)

@@ -8,12 +8,18 @@ public enum ComparisonVerdict: String, Sendable, Codable, CaseIterable {
     case regressed
     /// Too few samples or too noisy to tell.
     case inconclusive
+    /// The baseline has the cell but measured it differently (another window,
+    /// warm-up, load, clock, sampling or fuzz tuning): not compared.
+    case notComparable = "not-comparable"
 }
 
 /// The comparison of one cell.
 public struct CellComparison: Sendable, Codable, Equatable {
     /// The cell.
     public var cell: CellKey
+    /// The baseline cell it was matched with, when its key differs (the
+    /// experiment was renamed); nil when it is the same or there is none.
+    public var baselineCell: CellKey?
     /// One sample of the metric per repetition, baseline and new.
     public var baselineSamples: [Double]
     public var newSamples: [Double]
@@ -44,7 +50,8 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
     public var baselineFile: String?
     /// Every cell of the new run, in its order.
     public var cells: [CellComparison]
-    /// Cells the baseline has and the new run does not (not run, or renamed).
+    /// Cells the baseline has and the new run does not (not run, or its
+    /// workload, parameters, strategy, threads, fuzz profile or allocator changed).
     public var onlyInBaseline: [CellKey]
 
     /// Whether any cell regressed.
@@ -80,11 +87,8 @@ public enum BaselineComparer {
     public static func compare(
         baseline: [TrialResult], new: [TrialResult], settings: ComparisonSettings, baselineFile: String? = nil
     ) -> ComparisonReport {
-        let baseCells = Cell.group(baseline)
-        let byKey = Dictionary(baseCells.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        let newCells = Cell.group(new)
-        let newKeys = Set(newCells.map(\.key))
-        var cells = newCells.map { measure(byKey[$0.key], $0, settings) }
+        let matching = CellMatching(baseline: Cell.group(baseline), new: Cell.group(new))
+        var cells = matching.matches.map { measure($0, settings) }
         // The family is every cell that got a p-value: testing 33 cells at 5%
         // each would call one of them a regression in most comparisons of a
         // build with itself.
@@ -95,19 +99,25 @@ public enum BaselineComparer {
             (cells[i].verdict, cells[i].reason) = classify(cells[i], family: tested.count, settings)
         }
         return ComparisonReport(settings: settings, baselineFile: baselineFile, cells: cells,
-                                onlyInBaseline: baseCells.map(\.key).filter { !newKeys.contains($0) })
+                                onlyInBaseline: matching.unmatchedBaseline.map(\.key))
     }
 
-    /// The ratio, interval, p-value and resolution of one cell (`base` nil
-    /// when the baseline has no such cell). The verdict is left to
-    /// ``classify(_:family:_:)`` unless the cell cannot be judged at all, in
-    /// which case `reason` already says why.
-    static func measure(_ base: Cell?, _ new: Cell, _ s: ComparisonSettings) -> CellComparison {
-        let a = base?.samples(s.metric) ?? [], b = new.samples(s.metric)
-        var c = CellComparison(cell: new.key, baselineSamples: a, newSamples: b, ratio: nil, ratioLow: nil, ratioHigh: nil,
+    /// The ratio, interval, p-value and resolution of one matched cell. The
+    /// verdict is left to ``classify(_:family:_:)`` unless the cell cannot be
+    /// judged at all, in which case `reason` already says why.
+    static func measure(_ match: CellMatch, _ s: ComparisonSettings) -> CellComparison {
+        let new = match.new
+        let a = match.baseline?.samples(s.metric) ?? [], b = new.samples(s.metric)
+        var c = CellComparison(cell: new.key, baselineCell: match.baseline.flatMap { $0.key == new.key ? nil : $0.key },
+                               baselineSamples: a, newSamples: b, ratio: nil, ratioLow: nil, ratioHigh: nil,
                                pValue: nil, pValueAdjusted: nil, resolution: nil, verdict: .inconclusive, reason: "")
-        guard let base else {
+        guard let base = match.baseline else {
             c.reason = "no matching cell in the baseline"
+            return c
+        }
+        guard match.differences.isEmpty else {
+            c.verdict = .notComparable
+            c.reason = "measured differently: " + match.differences.joined(separator: "; ")
             return c
         }
         guard let ma = Statistics.median(a), let mb = Statistics.median(b), ma > 0 else {

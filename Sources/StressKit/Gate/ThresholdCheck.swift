@@ -23,24 +23,46 @@ public struct ThresholdCheck: Sendable, Codable, Equatable {
     public var message: String
 }
 
+/// What a baseline run has to say about one cell, for a threshold relative to it.
+public enum BaselineLookup: Sendable {
+    /// No baseline run was given.
+    case noBaseline
+    /// The baseline has no cell like it.
+    case missing
+    /// The baseline has the cell, measured differently (these differences).
+    case notComparable([String])
+    /// The baseline's cell.
+    case found(Cell)
+
+    /// The lookup for `match`.
+    init(_ match: CellMatch) {
+        if let base = match.baseline {
+            self = match.differences.isEmpty ? .found(base) : .notComparable(match.differences)
+        } else {
+            self = .missing
+        }
+    }
+}
+
 /// Evaluates thresholds per cell.
 public enum ThresholdEvaluator {
     /// Every threshold of `policy` on every cell of `results`. `baseline`, when
-    /// given, supplies the values baseline bounds scale.
+    /// given, supplies the values baseline bounds scale; its cells are matched
+    /// as a baseline comparison matches them (``CellMatching``).
     public static func evaluate(_ results: [TrialResult], policy: GatePolicy, baseline: [TrialResult]? = nil) -> [ThresholdCheck] {
-        let baselineCells = baseline.map { Dictionary(Cell.group($0).map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a }) }
+        let cells = Cell.group(results)
+        let lookups = baseline.map { CellMatching(baseline: Cell.group($0), new: cells).matches.map(BaselineLookup.init) }
         var checks: [ThresholdCheck] = []
-        for cell in Cell.group(results) {
+        for (i, cell) in cells.enumerated() {
             for t in policy.thresholds(forExperiment: cell.key.experiment) {
-                checks.append(check(t, cell: cell, baseline: baselineCells.map { $0[cell.key] }))
+                checks.append(check(t, cell: cell, baseline: lookups?[i] ?? .noBaseline))
             }
         }
         return checks
     }
 
-    /// One threshold on one cell. `baseline` is nil when no baseline run was
-    /// given, `.some(nil)` when it was but has no such cell.
-    public static func check(_ t: Threshold, cell: Cell, baseline: Cell?? = nil) -> ThresholdCheck {
+    /// One threshold on one cell.
+    public static func check(_ t: Threshold, cell: Cell, baseline: BaselineLookup = .noBaseline) -> ThresholdCheck {
         let name = t.metric.rawValue
         func result(_ status: ThresholdCheck.Status, _ observed: Double?, _ limit: Double?, _ message: String) -> ThresholdCheck {
             ThresholdCheck(cell: cell.key, threshold: t, status: status, observed: observed, limit: limit, message: message)
@@ -54,11 +76,16 @@ public enum ThresholdEvaluator {
         switch t.bound {
         case .value(let v): limit = v
         case .baseline(let factor):
-            guard let given = baseline else {
+            let base: Cell
+            switch baseline {
+            case .noBaseline:
                 return result(.notEvaluated, observed, nil, "\(t.expression): not evaluated: no baseline given (--baseline)")
-            }
-            guard let base = given else {
+            case .missing:
                 return result(.notEvaluated, observed, nil, "\(t.expression): not evaluated: the baseline has no cell \(cell.key)")
+            case .notComparable(let differences):
+                return result(.notEvaluated, observed, nil,
+                              "\(t.expression): not evaluated: the baseline measured \(cell.key) differently (\(differences.joined(separator: "; ")))")
+            case .found(let cell): base = cell
             }
             guard let b = base.value(t.metric) else {
                 return result(.failed, observed, nil, "\(t.expression): failed: the baseline cell has no \(name) samples")
