@@ -166,6 +166,51 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(report.cells.map(\.verdict), [.unchanged])
     }
 
+    // MARK: - Coverage
+
+    /// A gate that compared nothing must not pass: no cell in common is a
+    /// usage error (2), and so are baseline cells the run lacks unless
+    /// partial comparisons are allowed. Below a violation, above a regression.
+    func testABaselineThatDoesNotCoverTheRunIsAUsageError() {
+        let cell = Synthetic.latencyCell([1000, 1010, 990, 1005, 995])
+        let other = Synthetic.latencyCell([1000, 1010, 990, 1005, 995], strategy: "nslock")
+        var report = Synthetic.report(cell)
+        report.gate = GateReport.evaluate(cell, policy: GatePolicy(), baseline: Synthetic.report(other))
+        XCTAssertEqual(report.gate?.comparison?.comparedCells, 0)
+        XCTAssertEqual(report.gate?.comparison?.onlyInNew?.map(\.description), ["e/mutex/t2"])
+        XCTAssertEqual(report.gate?.coverageProblem,
+                       "no cell of this run could be compared with the baseline (1 cell(s) here; 1 baseline cell(s) missing from this run): is it the baseline of this plan?")
+        XCTAssertEqual(report.exitCode, .usage)
+        report.trials[0].outcome = .violated
+        XCTAssertEqual(report.exitCode, .violations, "what the trials say outranks the gate's coverage")
+
+        // Half the baseline missing: a usage error, unless --allow-partial.
+        report = Synthetic.report(cell)
+        report.gate = GateReport.evaluate(cell, policy: GatePolicy(), baseline: Synthetic.report(cell + other))
+        XCTAssertEqual(report.gate?.coverageProblem,
+                       "1 baseline cell(s) missing from this run; only 1 cell(s) were compared. Pass --allow-partial to accept a partial comparison")
+        XCTAssertEqual(report.exitCode, .usage)
+        report.gate = GateReport.evaluate(cell, policy: GatePolicy(comparison: ComparisonSettings(allowPartial: true)),
+                                          baseline: Synthetic.report(cell + other))
+        XCTAssertNil(report.gate?.coverageProblem)
+        XCTAssertEqual(report.exitCode, .passed)
+        // New cells the baseline lacks are fine: a strategy added by the change.
+        report.gate = GateReport.evaluate(cell + other, policy: GatePolicy(), baseline: Synthetic.report(cell))
+        XCTAssertNil(report.gate?.coverageProblem)
+        var uncovered = Synthetic.report(cell)
+        uncovered.gate = GateReport.evaluate(cell, policy: GatePolicy(), baseline: Synthetic.report(other))
+        XCTAssertTrue(MarkdownReport.render(uncovered).contains("**The baseline does not cover this run:** no cell of this run"))
+        XCTAssertTrue(JUnitReport.render(uncovered).contains("<failure type=\"coverage\" message=\"no cell of this run"))
+        XCTAssertTrue(GateSummary.render(uncovered.gate, planFile: "p.yaml").contains("FAILED: the baseline does not cover this run: no cell"))
+    }
+
+    func testSettingsFromOlderFilesDecodeWithoutAllowPartial() throws {
+        let json = Data(#"{"metric": "p50", "tolerance": 0.1, "confidence": 0.95, "resamples": 4000, "minimumSamples": 5}"#.utf8)
+        let s = try ResultCoding.decoder().decode(ComparisonSettings.self, from: json)
+        XCTAssertFalse(s.allowPartial)
+        XCTAssertEqual(s, ComparisonSettings())
+    }
+
     func testTheBootstrapIsDeterministic() {
         let a = [1000.0, 980, 1030, 1010, 960], b = [900.0, 950, 870, 930, 990]
         let x = Statistics.bootstrapRatioOfMedians(a, b, confidence: 0.95, seed: 42)

@@ -53,9 +53,40 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
     /// Cells the baseline has and the new run does not (not run, or its
     /// workload, parameters, strategy, threads, fuzz profile or allocator changed).
     public var onlyInBaseline: [CellKey]
+    /// Cells of the new run the baseline has no cell for (new strategies, say);
+    /// they are in ``cells`` as `inconclusive` too. Nil in files written before
+    /// it was recorded.
+    public var onlyInNew: [CellKey]?
 
     /// Whether any cell regressed.
     public var hasRegression: Bool { cells.contains { $0.verdict == .regressed } }
+
+    /// Cells with a baseline cell measured the same way: the ones the gate
+    /// could judge.
+    public var comparedCells: Int {
+        let unmatched = Set(onlyInNew ?? [])
+        return cells.filter { $0.verdict != .notComparable && !unmatched.contains($0.cell) }.count
+    }
+
+    /// Why this comparison cannot vouch for the run, or nil. Always when no
+    /// cell had a comparable baseline cell (the baseline has nothing in common
+    /// with the run: another plan, or every setting changed); and, unless
+    /// ``ComparisonSettings/allowPartial``, when baseline cells are missing
+    /// from the run or were measured differently. Either gives exit code 2:
+    /// the gate was asked a question it could not answer, which is not a pass.
+    public var coverageProblem: String? {
+        let differently = cells.filter { $0.verdict == .notComparable }.count
+        var parts: [String] = []
+        if !onlyInBaseline.isEmpty { parts.append("\(onlyInBaseline.count) baseline cell(s) missing from this run") }
+        if differently > 0 { parts.append("\(differently) measured differently (not-comparable)") }
+        if comparedCells == 0 {
+            return "no cell of this run could be compared with the baseline (\(cells.count) cell(s) here"
+                + (parts.isEmpty ? "" : "; " + parts.joined(separator: ", ")) + "): is it the baseline of this plan?"
+        }
+        guard !settings.allowPartial, !parts.isEmpty else { return nil }
+        return parts.joined(separator: " and ") + "; only \(comparedCells) cell(s) were compared. "
+            + "Pass --allow-partial to accept a partial comparison"
+    }
 
     /// How many cells took part in the rank tests (the Holm family).
     public var testedCells: Int { cells.filter { $0.pValueAdjusted != nil }.count }
@@ -99,7 +130,8 @@ public enum BaselineComparer {
             (cells[i].verdict, cells[i].reason) = classify(cells[i], family: tested.count, settings)
         }
         return ComparisonReport(settings: settings, baselineFile: baselineFile, cells: cells,
-                                onlyInBaseline: matching.unmatchedBaseline.map(\.key))
+                                onlyInBaseline: matching.unmatchedBaseline.map(\.key),
+                                onlyInNew: matching.matches.filter { $0.baseline == nil }.map(\.new.key))
     }
 
     /// The ratio, interval, p-value and resolution of one matched cell. The

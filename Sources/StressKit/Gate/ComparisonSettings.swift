@@ -13,15 +13,34 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
     public var resamples: Int
     /// Fewer repetitions than this on either side makes a cell `inconclusive`.
     public var minimumSamples: Int
+    /// Accept a comparison that covers only part of the baseline (cells the
+    /// new run lacks, or measured differently). Off by default: a gate that
+    /// compared half the cells should not pass as if it had compared them all.
+    public var allowPartial: Bool
 
     /// Settings.
     public init(metric: GateMetric = Self.defaultMetric, tolerance: Double = Self.defaultTolerance, confidence: Double = 0.95,
-                resamples: Int = 4000, minimumSamples: Int = Self.defaultMinimumSamples) {
+                resamples: Int = 4000, minimumSamples: Int = Self.defaultMinimumSamples, allowPartial: Bool = false) {
         self.metric = metric
         self.tolerance = tolerance
         self.confidence = confidence
         self.resamples = resamples
         self.minimumSamples = minimumSamples
+        self.allowPartial = allowPartial
+    }
+
+    private enum CodingKeys: String, CodingKey { case metric, tolerance, confidence, resamples, minimumSamples, allowPartial }
+
+    /// Decodes the settings; `allowPartial` is absent from files written
+    /// before it existed, and false then.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        metric = try c.decode(GateMetric.self, forKey: .metric)
+        tolerance = try c.decode(Double.self, forKey: .tolerance)
+        confidence = try c.decode(Double.self, forKey: .confidence)
+        resamples = try c.decode(Int.self, forKey: .resamples)
+        minimumSamples = try c.decode(Int.self, forKey: .minimumSamples)
+        allowPartial = try c.decodeIfPresent(Bool.self, forKey: .allowPartial) ?? false
     }
 
     /// The default metric: `p50`, each repetition's median service time per
@@ -68,6 +87,9 @@ public struct GatePolicy: Sendable {
     public var experimentThresholds: [String: [Threshold]]
     /// Baseline comparison settings from the plan's `gate` key.
     public var comparison: ComparisonSettings
+    /// True when the plan has a `gate` key: it is meant to be compared with a
+    /// baseline, so its experiments default to enough repetitions for that.
+    public var declared = false
 
     /// A policy; the default has no thresholds beyond the built-in correctness
     /// ones (zero violations, zero crashes, deadlocks, hangs and timeouts, which
@@ -87,6 +109,10 @@ public struct GatePolicy: Sendable {
         let ownMetrics = Set(own.map(\.metric))
         return planThresholds.filter { !ownMetrics.contains($0.metric) } + own
     }
+
+    /// Whether runs of the plan are meant for a baseline comparison: it has a
+    /// `gate` key or a threshold relative to a baseline.
+    public var expectsComparison: Bool { declared || needsBaseline }
 
     /// Whether any threshold needs a baseline to be evaluated.
     public var needsBaseline: Bool {

@@ -80,7 +80,9 @@ public struct PlanLoader: Sendable {
             case "defaults":
                 if let d = r.mapping(value, path, allowed: Self.sharedKeys) { defaults = parseLayer(d, path, &r) }
             case "thresholds": gate.planThresholds = parseThresholds(value, path, &r)
-            case "gate": parseGateSettings(value, path, into: &gate.comparison, &r)
+            case "gate":
+                gate.declared = true
+                parseGateSettings(value, path, into: &gate.comparison, &r)
             default: experimentsNode = value
             }
         }
@@ -222,6 +224,7 @@ public struct PlanLoader: Sendable {
             threads: layer.threads ?? defaults.threads ?? PlanDefaults.threads,
             stop: layer.stop ?? defaults.stop ?? .duration(nanoseconds: PlanDefaults.durationNs),
             repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
+            repetitionsGiven: (layer.repetitions ?? defaults.repetitions) != nil,
             seed: layer.seed ?? defaults.seed ?? PlanDefaults.seed,
             warmupNs: warmup,
             timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil,

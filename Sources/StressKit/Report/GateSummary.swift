@@ -54,6 +54,7 @@ public enum GateSummary {
         var counts: [ComparisonVerdict: Int] = [:]
         for cell in c.cells { counts[cell.verdict, default: 0] += 1 }
         text += "\(c.cells.count) cell(s): " + ComparisonVerdict.allCases.compactMap { v in counts[v].map { "\($0) \(v.rawValue)" } }.joined(separator: ", ") + "\n"
+        if let problem = c.coverageProblem { text += "FAILED: the baseline does not cover this run: \(problem)\n" }
         return text
     }
 

@@ -59,6 +59,9 @@ public enum MarkdownReport {
         if !c.onlyInBaseline.isEmpty {
             out += "\nOnly in the baseline (not compared): " + c.onlyInBaseline.map { "`\($0)`" }.joined(separator: ", ") + "\n"
         }
+        if let problem = c.coverageProblem {
+            out += "\n**The baseline does not cover this run:** \(escape(problem)).\n"
+        }
         return out
     }
 
