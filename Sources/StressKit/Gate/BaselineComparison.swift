@@ -161,14 +161,17 @@ public enum BaselineComparer {
         c.resolution = [MetricResolution.of(s.metric, at: at, in: base), MetricResolution.of(s.metric, at: at, in: new)]
             .compactMap { $0 }.max()
         c.pValue = Statistics.mannWhitney(a, b).pValue
-        // The seed depends only on the cell, so the same two files always give
-        // the same interval.
-        let seed = SplitMix64.hash(new.key.description + "|" + new.key.parameters.compactDescription)
-        if let ci = Statistics.bootstrapRatioOfMedians(a, b, confidence: s.confidence, resamples: s.resamples, seed: seed) {
+        if let ci = Statistics.bootstrapRatioOfMedians(a, b, confidence: s.confidence, resamples: s.resamples, seed: seed(new.key)) {
             c.ratioLow = ci.low
             c.ratioHigh = ci.high
         }
         return c
+    }
+
+    /// The bootstrap seed of a cell. It depends only on the cell, so the same
+    /// two files always give the same interval.
+    static func seed(_ key: CellKey) -> UInt64 {
+        SplitMix64.hash(key.description + "|" + key.parameters.compactDescription)
     }
 
     /// The verdict for a cell whose ratio, interval and p-values are known;
