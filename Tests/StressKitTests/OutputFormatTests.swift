@@ -102,6 +102,21 @@ final class OutputFormatTests: XCTestCase {
         XCTAssertEqual(root.attribute(forName: "failures")?.stringValue, String(expectedFailures))
     }
 
+    /// Trials differing only in their allocator (or fuzz profile, which the
+    /// repetition decides) get distinct test-case names.
+    func testJUnitCaseNamesAreUniquePerClass() throws {
+        var trials = Synthetic.cell(throughputs: [1, 1], latencyNs: [1, 1])
+        for r in Synthetic.cell(throughputs: [1, 1], latencyNs: [1, 1]) {
+            var jemalloc = r
+            jemalloc.trial.allocator = .jemalloc
+            jemalloc.trial.id = "e/mutex/jemalloc/t2/r\(r.trial.repetition)"
+            trials.append(jemalloc)
+        }
+        let document = try XMLDocument(xmlString: JUnitReport.render(Synthetic.report(trials)))
+        let names = try document.nodes(forXPath: "/testsuites/testsuite[1]/testcase/@name").compactMap(\.stringValue)
+        XCTAssertEqual(names, ["mutex/t2/r0", "mutex/t2/r1", "mutex/jemalloc/t2/r0", "mutex/jemalloc/t2/r1"])
+    }
+
     // MARK: - Markdown
 
     func testMarkdownSummaryShowsVerdictCellsComparisonAndFailures() throws {

@@ -50,7 +50,7 @@ public enum JUnitReport {
         var lines = ["  <testsuite name=\"\(xml(report.plan))\" tests=\"\(report.trials.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(report.startedAt))\">"]
         for r in report.trials {
             let t = r.trial
-            let name = "\(t.strategy)/t\(t.threads)/r\(t.repetition)"
+            let name = caseName(t)
             let open = "    <testcase classname=\"\(xml("stressbench.\(report.plan).\(t.experiment)"))\" name=\"\(xml(name))\" time=\"\(seconds(Double(r.measurement?.elapsedNs ?? 0) / 1e9))\""
             if r.outcome == .skipped {
                 lines.append(open + ">\n      <skipped message=\"\(xml(r.failure?.message ?? "not run"))\"/>\n    </testcase>")
@@ -99,6 +99,13 @@ public enum JUnitReport {
         }
         lines.append("  </testsuite>")
         return lines.joined(separator: "\n")
+    }
+
+    /// A trial's test-case name: its id without the experiment, which is the
+    /// class name (`mutex/jemalloc/t4/r0`). Ids are unique in a plan, so the
+    /// names are unique in a class, allocator and repetition included.
+    static func caseName(_ t: TrialSpec) -> String {
+        t.id.hasPrefix(t.experiment + "/") ? String(t.id.dropFirst(t.experiment.count + 1)) : t.id
     }
 
     private static func seconds(_ s: Double) -> String { String(format: "%.3f", s) }
