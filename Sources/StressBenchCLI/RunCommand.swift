@@ -81,7 +81,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("in-process"), help: "Run trials inside this process (for debugging: a trap ends the run, a hang is not timed out).")
     var inProcess = false
 
-    @Flag(name: .shortAndLong, help: "Print no progress lines, only the table.")
+    @Flag(name: .shortAndLong, help: "Print no progress display and no \"wrote\" lines, only the table.")
     var quiet = false
 
     @Option(help: ArgumentHelp("Compare every cell with the same cell of this earlier results file (JSON); a regression exits with 4.", valueName: "file"))
