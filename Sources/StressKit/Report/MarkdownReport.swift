@@ -26,20 +26,27 @@ public enum MarkdownReport {
         return out
     }
 
-    /// One row per cell: repetitions, outcomes, median throughput, latency
-    /// percentiles of the merged histogram, violations.
+    /// One row per cell: repetitions, outcomes, median throughput, service-time
+    /// percentiles of the merged histogram, violations; and the allocator when
+    /// the run used more than one.
     static func cellTable(_ cells: [Cell]) -> String {
-        var out = "| cell | reps | ops/s (median) | p50 | p99 | p99.9 | max | violations | outcomes |\n"
-        out += "|---|--:|--:|--:|--:|--:|--:|--:|---|\n"
+        let allocators = Set(cells.flatMap { $0.trials.map(\.trial.allocator) })
+        let showAllocator = allocators.count > 1
+        var out = "Latencies are **service time** per operation (from its start to its end on the worker that ran it), "
+        out += "percentiles of the repetitions' merged histograms.\n\n"
+        out += "| cell |" + (showAllocator ? " allocator |" : "")
+            + " reps | ops/s (median) | service p50 | service p99 | service p99.9 | service max | violations | outcomes |\n"
+        out += "|---|" + (showAllocator ? "---|" : "") + "--:|--:|--:|--:|--:|--:|--:|---|\n"
         for cell in cells {
             let latency = { (m: GateMetric) in cell.value(m).map { m.format($0) } ?? "-" }
             var counts: [TrialOutcome: Int] = [:]
             for t in cell.trials { counts[t.outcome, default: 0] += 1 }
             let outcomes = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
-            let row = ["`\(cell.key)`", String(cell.trials.count),
+            var row = ["`\(cell.key)`", String(cell.trials.count),
                        cell.value(.opsPerSecond).map(Formatting.rate) ?? "-",
                        latency(.p50), latency(.p99), latency(.p999), latency(.max),
                        String(Int(cell.value(.violations) ?? 0)), outcomes]
+            if showAllocator { row.insert(cell.trials.first?.trial.allocator.rawValue ?? "-", at: 1) }
             out += "| " + row.map(escape).joined(separator: " | ") + " |\n"
         }
         return out
