@@ -90,6 +90,33 @@ final class ThresholdTests: XCTestCase {
         XCTAssertEqual(plan.gate.thresholds(forExperiment: "other").map(\.expression), ["p99 < 50us", "ops_per_s > 1k"])
     }
 
+    /// `defaults` takes every experiment key, thresholds included: they are
+    /// the plan-wide list. Giving it twice is an error.
+    func testDefaultsMayHoldThePlanWideThresholds() throws {
+        let plan = try TestSupport.plan("""
+            defaults:
+              thresholds: ["p99 < 50us"]
+            experiments:
+              - workload: counter
+                strategies: [mutex]
+                thresholds: ["p99 < 1ms"]
+              - name: other
+                workload: counter
+                strategies: [mutex]
+            """)
+        XCTAssertEqual(plan.gate.thresholds(forExperiment: "other").map(\.expression), ["p99 < 50us"])
+        XCTAssertEqual(plan.gate.thresholds(forExperiment: "counter").map(\.expression), ["p99 < 1ms"])
+        let twice = TestSupport.problems("""
+            thresholds: ["ops_per_s > 1k"]
+            defaults: { thresholds: ["p99 < 50us"] }
+            experiments:
+              - workload: counter
+            """)
+        XCTAssertEqual(twice.map(\.description), [
+            "test.yaml:1:13: thresholds: plan-wide thresholds are given twice, here and in 'defaults.thresholds'; keep one list",
+        ])
+    }
+
     func testDefaultPlanHasNoExtraThresholds() throws {
         let plan = try TestSupport.plan("experiments:\n  - workload: counter\n    strategies: [mutex]\n")
         XCTAssertTrue(plan.gate.thresholds(forExperiment: "counter").isEmpty)
