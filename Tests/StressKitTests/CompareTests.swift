@@ -179,7 +179,7 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(report.gate?.comparison?.comparedCells, 0)
         XCTAssertEqual(report.gate?.comparison?.onlyInNew?.map(\.description), ["e/mutex/t2"])
         XCTAssertEqual(report.gate?.coverageProblem,
-                       "no cell of this run could be compared with the baseline (1 cell(s) here; 1 baseline cell(s) missing from this run): is it the baseline of this plan?")
+                       "no cell of this run could be compared with the baseline (1 cell(s) here; 1 baseline cell(s) missing from this run): is it a baseline of this plan, run with the same settings?")
         XCTAssertEqual(report.exitCode, .usage)
         report.trials[0].outcome = .violated
         XCTAssertEqual(report.exitCode, .violations, "what the trials say outranks the gate's coverage")

@@ -81,7 +81,7 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
         if differently > 0 { parts.append("\(differently) measured differently (not-comparable)") }
         if comparedCells == 0 {
             return "no cell of this run could be compared with the baseline (\(cells.count) cell(s) here"
-                + (parts.isEmpty ? "" : "; " + parts.joined(separator: ", ")) + "): is it the baseline of this plan?"
+                + (parts.isEmpty ? "" : "; " + parts.joined(separator: ", ")) + "): is it a baseline of this plan, run with the same settings?"
         }
         guard !settings.allowPartial, !parts.isEmpty else { return nil }
         return parts.joined(separator: " and ") + "; only \(comparedCells) cell(s) were compared. "
