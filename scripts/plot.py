@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
 """Turns stressbench results into PNG charts.
 
-    pip install matplotlib
-    scripts/plot.py results.json --out plots/        # or results.csv
+    python3 -m venv .venv && .venv/bin/pip install matplotlib   # PEP 668 systems (Debian 12)
+    .venv/bin/python scripts/plot.py results.json --out plots/  # or results.csv
 
 Writes, for the run:
   throughput.png  ops/s against threads, one line per strategy, one panel per
                   experiment (the median over repetitions; the bar spans the
                   slowest to the fastest repetition)
-  latency.png     the latency percentile spectrum per strategy, on the usual
+  latency.png     the service-time percentile spectrum per strategy, on the usual
                   HdrHistogram axis 1/(1-p) (50%, 90%, 99%, 99.9%, ... evenly
                   spaced), one panel per experiment, at one thread count
                   (--threads, default the largest run). From JSON the curve
                   comes from the merged histogram buckets of every repetition;
                   from CSV only the recorded percentiles are available.
   outcomes.png    a strategy x experiment grid coloured by the worst outcome
-                  of the cell's trials, with the counts written in
+                  of the cell's trials, with the counts written in and a
+                  legend of the colours
+
+A "strategy" above is a series: when a run has more than one allocator or
+fuzz profile, each strategy gets one series per allocator and profile
+(labelled "mutex · jemalloc", "mutex · fuzz=chaos"), so they are never pooled
+into one line. A portfolio is one profile (its repetitions rotate through
+several, as its cell in a baseline comparison does) when read from JSON; a CSV
+row only names the profile its repetition ran.
 
 Only trials with figures are drawn in the first two; every trial counts in the
 third. Needs matplotlib (and nothing else outside the standard library).
@@ -34,6 +42,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
 # Worst first: the colour of a cell is its worst outcome.
@@ -42,6 +51,7 @@ OUTCOME_COLOURS = {
     "crashed": "#7b1fa2", "deadlock": "#c62828", "hang": "#ef6c00", "timeout": "#f9a825",
     "error": "#5d4037", "violated": "#e57373", "skipped": "#bdbdbd", "passed": "#66bb6a",
 }
+NOT_RUN_COLOUR = "#f5f5f5"
 CSV_PERCENTILES = [("lat_p50_ns", 50), ("lat_p90_ns", 90), ("lat_p99_ns", 99),
                    ("lat_p999_ns", 99.9), ("lat_p9999_ns", 99.99)]
 
@@ -49,9 +59,13 @@ CSV_PERCENTILES = [("lat_p50_ns", 50), ("lat_p90_ns", 90), ("lat_p99_ns", 99),
 class Trial:
     """One trial as the charts need it, read from JSON or CSV."""
 
-    def __init__(self, experiment, workload, strategy, threads, repetition, outcome, ops, buckets, percentiles, max_ns):
+    def __init__(self, experiment, workload, strategy, threads, repetition, outcome, ops, buckets, percentiles, max_ns,
+                 allocator="system", fuzz="off"):
         self.experiment, self.workload, self.strategy = experiment, workload, strategy
         self.threads, self.repetition, self.outcome = threads, repetition, outcome
+        self.allocator = allocator or "system"  # older records do not name it
+        self.fuzz = fuzz or "off"
+        self.series = (strategy, self.allocator, self.fuzz)
         self.ops = ops                  # ops/s, or None when not measured
         self.buckets = buckets          # [[value_ns, count]] (JSON only)
         self.percentiles = percentiles  # [(percentile, ns)] (CSV)
@@ -73,9 +87,11 @@ def load(path):
     trials = []
     for r in report["trials"]:
         t, m = r["trial"], r.get("measurement")
+        fuzz = t.get("fuzz") or {}
         trials.append(Trial(t["experiment"], t["workload"], t["strategy"], t["threads"], t["repetition"], r["outcome"],
                             real(m["opsPerSecond"]) if m else None, m["histogram"] if m else [], [],
-                            (m.get("latency") or {}).get("maxNs") if m else None))
+                            (m.get("latency") or {}).get("maxNs") if m else None,
+                            t.get("allocator"), fuzz.get("rotatedFrom") or fuzz.get("profile")))
     return report.get("plan", os.path.basename(path)), trials
 
 
@@ -87,7 +103,7 @@ def load_csv(path):
             percentiles = [(p, number(k)) for k, p in CSV_PERCENTILES if number(k) is not None]
             trials.append(Trial(row["experiment"], row["workload"], row["strategy"], int(row["threads"]),
                                 int(row["repetition"]), row["outcome"], number("ops_per_s"), [], percentiles,
-                                number("lat_max_ns")))
+                                number("lat_max_ns"), row.get("allocator"), row.get("fuzz_profile")))
     plan = trials[0].experiment if trials else os.path.basename(path)
     with open(path, newline="") as f:
         first = next(csv.DictReader(f), None)
@@ -100,11 +116,37 @@ def in_order(values):
     return list(dict.fromkeys(values))
 
 
-def strategy_styles(trials):
-    strategies = in_order(t.strategy for t in trials)
-    cmap = plt.get_cmap("tab10")
-    markers = "osD^vP*Xh<>"
-    return {s: (cmap(i % 10), markers[i % len(markers)]) for i, s in enumerate(strategies)}
+class Series:
+    """How each series (strategy, allocator, fuzz profile) of one panel is
+    named and drawn: colour and marker by strategy (the same in every panel:
+    `strategies` is the whole run's), line style by allocator and profile, and
+    the allocator and profile in the label only when the panel has several."""
+
+    LINESTYLES = ["-", "--", ":", "-."]
+    MARKERS = "osD^vP*Xh<>"
+
+    def __init__(self, trials, strategies):
+        self.keys = in_order(t.series for t in trials)
+        self.many_allocators = len({k[1] for k in self.keys}) > 1
+        self.many_profiles = len({k[2] for k in self.keys}) > 1
+        variants = in_order(k[1:] for k in self.keys)
+        cmap = plt.get_cmap("tab10")
+        self.colour = {s: cmap(i % 10) for i, s in enumerate(strategies)}
+        self.marker = {s: self.MARKERS[i % len(self.MARKERS)] for i, s in enumerate(strategies)}
+        self.linestyle = {v: self.LINESTYLES[i % len(self.LINESTYLES)] for i, v in enumerate(variants)}
+
+    def label(self, key):
+        strategy, allocator, fuzz = key
+        parts = [strategy]
+        if self.many_allocators:
+            parts.append(allocator)
+        if self.many_profiles:
+            parts.append(f"fuzz={fuzz}")
+        return " · ".join(parts)
+
+    def style(self, key):
+        return dict(color=self.colour[key[0]], marker=self.marker[key[0]], linestyle=self.linestyle[key[1:]],
+                    label=self.label(key))
 
 
 def panels(count):
@@ -136,21 +178,21 @@ def throughput_chart(plan, trials, out):
     if not measured:
         return None
     experiments = in_order(t.experiment for t in measured)
-    styles = strategy_styles(measured)
+    strategies = in_order(t.strategy for t in trials)
     fig, axes = panels(len(experiments))
     for ax, experiment in zip(axes, experiments):
+        series = Series([t for t in measured if t.experiment == experiment], strategies)
         cells = collections.defaultdict(list)
         for t in measured:
             if t.experiment == experiment:
-                cells[(t.strategy, t.threads)].append(t.ops)
+                cells[(t.series, t.threads)].append(t.ops)
         threads = sorted({th for _, th in cells})
-        for strategy in in_order(s for s, _ in cells):
-            xs = [th for th in threads if (strategy, th) in cells]
-            medians = [statistics.median(cells[(strategy, th)]) for th in xs]
-            low = [m - min(cells[(strategy, th)]) for m, th in zip(medians, xs)]
-            high = [max(cells[(strategy, th)]) - m for m, th in zip(medians, xs)]
-            colour, marker = styles[strategy]
-            ax.errorbar(xs, medians, yerr=[low, high], label=strategy, color=colour, marker=marker, capsize=3, linewidth=1.5)
+        for key in in_order(k for k, _ in cells):
+            xs = [th for th in threads if (key, th) in cells]
+            medians = [statistics.median(cells[(key, th)]) for th in xs]
+            low = [m - min(cells[(key, th)]) for m, th in zip(medians, xs)]
+            high = [max(cells[(key, th)]) - m for m, th in zip(medians, xs)]
+            ax.errorbar(xs, medians, yerr=[low, high], capsize=3, linewidth=1.5, **series.style(key))
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(threads))
         ax.xaxis.set_minor_locator(NullLocator())
@@ -195,26 +237,28 @@ def latency_chart(plan, trials, out, threads_wanted):
     if not measured:
         return None
     experiments = in_order(t.experiment for t in measured)
-    styles = strategy_styles(measured)
+    strategies = in_order(t.strategy for t in trials)
     fig, axes = panels(len(experiments))
     largest_x = 1e2
     for ax, experiment in zip(axes, experiments):
         here = [t for t in measured if t.experiment == experiment]
         threads = threads_wanted if threads_wanted else max(t.threads for t in here)
         here = [t for t in here if t.threads == threads]
-        for strategy in in_order(t.strategy for t in here):
-            mine = [t for t in here if t.strategy == strategy]
-            colour, _ = styles[strategy]
+        series = Series(here, strategies)
+        for key in in_order(t.series for t in here):
+            mine = [t for t in here if t.series == key]
+            style = series.style(key)
             if any(t.buckets for t in mine):
                 points = spectrum_from_buckets([b for t in mine for b in t.buckets])
                 xs, ys = zip(*points)
-                ax.step(xs, ys, where="post", label=strategy, color=colour, linewidth=1.5)
+                ax.step(xs, ys, where="post", color=style["color"], linestyle=style["linestyle"], label=style["label"],
+                        linewidth=1.5)
             else:
                 # CSV: the recorded percentiles of each repetition (no merging possible).
                 for i, t in enumerate(mine):
                     xs = [1 / (1 - p / 100) for p, _ in t.percentiles]
                     ys = [ns for _, ns in t.percentiles]
-                    ax.plot(xs, ys, marker="o", color=colour, label=strategy if i == 0 else None, linewidth=1)
+                    ax.plot(xs, ys, linewidth=1, **dict(style, label=style["label"] if i == 0 else None))
             largest_x = max(largest_x, max(xs))
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -223,6 +267,12 @@ def latency_chart(plan, trials, out, threads_wanted):
         ax.xaxis.set_major_locator(FixedLocator(ticks))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * (1 - 1 / v):.10g}%"))
+        # Each decade adds a digit to the label while the spacing stays the
+        # same: above 99.999% upright labels run into each other.
+        ax.tick_params(axis="x", labelrotation=35)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+            label.set_rotation_mode("anchor")
         ax.yaxis.set_major_formatter(FuncFormatter(time_label))
         ax.set_xlim(1, largest_x * 1.5)
         ax.set_xlabel("percentile")
@@ -231,7 +281,7 @@ def latency_chart(plan, trials, out, threads_wanted):
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=8)
     merged = any(t.buckets for t in measured)
-    fig.suptitle(f"{plan}: latency percentile spectrum "
+    fig.suptitle(f"{plan}: service-time percentile spectrum "
                  + ("(histograms of all repetitions merged)" if merged else "(recorded percentiles, one line per repetition)"))
     fig.tight_layout()
     path = os.path.join(out, "latency.png")
@@ -241,15 +291,25 @@ def latency_chart(plan, trials, out, threads_wanted):
 
 
 def outcome_chart(plan, trials, out):
+    """Rows: strategies (one per allocator when the run has several); columns:
+    experiments (one per fuzz profile when an experiment ran several, as a
+    portfolio read from CSV does). The experiment already fixes its profile."""
     if not trials:
         return None
-    strategies = in_order(t.strategy for t in trials)
-    experiments = in_order(t.experiment for t in trials)
-    grid = [[None] * len(experiments) for _ in strategies]
-    labels = [[""] * len(experiments) for _ in strategies]
-    for i, s in enumerate(strategies):
-        for j, e in enumerate(experiments):
-            counts = collections.Counter(t.outcome for t in trials if t.strategy == s and t.experiment == e)
+    many_allocators = len({t.allocator for t in trials}) > 1
+    rows = in_order((t.strategy, t.allocator) for t in trials)
+    profiles = collections.defaultdict(set)
+    for t in trials:
+        profiles[t.experiment].add(t.fuzz)
+    columns = in_order((t.experiment, t.fuzz) for t in trials)
+    row_labels = [f"{s} · {a}" if many_allocators else s for s, a in rows]
+    column_labels = [f"{e}\nfuzz={f}" if len(profiles[e]) > 1 else e for e, f in columns]
+    grid = [[None] * len(columns) for _ in rows]
+    labels = [[""] * len(columns) for _ in rows]
+    for i, row in enumerate(rows):
+        for j, column in enumerate(columns):
+            counts = collections.Counter(t.outcome for t in trials
+                                         if (t.strategy, t.allocator) == row and (t.experiment, t.fuzz) == column)
             if not counts:
                 labels[i][j] = "not run"
                 continue
@@ -257,21 +317,26 @@ def outcome_chart(plan, trials, out):
             grid[i][j] = OUTCOMES.index(worst)
             labels[i][j] = "\n".join(f"{n} {o}" for o, n in sorted(counts.items(), key=lambda kv: OUTCOMES.index(kv[0])))
     cmap = ListedColormap([OUTCOME_COLOURS[o] for o in OUTCOMES])
-    cmap.set_bad("#f5f5f5")
+    cmap.set_bad(NOT_RUN_COLOUR)
     import numpy as np  # matplotlib depends on numpy
     values = np.ma.masked_invalid(np.array([[np.nan if v is None else v for v in row] for row in grid], dtype=float))
-    fig, ax = plt.subplots(figsize=(max(1.9 * len(experiments) + 2.4, 6.0), 0.62 * len(strategies) + 1.8))
+    fig, ax = plt.subplots(figsize=(max(1.9 * len(columns) + 4.4, 8.0), 0.62 * len(rows) + 1.8))
     ax.imshow(values, cmap=cmap, vmin=-0.5, vmax=len(OUTCOMES) - 0.5, aspect="auto")
-    ax.set_xticks(range(len(experiments)), experiments, rotation=20, ha="right")
-    ax.set_yticks(range(len(strategies)), strategies)
-    for i in range(len(strategies)):
-        for j in range(len(experiments)):
+    ax.set_xticks(range(len(columns)), column_labels, rotation=20, ha="right")
+    ax.set_yticks(range(len(rows)), row_labels)
+    for i in range(len(rows)):
+        for j in range(len(columns)):
             ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=8,
                     color="white" if grid[i][j] is not None and OUTCOMES[grid[i][j]] in ("crashed", "deadlock", "error") else "black")
-    ax.set_xticks([x - 0.5 for x in range(1, len(experiments))], minor=True)
-    ax.set_yticks([y - 0.5 for y in range(1, len(strategies))], minor=True)
+    ax.set_xticks([x - 0.5 for x in range(1, len(columns))], minor=True)
+    ax.set_yticks([y - 0.5 for y in range(1, len(rows))], minor=True)
     ax.grid(which="minor", color="white", linewidth=2)
     ax.tick_params(which="minor", length=0)
+    # Every outcome's colour, worst first, so a cell can be read without its text.
+    legend = [Patch(facecolor=OUTCOME_COLOURS[o], edgecolor="#9e9e9e", label=o) for o in OUTCOMES]
+    legend.append(Patch(facecolor=NOT_RUN_COLOUR, edgecolor="#9e9e9e", label="not run"))
+    ax.legend(handles=legend, title="worst outcome", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
+              title_fontsize=8, frameon=False)
     ax.set_title(f"{plan}: outcomes\n(colour: the worst outcome of the cell's trials)", fontsize=11)
     fig.tight_layout()
     path = os.path.join(out, "outcomes.png")

@@ -2,8 +2,9 @@
 """Validates stressbench results files against Schemas/results.schema.json.
 
 Usage: scripts/validate-results.py RESULTS.json...
-Needs `pip install jsonschema`. Also accepts NDJSON streams (--ndjson files:
-each line is one trials[] element).
+Needs jsonschema from PyPI (in a virtual environment on PEP 668 systems:
+`python3 -m venv .venv && .venv/bin/pip install jsonschema`). Also accepts
+NDJSON streams (--ndjson files: each line is one trials[] element).
 """
 import json
 import pathlib

@@ -8,14 +8,19 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Compare a results file with a baseline, cell by cell, and exit with 4 on a regression.",
         discussion: """
-        Cells (experiment × workload parameters × strategy × threads × fuzz profile) are \
-        matched between the files. For each, one sample per repetition (by default p50, the \
-        median time per operation) on each side gives the ratio of the medians, new/baseline, with a seeded bootstrap \
-        confidence interval, and a two-sided Mann-Whitney U test. A cell is `regressed` when \
-        the test is significant and the whole interval is worse than the tolerance, \
-        `improved` for the same on the better side, `unchanged` when the interval lies within \
-        the tolerance, and `inconclusive` otherwise (too noisy, or fewer than --min-samples \
-        repetitions a side). Only `regressed` fails.
+        Cells are matched between the files on workload, parameters, strategy, threads, \
+        fuzz profile and allocator (not the experiment's name); a pair measured differently \
+        (window, warm-up, load, clock, sampling, fuzz tuning) is `not-comparable` and not \
+        compared. For each matched cell, one sample per repetition (by default p50, the median \
+        time per operation) on each side gives the ratio of the medians, new/baseline, with a \
+        seeded bootstrap confidence interval, and a two-sided Mann-Whitney U test (exact for \
+        small samples, ties included) whose p-values are Holm-corrected over the cells. A \
+        change smaller than the metric's resolution (clock step or histogram bucket) is \
+        `unchanged`. Otherwise a cell is `regressed` when the corrected test is significant \
+        and the whole interval is worse than the tolerance, `improved` for the same on the \
+        better side, `unchanged` when the interval lies within the tolerance, and \
+        `inconclusive` otherwise (too noisy, or fewer than --min-samples repetitions a side). \
+        Only `regressed` fails with 4.
 
         With --plan, the plan's thresholds are checked on NEW too (bounds such as \
         `ops_per_s >= 0.9 * baseline` against BASE) and its `gate` settings are the defaults \
@@ -23,7 +28,9 @@ struct CompareCommand: ParsableCommand {
 
         Exit codes are those of `run` for NEW with the gate: 0 passed, 1 violations in NEW, \
         2 usage error or unreadable file, 3 crashes, deadlocks or timeouts in NEW, 4 regression \
-        or failed threshold; 2 > 3 > 1 > 4.
+        or failed threshold; 2 > 3 > 1 > 4. Also 2 when no cell of NEW could be compared with \
+        BASE, or when cells of BASE are missing from NEW or measured differently (unless \
+        --allow-partial); that 2 ranks below 3 and 1: 3 > 1 > 2 > 4.
         """
     )
 

@@ -16,6 +16,9 @@ struct GateOptions: ParsableArguments {
     @Option(name: .customLong("min-samples"), help: ArgumentHelp("Repetitions a cell needs on each side for a verdict other than inconclusive (default 5).", valueName: "n"))
     var minSamples: Int?
 
+    @Flag(name: .customLong("allow-partial"), help: "Accept a baseline that covers the run only in part: baseline cells missing from the run, or measured differently, are reported but do not give exit code 2.")
+    var allowPartial = false
+
     func validate() throws {
         if let tolerance, PlanLoader.fraction(from: tolerance).map({ (0...0.99).contains($0) }) != true {
             throw ValidationError("--tolerance expects a fraction such as 10% or 0.1 (below 100%), got '\(tolerance)'")
@@ -37,6 +40,7 @@ struct GateOptions: ParsableArguments {
         if let c = confidence.flatMap(PlanLoader.fraction(from:)) { s.confidence = c }
         if let m = metric.flatMap(GateMetric.init(spelling:)) { s.metric = m }
         if let n = minSamples { s.minimumSamples = n }
+        if allowPartial { s.allowPartial = true }
         return s
     }
 }

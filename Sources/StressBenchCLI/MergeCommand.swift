@@ -9,10 +9,12 @@ struct MergeCommand: ParsableCommand {
         abstract: "Combine the results files of the shards of one plan (run --shard i/n) into one.",
         discussion: """
         The files must have the same schema and come from the same plan; a trial that appears \
-        twice, or two files that put different trials at one matrix position (the plan \
-        changed between the shards), is an error (exit code 2). Trials are written in matrix \
-        order. Any gate verdict in the inputs is dropped: compare the merged file with \
-        `stressbench compare`.
+        twice, or two files that put different trials at one matrix position or record \
+        different matrix sizes (the plan changed between the shards), or shards of different \
+        splits, is an error (exit code 2). So is a set that does not cover the plan's whole \
+        matrix (a shard missing, or a shard's run interrupted or narrowed with --only), unless \
+        --allow-partial. Trials are written in matrix order. Any gate verdict in the inputs is \
+        dropped: compare the merged file with `stressbench compare`.
         """
     )
 
@@ -25,6 +27,9 @@ struct MergeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the merged trials as CSV.", valueName: "file"))
     var csv: String?
 
+    @Flag(name: .customLong("allow-partial"), help: "Merge files that do not cover the whole matrix (the merged file then lacks those trials).")
+    var allowPartial = false
+
     @Flag(name: .shortAndLong, help: "Print no \"wrote\" lines.")
     var quiet = false
 
@@ -36,13 +41,17 @@ struct MergeCommand: ParsableCommand {
         let reports = try files.map { ($0, try ResultsFile.load($0)) }
         let merged: RunReport
         do {
-            merged = try RunReport.merge(reports)
+            merged = try RunReport.merge(reports, allowPartial: allowPartial)
         } catch {
             Console.error(error.description)
             throw ExitCode(RunExitCode.usage.rawValue)
         }
+        for (file, report) in reports where report.matrixTrials == nil {
+            Console.error("note: \(file) does not record the plan's matrix size (written by an older stressbench): completeness not checked")
+        }
         try OutputFile.write(ResultCoding.encoder().encode(merged), to: output, quiet: quiet)
         if let csv { try OutputFile.write(Data(CSVReport.render(merged).utf8), to: csv, quiet: quiet) }
-        print("merged \(files.count) file(s): \(merged.trials.count) trial(s) of plan \(merged.plan)")
+        let of = merged.matrixTrials.map { " of \($0)" } ?? ""
+        print("merged \(files.count) file(s): \(merged.trials.count)\(of) trial(s) of plan \(merged.plan)")
     }
 }

@@ -7,10 +7,11 @@ import Synchronization
 /// On a terminal: one status line, redrawn in place every second, with the
 /// trial number, the current trial, the time elapsed and an estimate of the
 /// time left; trials that do not pass are printed above it as they finish.
-/// When standard error is not a terminal (CI logs, pipes): one plain line per
-/// finished trial, as before. With `--quiet`: nothing.
+/// When standard error is not a terminal (CI logs, pipes), and with `--quiet`:
+/// nothing, so a log holds the final table and summary on standard output
+/// and no stream of progress lines.
 final class ProgressDisplay: Sendable {
-    enum Mode { case off, lines, live }
+    enum Mode { case off, live }
 
     private struct State {
         var started = MonotonicClock.now()
@@ -30,7 +31,7 @@ final class ProgressDisplay: Sendable {
 
     /// A display for `trials`; `quiet` turns it off.
     init(trials: [TrialSpec], quiet: Bool) {
-        mode = quiet ? .off : (isatty(STDERR_FILENO) == 1 ? .live : .lines)
+        mode = !quiet && isatty(STDERR_FILENO) == 1 ? .live : .off
         expected = trials.map(TrialDurationEstimate.seconds)
         if mode == .live {
             // A ticker keeps the elapsed time moving during a long trial.
@@ -46,8 +47,6 @@ final class ProgressDisplay: Sendable {
     func update(index: Int, total: Int, spec: TrialSpec, result: TrialResult?) {
         switch mode {
         case .off: return
-        case .lines:
-            if let result { Console.error(Self.finishedLine(index: index, total: total, spec: spec, result: result)) }
         case .live:
             state.withLock { s in
                 if let result {

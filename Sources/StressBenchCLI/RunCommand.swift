@@ -23,17 +23,22 @@ struct RunCommand: ParsableCommand {
         The gate: the plan's `thresholds` are checked per cell (all repetitions of one \
         experiment × strategy × threads), and with --baseline every cell is compared with the \
         same cell of an earlier results file (median ratio with a bootstrap interval and a \
-        Mann-Whitney U test; classified improved, unchanged, regressed or inconclusive). A failed \
-        threshold or a regressed cell gives exit code 4. --shard i/n runs one deterministic \
-        slice of the matrix (whole cells, balanced by expected duration); `stressbench merge` \
-        puts the slices' results files back together.
+        Mann-Whitney U test, Holm-corrected over the cells; classified improved, unchanged, \
+        regressed, inconclusive or not-comparable; see `stressbench help compare`). A failed \
+        threshold or a regressed cell gives exit code 4; a baseline with no cell in common \
+        with the run, or whose cells the run lacks (unless --allow-partial), gives 2. With \
+        --baseline, or for a plan with a `gate` key, experiments that do not set repetitions \
+        get as many as the comparison needs. --shard i/n runs one deterministic slice of the \
+        matrix (whole cells, balanced by expected duration); `stressbench merge` puts the \
+        slices' results files back together.
 
         On a terminal a status line shows the trial, the time elapsed and an estimate of the \
-        time left; elsewhere one line per finished trial; nothing with --quiet.
+        time left; when standard error is not a terminal, and with --quiet, there is none.
 
         Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash, deadlock, hang \
         or timeout, 4 performance regression (threshold or baseline); when several apply \
-        2 > 3 > 1 > 4. 130 (SIGINT) or 143 (SIGTERM) when interrupted.
+        2 > 3 > 1 > 4, except that a baseline that cannot be compared (2) ranks below 3 and 1. \
+        130 (SIGINT) or 143 (SIGTERM) when interrupted.
         """
     )
 
@@ -76,7 +81,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("in-process"), help: "Run trials inside this process (for debugging: a trap ends the run, a hang is not timed out).")
     var inProcess = false
 
-    @Flag(name: .shortAndLong, help: "Print no progress lines, only the table.")
+    @Flag(name: .shortAndLong, help: "Print no progress display and no \"wrote\" lines, only the table.")
     var quiet = false
 
     @Option(help: ArgumentHelp("Compare every cell with the same cell of this earlier results file (JSON); a regression exits with 4.", valueName: "file"))
@@ -88,7 +93,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "More outputs")
     var outputs: ReportOutputs
 
-    @Option(help: ArgumentHelp("Trials per cell for every experiment, overriding the plan (the baseline comparison needs 5 a side).", valueName: "n"))
+    @Option(help: ArgumentHelp("Trials per cell for every experiment, overriding the plan. Default: the plan's; with --baseline, or for a plan with a `gate` key, experiments that do not set it get what the comparison needs (5, more for many cells).", valueName: "n"))
     var repetitions: Int?
 
     @Option(help: ArgumentHelp("Run only slice i of n of the matrix (e.g. 2/4): whole cells, balanced by expected duration, the same on every machine.", valueName: "i/n"))
@@ -117,8 +122,12 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let registry = CommandContext.current
         var loaded = try loadPlan(plan, registry: registry)
+        var policy = loaded.gate
+        policy.comparison = gateOptions.applied(to: policy.comparison)
         if let repetitions {
             for i in loaded.experiments.indices { loaded.experiments[i].repetitions = repetitions }
+        } else if baseline != nil || policy.expectsComparison {
+            GatedRepetitions.apply(to: &loaded, settings: policy.comparison)
         }
         // Read the baseline before anything runs: a bad file is a usage error, not
         // something to find out after an hour of trials.
@@ -150,8 +159,6 @@ struct RunCommand: ParsableCommand {
             throw CommandError.failure(error.description)
         }
         progress.finish()
-        var policy = loaded.gate
-        policy.comparison = gateOptions.applied(to: policy.comparison)
         let thresholds = loaded.experiments.contains { !policy.thresholds(forExperiment: $0.name).isEmpty }
         if thresholds || baselineReport != nil {
             report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline)
@@ -172,6 +179,29 @@ struct RunCommand: ParsableCommand {
 
     private func write(_ data: Data, to path: String) throws {
         try OutputFile.write(data, to: path, quiet: quiet)
+    }
+}
+
+/// How many repetitions a run that will be compared with a baseline needs.
+enum GatedRepetitions {
+    /// Raises the repetitions of every experiment that leaves them to the
+    /// default (1, which no comparison can judge) to what a comparison of the
+    /// plan's cells needs (``ComparisonSettings/samplesNeeded(forCells:)``),
+    /// and warns about experiments that set fewer themselves. The count is
+    /// that of the whole matrix, so every shard and the baseline run of the
+    /// same plan agree on it.
+    static func apply(to plan: inout Plan, settings: ComparisonSettings) {
+        let cells = Set(TrialMatrix.expand(plan).map(CellKey.init)).count
+        let needed = settings.samplesNeeded(forCells: cells)
+        for i in plan.experiments.indices {
+            let e = plan.experiments[i]
+            if !e.repetitionsGiven {
+                plan.experiments[i].repetitions = needed
+            } else if e.repetitions < needed {
+                Console.error("warning: experiment '\(e.name)' sets repetitions: \(e.repetitions), but a comparison of this plan's \(cells) cell(s) "
+                              + "needs \(needed) a side to call a regression (Holm correction; README, \"Repetitions\"): its cells can only be unchanged or inconclusive")
+            }
+        }
     }
 }
 

@@ -69,12 +69,13 @@ struct StressBenchCommand: ParsableCommand {
         Exit codes:
           0  every trial passed
           1  an invariant was violated (and nothing crashed or timed out)
-          2  usage or plan error; nothing ran
+          2  usage or plan error; nothing ran (also: a baseline the run cannot be compared with)
           3  a trial crashed, deadlocked, hung, timed out, or its result could not be read
           4  performance regression: a failed threshold, or a regression vs --baseline
           130/143  interrupted by SIGINT/SIGTERM (finished trials are still written)
         When several apply: 2 > 3 > 1 > 4 (nothing ran, then incomplete results, then
-        correctness, then performance).
+        correctness, then performance); a baseline that cannot be compared is a 2 that
+        ranks with the gate: 3 > 1 > 2 > 4.
         """,
         version: "stressbench \(StressKitVersion.current)",
         subcommands: [RunCommand.self, CompareCommand.self, MergeCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self, BaselineCommand.self]

@@ -97,6 +97,31 @@ final class GateCommandLineTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("--tolerance expects a fraction such as 10% or 0.1"), bad.stderr)
     }
 
+    /// A baseline with nothing in common with the run is not a pass.
+    func testCompareWithAnUnrelatedBaselineExitsWithTwo() throws {
+        let base = try write("base.json", Synthetic.report(Synthetic.cell(throughputs: [1000, 1010, 990, 1005, 995], latencyNs: [1, 1, 1, 1, 1])))
+        let other = try write("other.json", Synthetic.report(Synthetic.cell(throughputs: [1000, 1010, 990, 1005, 995], latencyNs: [1, 1, 1, 1, 1], strategy: "nslock")))
+        let r = try TestSupport.cli(["compare", base, other])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("FAILED: the baseline does not cover this run: no cell of this run could be compared"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("gate: exit code 2 (plan or usage error)\n"), r.stdout)
+        XCTAssertEqual(try TestSupport.cli(["compare", base, other, "--allow-partial"]).status, 2, "nothing in common is never a partial pass")
+    }
+
+    /// A plan with a `gate` key that leaves repetitions to the default gets as
+    /// many as the comparison needs, not 1; one that sets too few is warned.
+    func testGatedPlansDefaultToTheRepetitionsTheComparisonNeeds() throws {
+        let plan = try write("gated.yaml", "gate: { tolerance: 20% }\nexperiments:\n  - workload: counter\n    strategies: [mutex]\n    threads: 1\n    ops: 500\n    warmup: 0s\n")
+        let r = try TestSupport.cli(["run", plan, "--json", path("g.json"), "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: path("g.json"))))
+        XCTAssertEqual(report.trials.count, 5)
+        XCTAssertEqual(report.matrixTrials, 5)
+        let few = try write("few.yaml", "gate: {}\nexperiments:\n  - workload: counter\n    strategies: [mutex]\n    threads: 1\n    ops: 500\n    warmup: 0s\n    repetitions: 2\n")
+        let warned = try TestSupport.cli(["run", few, "-q"])
+        XCTAssertTrue(warned.stderr.contains("warning: experiment 'counter' sets repetitions: 2, but a comparison of this plan's 1 cell(s) needs 5 a side"), warned.stderr)
+    }
+
     func testUnreadableResultsFilesAreUsageErrors() throws {
         let garbage = try write("garbage.json", "not json")
         var old = Synthetic.report([])
@@ -137,10 +162,18 @@ final class GateCommandLineTests: XCTestCase {
         XCTAssertEqual(Set(seen).count, 6)
         let merged = try TestSupport.cli(["merge"] + files + ["-o", path("all.json"), "--csv", path("all.csv")])
         XCTAssertEqual(merged.status, 0, merged.stderr)
-        XCTAssertTrue(merged.stdout.contains("merged 3 file(s): 6 trial(s) of plan shards"), merged.stdout)
+        XCTAssertTrue(merged.stdout.contains("merged 3 file(s): 6 of 6 trial(s) of plan shards"), merged.stdout)
         let all = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: path("all.json"))))
         XCTAssertEqual(all.trials.map(\.trial.index), Array(0..<6))
         XCTAssertEqual(try String(contentsOfFile: path("all.csv"), encoding: .utf8).split(separator: "\n").count, 7)
+
+        let missing = try TestSupport.cli(["merge", files[0], files[2], "-o", path("part.json")])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("shard(s) 2/3 missing"), missing.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("part.json")))
+        let allowed = try TestSupport.cli(["merge", files[0], files[2], "-o", path("part.json"), "--allow-partial"])
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertTrue(allowed.stdout.contains(" of 6 trial(s) of plan shards"), allowed.stdout)
 
         let twice = try TestSupport.cli(["merge", files[0], files[0], "-o", path("bad.json")])
         XCTAssertEqual(twice.status, 2)
@@ -184,13 +217,13 @@ final class GateCommandLineTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: path("out.txt"), encoding: .utf8).contains("2 trial(s): 2 passed"))
     }
 
-    func testPipedRunPrintsPlainProgressLines() throws {
+    /// Not a terminal (a CI log, a pipe): no progress at all on standard
+    /// error; the table and summary still go to standard output.
+    func testPipedRunPrintsNoProgress() throws {
         let plan = try write("progress.yaml", "experiments:\n  - workload: counter\n    strategies: [mutex]\n    threads: [1, 2]\n    ops: 1000\n    warmup: 0s\n")
-        let r = try TestSupport.cli(["run", plan])
+        let r = try TestSupport.cli(["run", plan, "--json", path("p.json")])
         XCTAssertEqual(r.status, 0)
-        // Not a terminal: no escape sequences, one line per finished trial.
-        XCTAssertFalse(r.stderr.contains("\u{1B}["), r.stderr)
-        XCTAssertTrue(r.stderr.hasPrefix("[1/2] counter/mutex/t1/r0: passed "), r.stderr)
-        XCTAssertTrue(r.stderr.contains("\n[2/2] counter/mutex/t2/r0: passed "), r.stderr)
+        XCTAssertEqual(r.stderr, "wrote \(path("p.json"))\n", "only the file written, no progress lines")
+        XCTAssertTrue(r.stdout.contains("2 trial(s): 2 passed"), r.stdout)
     }
 }

@@ -32,7 +32,10 @@ final class OutputFormatTests: XCTestCase {
         var report = Synthetic.report(trials)
         let base = Synthetic.report(Synthetic.cell(throughputs: [1200, 1210, 1190, 1205, 1195], latencyNs: [800, 800, 800, 800, 800])
             + Synthetic.cell(throughputs: [1], latencyNs: [1], strategy: "nslock"))
-        let policy = GatePolicy(planThresholds: [try ThresholdParser.parse("p99 < 2us"), try ThresholdParser.parse("ops_per_s >= 0.95 * baseline")])
+        // The baseline's nslock cell is missing from the run: allowed, so the
+        // comparison still judges the rest.
+        let policy = GatePolicy(planThresholds: [try ThresholdParser.parse("p99 < 2us"), try ThresholdParser.parse("ops_per_s >= 0.95 * baseline")],
+                                comparison: ComparisonSettings(allowPartial: true))
         report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: base, baselineFile: "base.json")
         return report
     }
@@ -99,13 +102,30 @@ final class OutputFormatTests: XCTestCase {
         XCTAssertEqual(root.attribute(forName: "failures")?.stringValue, String(expectedFailures))
     }
 
+    /// Trials differing only in their allocator (or fuzz profile, which the
+    /// repetition decides) get distinct test-case names.
+    func testJUnitCaseNamesAreUniquePerClass() throws {
+        var trials = Synthetic.cell(throughputs: [1, 1], latencyNs: [1, 1])
+        for r in Synthetic.cell(throughputs: [1, 1], latencyNs: [1, 1]) {
+            var jemalloc = r
+            jemalloc.trial.allocator = .jemalloc
+            jemalloc.trial.id = "e/mutex/jemalloc/t2/r\(r.trial.repetition)"
+            trials.append(jemalloc)
+        }
+        let document = try XMLDocument(xmlString: JUnitReport.render(Synthetic.report(trials)))
+        let names = try document.nodes(forXPath: "/testsuites/testsuite[1]/testcase/@name").compactMap(\.stringValue)
+        XCTAssertEqual(names, ["mutex/t2/r0", "mutex/t2/r1", "mutex/jemalloc/t2/r0", "mutex/jemalloc/t2/r1"])
+    }
+
     // MARK: - Markdown
 
     func testMarkdownSummaryShowsVerdictCellsComparisonAndFailures() throws {
         let report = try Self.fullReport()
         let md = MarkdownReport.render(report)
         XCTAssertTrue(md.hasPrefix("## ❌ stressbench `synthetic`: crash, deadlock, hang or timeout (exit code 3)\n"), md)
-        XCTAssertTrue(md.contains("| cell | reps | ops/s (median) | p50 | p99 | p99.9 | max | violations | outcomes |"), md)
+        XCTAssertTrue(md.contains("| cell | reps | ops/s (median) | service p50 | service p99 | service p99.9 | service max | violations | outcomes |"), md)
+        XCTAssertTrue(md.contains("Latencies are **service time** per operation"), md)
+        XCTAssertFalse(md.contains("| allocator |"), "one allocator: no column")
         XCTAssertTrue(md.contains("| `e/mutex/t2` | 6 | "), md)
         XCTAssertTrue(md.contains("### Baseline comparison"), md)
         XCTAssertTrue(md.contains("| **regressed** |"), md)
@@ -117,6 +137,25 @@ final class OutputFormatTests: XCTestCase {
             let rows = table.split(separator: "\n").map { $0.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count }
             XCTAssertEqual(Set(rows).count, 1, table)
         }
+    }
+
+    /// A run under two allocators names the allocator in the Markdown cell
+    /// table and in the terminal table.
+    func testTablesNameTheAllocatorWhenARunHasTwo() {
+        var trials = Synthetic.cell(throughputs: [1000], latencyNs: [1_000])
+        var jemalloc = trials[0]
+        jemalloc.trial.allocator = .jemalloc
+        jemalloc.trial.id = "e/mutex/jemalloc/t2/r0"
+        trials.append(jemalloc)
+        let report = Synthetic.report(trials)
+        let md = MarkdownReport.render(report)
+        XCTAssertTrue(md.contains("| cell | allocator | reps |"), md)
+        XCTAssertTrue(md.contains("| `e/mutex/t2` | system | 1 |"), md)
+        XCTAssertTrue(md.contains("| `e/mutex/t2 allocator=jemalloc` | jemalloc | 1 |"), md)
+        let table = TableReport.render(report)
+        XCTAssertTrue(table.contains("workload  strategy  allocator  threads"), table)
+        XCTAssertTrue(table.contains("counter   mutex     jemalloc         2"), table)
+        XCTAssertFalse(TableReport.render(Synthetic.report([trials[0]])).contains("allocator"))
     }
 
     func testMarkdownOfAPassingRunSaysPassed() {

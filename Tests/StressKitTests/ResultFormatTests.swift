@@ -76,11 +76,24 @@ final class ResultFormatTests: XCTestCase {
         XCTAssertEqual(row.count, header.count)
         let cell = Dictionary(uniqueKeysWithValues: zip(header, row))
         XCTAssertEqual(cell["trial_id"], "bank/mutex/t2/r0")
+        XCTAssertEqual(cell["allocator"], "system")
+        XCTAssertTrue(["tsc", "monotonic"].contains(cell["clock"] ?? ""), cell["clock"] ?? "")
+        XCTAssertEqual(cell["sample_every"], "1")
         XCTAssertEqual(cell["outcome"], "passed")
         XCTAssertNotNil(Int(cell["lat_p99_ns"] ?? ""), "integer nanoseconds")
         XCTAssertNotNil(Int(cell["ops_per_s"] ?? ""))
         XCTAssertEqual(cell["parameters"],
                        "accounts=4;audit_ratio=0.05;close_ratio=0.01;deposit_ratio=0.1;initial_balance=1000;max_transfer=100;variant=correct;withdraw_ratio=0.1")
+    }
+
+    /// The README's list of CSV columns is the header, name for name.
+    func testTheReadmeListsTheCSVColumnsExactly() throws {
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try XCTUnwrap(readme.components(separatedBy: "### CSV columns\n").dropFirst().first)
+        let list = try XCTUnwrap(section.split(separator: "`", omittingEmptySubsequences: false).dropFirst().first)
+        let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(names, CSVReport.columns)
     }
 
     func testUnavailableFiguresAreEmptyNotZero() {
@@ -91,7 +104,7 @@ final class ResultFormatTests: XCTestCase {
         let report = RunReport(plan: "p", planFile: "p.yaml", startedAt: Date(), finishedAt: Date(), trials: [crashed])
         let row = CSVReport.render(report).split(separator: "\n")[1]
         XCTAssertTrue(row.hasPrefix("x/y/t1/r0,p,x,counter,,y,1,0,1,off,crashed,0,,,,,,,,,,,,,,,"), String(row))
-        XCTAssertTrue(row.hasSuffix(",\"died, with a comma\""), String(row))
+        XCTAssertTrue(row.hasSuffix(",\"died, with a comma\",system,,1"), String(row))
         XCTAssertEqual(report.exitCode, .trialFailures)
         XCTAssertTrue(TableReport.render(report).contains("crashed (SIGILL)"))
     }

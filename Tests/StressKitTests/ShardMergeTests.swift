@@ -111,4 +111,52 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(problems([inputs[0], changed]), ["matrix position 0 is 'e/mutex/t2/r0' in a.json but 'e/nslock/t2/r1' in b.json: the plan changed between the runs"])
         XCTAssertEqual(problems([]), ["nothing to merge: name at least one results file"])
     }
+
+    /// Shards record their slice and the matrix size, so a missing shard (or a
+    /// shard cut short) is caught instead of merging into a smaller "whole".
+    func testMergeRefusesAnIncompleteSetUnlessAllowed() throws {
+        var inputs = try shardReports()
+        for i in inputs.indices {
+            inputs[i].report.matrixTrials = 6
+            inputs[i].report.shard = TrialShard(index: i + 1, count: 3)
+        }
+        func problems(_ reports: [(file: String, report: RunReport)], allowPartial: Bool = false) -> [String] {
+            do {
+                _ = try RunReport.merge(reports, allowPartial: allowPartial)
+                return []
+            } catch {
+                return error.problems
+            }
+        }
+        XCTAssertEqual(problems(inputs), [])
+        let merged = try RunReport.merge(inputs)
+        XCTAssertNil(merged.shard)
+        XCTAssertEqual(merged.matrixTrials, 6)
+
+        var partial = inputs[0]
+        partial.report.interrupted = true
+        XCTAssertEqual(problems([partial]), ["the files hold 3 of the plan's 6 trials: shard(s) 2/3, 3/3 missing; interrupted: a.json (pass --allow-partial to merge them anyway)"])
+        XCTAssertEqual(try RunReport.merge([partial], allowPartial: true).trials.count, 3)
+
+        var otherSplit = inputs[1]
+        otherSplit.report.shard = TrialShard(index: 2, count: 4)
+        XCTAssertEqual(problems([inputs[0], otherSplit]), ["a.json is shard 1/3 but b.json is shard 2/4: merge the shards of one --shard i/n split"])
+        var sameShard = inputs[1]
+        sameShard.report.shard = inputs[0].report.shard
+        XCTAssertEqual(problems([inputs[0], sameShard], allowPartial: true), ["shard 1/3 is in both a.json and b.json: was a shard merged twice?"])
+        var bigger = inputs[1]
+        bigger.report.matrixTrials = 9
+        XCTAssertEqual(problems([inputs[0], bigger]), ["a.json has a matrix of 6 trial(s) but b.json one of 9: the plan changed between the runs"])
+    }
+
+    func testShardAndMatrixSizeRoundTripThroughJSON() throws {
+        var report = Synthetic.report([])
+        report.shard = TrialShard(index: 2, count: 4)
+        report.matrixTrials = 12
+        let back = try ResultCoding.decoder().decode(RunReport.self, from: ResultCoding.encoder().encode(report))
+        XCTAssertEqual(back.shard, TrialShard(index: 2, count: 4))
+        XCTAssertEqual(back.matrixTrials, 12)
+        let bad = Data(#"{"index": 5, "count": 4}"#.utf8)
+        XCTAssertThrowsError(try ResultCoding.decoder().decode(TrialShard.self, from: bad))
+    }
 }

@@ -90,6 +90,33 @@ final class ThresholdTests: XCTestCase {
         XCTAssertEqual(plan.gate.thresholds(forExperiment: "other").map(\.expression), ["p99 < 50us", "ops_per_s > 1k"])
     }
 
+    /// `defaults` takes every experiment key, thresholds included: they are
+    /// the plan-wide list. Giving it twice is an error.
+    func testDefaultsMayHoldThePlanWideThresholds() throws {
+        let plan = try TestSupport.plan("""
+            defaults:
+              thresholds: ["p99 < 50us"]
+            experiments:
+              - workload: counter
+                strategies: [mutex]
+                thresholds: ["p99 < 1ms"]
+              - name: other
+                workload: counter
+                strategies: [mutex]
+            """)
+        XCTAssertEqual(plan.gate.thresholds(forExperiment: "other").map(\.expression), ["p99 < 50us"])
+        XCTAssertEqual(plan.gate.thresholds(forExperiment: "counter").map(\.expression), ["p99 < 1ms"])
+        let twice = TestSupport.problems("""
+            thresholds: ["ops_per_s > 1k"]
+            defaults: { thresholds: ["p99 < 50us"] }
+            experiments:
+              - workload: counter
+            """)
+        XCTAssertEqual(twice.map(\.description), [
+            "test.yaml:1:13: thresholds: plan-wide thresholds are given twice, here and in 'defaults.thresholds'; keep one list",
+        ])
+    }
+
     func testDefaultPlanHasNoExtraThresholds() throws {
         let plan = try TestSupport.plan("experiments:\n  - workload: counter\n    strategies: [mutex]\n")
         XCTAssertTrue(plan.gate.thresholds(forExperiment: "counter").isEmpty)
@@ -167,6 +194,32 @@ final class ThresholdTests: XCTestCase {
         let otherCell = ThresholdEvaluator.evaluate(new, policy: policy, baseline: Synthetic.cell(throughputs: [1], latencyNs: [1], strategy: "nslock"))
         XCTAssertEqual(otherCell.map(\.status), [.notEvaluated])
         XCTAssertTrue(otherCell[0].message.contains("the baseline has no cell e/mutex/t2"), otherCell[0].message)
+    }
+
+    /// A baseline bound judges the ratio's interval, not two single medians:
+    /// one build's noisy repetitions pass, a real 30% drop fails.
+    func testBaselineBoundsFailOnlyWhenTheWholeIntervalFails() throws {
+        let policy = GatePolicy(planThresholds: [try ThresholdParser.parse("ops_per_s >= 0.9 * baseline")])
+        let base = Synthetic.cell(throughputs: [1000, 800, 1200, 950, 1050], latencyNs: [1_000, 1_000, 1_000, 1_000, 1_000])
+        let noisy = Synthetic.cell(throughputs: [850, 1150, 780, 1000, 870], latencyNs: [1_000, 1_000, 1_000, 1_000, 1_000])
+        let same = ThresholdEvaluator.evaluate(noisy, policy: policy, baseline: base)
+        XCTAssertEqual(same.map(\.status), [.passed], same.first?.message ?? "")
+        XCTAssertEqual(try XCTUnwrap(same.first?.ratio), 0.87, accuracy: 1e-9, "two single medians would have failed 0.87 < 0.9")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(same.first?.ratioHigh), 0.9)
+        XCTAssertTrue(same[0].message.hasPrefix("ops_per_s >= 0.9 * baseline: ops_per_s = 870 ops/s, baseline 1k ops/s (medians of 5 and 5 repetitions): ratio 0.870 ["), same[0].message)
+
+        let dropped = Synthetic.cell(throughputs: [700, 560, 840, 665, 735], latencyNs: [1_000, 1_000, 1_000, 1_000, 1_000])
+        let slow = ThresholdEvaluator.evaluate(dropped, policy: policy, baseline: base)
+        XCTAssertEqual(slow.map(\.status), [.failed], slow.first?.message ?? "")
+        XCTAssertLessThan(try XCTUnwrap(slow.first?.ratioHigh), 0.9)
+        XCTAssertTrue(slow[0].message.hasSuffix("): failed: the whole interval is beyond 0.9"), slow[0].message)
+
+        // A latency bound on a quantized p50: one clock step up is no change.
+        let p50 = GatePolicy(planThresholds: [try ThresholdParser.parse("p50 <= 1.1 * baseline")])
+        let quantized = ThresholdEvaluator.evaluate(Synthetic.latencyCell([40, 40, 40, 40, 40], clockStepNs: 10), policy: p50,
+                                                    baseline: Synthetic.latencyCell([30, 30, 30, 30, 30], clockStepNs: 10))
+        XCTAssertEqual(quantized.map(\.status), [.passed], quantized.first?.message ?? "")
+        XCTAssertTrue(quantized[0].message.contains("within p50's resolution (10ns)"), quantized[0].message)
     }
 
     func testFailedThresholdMakesExitCodeFourButCorrectnessWins() throws {

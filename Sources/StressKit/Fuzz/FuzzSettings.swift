@@ -50,6 +50,11 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     public var pctWaitCapNs: UInt64 = 100_000
     /// Each worker sleeps a seeded 0...this after the start barrier.
     public var staggerMaxNs: UInt64 = 0
+    /// `portfolio` when these settings are one repetition's turn of a
+    /// portfolio (``forRepetition(_:)``), nil otherwise: the record then says
+    /// both the profile that ran and the plan's choice, and a baseline
+    /// comparison treats the repetitions of a portfolio as one cell.
+    public var rotatedFrom: FuzzProfile?
 
     /// The preset for `profile` (portfolio starts as chaos; see ``forRepetition(_:)``).
     public init(_ profile: FuzzProfile) {
@@ -86,7 +91,9 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     public func forRepetition(_ r: Int) -> FuzzSettings {
         guard profile == .portfolio else { return self }
         let rotation: [FuzzProfile] = [.chaos, .pct, .yield, .light]
-        return FuzzSettings(rotation[r % rotation.count])
+        var turn = FuzzSettings(rotation[r % rotation.count])
+        turn.rotatedFrom = .portfolio
+        return turn
     }
 
     /// The keys a plan's `fuzz` mapping accepts besides `profile`.

@@ -8,12 +8,18 @@ public enum ComparisonVerdict: String, Sendable, Codable, CaseIterable {
     case regressed
     /// Too few samples or too noisy to tell.
     case inconclusive
+    /// The baseline has the cell but measured it differently (another window,
+    /// warm-up, load, clock, sampling or fuzz tuning): not compared.
+    case notComparable = "not-comparable"
 }
 
 /// The comparison of one cell.
 public struct CellComparison: Sendable, Codable, Equatable {
     /// The cell.
     public var cell: CellKey
+    /// The baseline cell it was matched with, when its key differs (the
+    /// experiment was renamed); nil when it is the same or there is none.
+    public var baselineCell: CellKey?
     /// One sample of the metric per repetition, baseline and new.
     public var baselineSamples: [Double]
     public var newSamples: [Double]
@@ -22,8 +28,14 @@ public struct CellComparison: Sendable, Codable, Equatable {
     /// The bootstrap confidence interval of the ratio.
     public var ratioLow: Double?
     public var ratioHigh: Double?
-    /// The two-sided Mann-Whitney p-value.
+    /// The two-sided Mann-Whitney p-value of this cell alone.
     public var pValue: Double?
+    /// The p-value after the Holm–Bonferroni correction over every cell of
+    /// the comparison that was tested; the verdict uses this one.
+    public var pValueAdjusted: Double?
+    /// The smallest step the metric can move by at this cell's value (clock
+    /// step or histogram bucket, ns); nil for figures not read off a histogram.
+    public var resolution: Double?
     /// The verdict.
     public var verdict: ComparisonVerdict
     /// Why, in one sentence.
@@ -38,43 +50,106 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
     public var baselineFile: String?
     /// Every cell of the new run, in its order.
     public var cells: [CellComparison]
-    /// Cells the baseline has and the new run does not (not run, or renamed).
+    /// Cells the baseline has and the new run does not (not run, or its
+    /// workload, parameters, strategy, threads, fuzz profile or allocator changed).
     public var onlyInBaseline: [CellKey]
+    /// Cells of the new run the baseline has no cell for (new strategies, say);
+    /// they are in ``cells`` as `inconclusive` too. Nil in files written before
+    /// it was recorded.
+    public var onlyInNew: [CellKey]?
 
     /// Whether any cell regressed.
     public var hasRegression: Bool { cells.contains { $0.verdict == .regressed } }
+
+    /// Cells with a baseline cell measured the same way: the ones the gate
+    /// could judge.
+    public var comparedCells: Int {
+        let unmatched = Set(onlyInNew ?? [])
+        return cells.filter { $0.verdict != .notComparable && !unmatched.contains($0.cell) }.count
+    }
+
+    /// Why this comparison cannot vouch for the run, or nil. Always when no
+    /// cell had a comparable baseline cell (the baseline has nothing in common
+    /// with the run: another plan, or every setting changed); and, unless
+    /// ``ComparisonSettings/allowPartial``, when baseline cells are missing
+    /// from the run or were measured differently. Either gives exit code 2:
+    /// the gate was asked a question it could not answer, which is not a pass.
+    public var coverageProblem: String? {
+        let differently = cells.filter { $0.verdict == .notComparable }.count
+        var parts: [String] = []
+        if !onlyInBaseline.isEmpty { parts.append("\(onlyInBaseline.count) baseline cell(s) missing from this run") }
+        if differently > 0 { parts.append("\(differently) measured differently (not-comparable)") }
+        if comparedCells == 0 {
+            return "no cell of this run could be compared with the baseline (\(cells.count) cell(s) here"
+                + (parts.isEmpty ? "" : "; " + parts.joined(separator: ", ")) + "): is it a baseline of this plan, run with the same settings?"
+        }
+        guard !settings.allowPartial, !parts.isEmpty else { return nil }
+        return parts.joined(separator: " and ") + "; only \(comparedCells) cell(s) were compared. "
+            + "Pass --allow-partial to accept a partial comparison"
+    }
+
+    /// How many cells took part in the rank tests (the Holm family).
+    public var testedCells: Int { cells.filter { $0.pValueAdjusted != nil }.count }
+
+    /// One line on how `c` was computed, for the reports.
+    static func method(_ c: ComparisonReport) -> String {
+        let s = c.settings
+        return "\(s.metric.rawValue), median new/baseline with a \(Formatting.percent(s.confidence)) bootstrap interval; "
+            + "two-sided Mann-Whitney U (exact for small samples), p adj Holm-corrected over \(c.testedCells) cell(s); "
+            + "tolerance ±\(Formatting.percent(s.tolerance)); changes within the metric's resolution are unchanged"
+    }
 }
 
 /// Compares two runs cell by cell.
 ///
 /// Per cell: one sample per repetition on each side; the ratio of the medians
-/// with a seeded percentile-bootstrap interval; a two-sided Mann-Whitney U test.
-/// `regressed` needs both a significant rank test (p < 1 − confidence) and the
-/// whole interval beyond the tolerance on the worse side; `improved` the same on
-/// the better side; `unchanged` an interval entirely within the tolerance;
-/// anything else (or fewer than ``ComparisonSettings/minimumSamples`` a side) is
-/// `inconclusive`. Only `regressed` fails the gate.
+/// with a seeded percentile-bootstrap interval; a two-sided Mann-Whitney U test
+/// (exact for small samples, ties included), whose p-values are corrected for
+/// the number of cells compared (Holm–Bonferroni). A change of the medians no
+/// bigger than the metric's resolution (see ``MetricResolution``) is
+/// `unchanged`. Otherwise `regressed` needs both a significant corrected p
+/// (below 1 − confidence) and the whole interval beyond the tolerance on the
+/// worse side; `improved` the same on the better side; `unchanged` an interval
+/// entirely within the tolerance; anything else (or fewer than
+/// ``ComparisonSettings/minimumSamples`` a side) is `inconclusive`. Only
+/// `regressed` fails the gate.
 public enum BaselineComparer {
     /// Compares `new` with `baseline`.
     public static func compare(
         baseline: [TrialResult], new: [TrialResult], settings: ComparisonSettings, baselineFile: String? = nil
     ) -> ComparisonReport {
-        let baseCells = Cell.group(baseline)
-        let byKey = Dictionary(baseCells.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        let newCells = Cell.group(new)
-        let newKeys = Set(newCells.map(\.key))
-        let cells = newCells.map { compare(byKey[$0.key], $0, settings) }
+        let matching = CellMatching(baseline: Cell.group(baseline), new: Cell.group(new))
+        var cells = matching.matches.map { measure($0, settings) }
+        // The family is every cell that got a p-value: testing 33 cells at 5%
+        // each would call one of them a regression in most comparisons of a
+        // build with itself.
+        let tested = cells.indices.filter { cells[$0].pValue != nil }
+        let adjusted = Statistics.holmAdjusted(tested.map { cells[$0].pValue! })
+        for (i, p) in zip(tested, adjusted) { cells[i].pValueAdjusted = p }
+        for i in cells.indices where cells[i].reason.isEmpty {
+            (cells[i].verdict, cells[i].reason) = classify(cells[i], family: tested.count, settings)
+        }
         return ComparisonReport(settings: settings, baselineFile: baselineFile, cells: cells,
-                                onlyInBaseline: baseCells.map(\.key).filter { !newKeys.contains($0) })
+                                onlyInBaseline: matching.unmatchedBaseline.map(\.key),
+                                onlyInNew: matching.matches.filter { $0.baseline == nil }.map(\.new.key))
     }
 
-    /// Compares one cell (`base` nil when the baseline has no such cell).
-    public static func compare(_ base: Cell?, _ new: Cell, _ s: ComparisonSettings) -> CellComparison {
-        let a = base?.samples(s.metric) ?? [], b = new.samples(s.metric)
-        var c = CellComparison(cell: new.key, baselineSamples: a, newSamples: b, ratio: nil, ratioLow: nil, ratioHigh: nil,
-                               pValue: nil, verdict: .inconclusive, reason: "")
-        guard base != nil else {
+    /// The ratio, interval, p-value and resolution of one matched cell. The
+    /// verdict is left to ``classify(_:family:_:)`` unless the cell cannot be
+    /// judged at all, in which case `reason` already says why.
+    static func measure(_ match: CellMatch, _ s: ComparisonSettings) -> CellComparison {
+        let new = match.new
+        let a = match.baseline?.samples(s.metric) ?? [], b = new.samples(s.metric)
+        var c = CellComparison(cell: new.key, baselineCell: match.baseline.flatMap { $0.key == new.key ? nil : $0.key },
+                               baselineSamples: a, newSamples: b, ratio: nil, ratioLow: nil, ratioHigh: nil,
+                               pValue: nil, pValueAdjusted: nil, resolution: nil, verdict: .inconclusive, reason: "")
+        guard let base = match.baseline else {
             c.reason = "no matching cell in the baseline"
+            return c
+        }
+        guard match.differences.isEmpty else {
+            c.verdict = .notComparable
+            c.reason = "measured differently: " + match.differences.joined(separator: "; ")
             return c
         }
         guard let ma = Statistics.median(a), let mb = Statistics.median(b), ma > 0 else {
@@ -82,38 +157,56 @@ public enum BaselineComparer {
             return c
         }
         c.ratio = mb / ma
-        let test = Statistics.mannWhitney(a, b)
-        c.pValue = test.pValue
-        // The seed depends only on the cell, so the same two files always give
-        // the same interval.
-        let seed = SplitMix64.hash(new.key.description + "|" + new.key.parameters.compactDescription)
-        if let ci = Statistics.bootstrapRatioOfMedians(a, b, confidence: s.confidence, resamples: s.resamples, seed: seed) {
+        let at = Swift.max(ma, mb)
+        c.resolution = [MetricResolution.of(s.metric, at: at, in: base), MetricResolution.of(s.metric, at: at, in: new)]
+            .compactMap { $0 }.max()
+        c.pValue = Statistics.mannWhitney(a, b).pValue
+        if let ci = Statistics.bootstrapRatioOfMedians(a, b, confidence: s.confidence, resamples: s.resamples, seed: seed(new.key)) {
             c.ratioLow = ci.low
             c.ratioHigh = ci.high
         }
-        (c.verdict, c.reason) = classify(c, samples: (a.count, b.count), s)
         return c
     }
 
-    /// The verdict for a cell whose ratio, interval and p-value are known.
-    static func classify(_ c: CellComparison, samples: (Int, Int), _ s: ComparisonSettings) -> (ComparisonVerdict, String) {
-        guard let lo = c.ratioLow, let hi = c.ratioHigh, let p = c.pValue else {
+    /// The bootstrap seed of a cell. It depends only on the cell, so the same
+    /// two files always give the same interval.
+    static func seed(_ key: CellKey) -> UInt64 {
+        SplitMix64.hash(key.description + "|" + key.parameters.compactDescription)
+    }
+
+    /// The verdict for a cell whose ratio, interval and p-values are known;
+    /// `family` is how many cells the correction covered.
+    static func classify(_ c: CellComparison, family: Int, _ s: ComparisonSettings) -> (ComparisonVerdict, String) {
+        guard let lo = c.ratioLow, let hi = c.ratioHigh, let p = c.pValue, let ratio = c.ratio else {
             return (.inconclusive, "the ratio has no interval (a sample is zero)")
         }
-        let (n, m) = samples
+        let n = c.baselineSamples.count, m = c.newSamples.count
         if n < s.minimumSamples || m < s.minimumSamples {
             return (.inconclusive, "too few samples (\(n) baseline, \(m) new; the gate needs \(s.minimumSamples) a side: set repetitions)")
         }
-        let alpha = 1 - s.confidence
+        let medianA = Statistics.median(c.baselineSamples) ?? 0
+        let change = abs(ratio - 1) * medianA
+        if let step = c.resolution, change < MetricResolution.stepsThatAreNoise * step {
+            let what = change == 0 ? "no change" : "a change of \(s.metric.format(change))"
+            return (.unchanged, "\(what), within one step of \(s.metric.rawValue)'s resolution here (\(s.metric.format(step)): clock step or histogram bucket)")
+        }
+        let adjusted = c.pValueAdjusted ?? p
+        let alpha = s.alpha
         let band = (1 - s.tolerance)...(1 + s.tolerance)
         let tolerance = "±\(Formatting.percent(s.tolerance))"
         // Worse means a lower ratio for throughput, a higher one for latency.
         let worseBeyond = s.metric.higherIsBetter ? hi < band.lowerBound : lo > band.upperBound
         let betterBeyond = s.metric.higherIsBetter ? lo > band.upperBound : hi < band.lowerBound
-        let pText = "p = \(Formatting.pValue(p))"
+        var pText = "p = \(Formatting.pValue(p))"
+        if family > 1 { pText += "; Holm-adjusted over \(family) cells: \(Formatting.pValue(adjusted))" }
         if worseBeyond || betterBeyond {
-            guard p < alpha else {
-                return (.inconclusive, "the interval lies beyond \(tolerance) but the rank test is not significant (\(pText) ≥ \(Formatting.pValue(alpha)))")
+            guard adjusted < alpha else {
+                var text = "the interval lies beyond \(tolerance) but the rank test is not significant (\(pText) ≥ \(Formatting.pValue(alpha)))"
+                let needed = s.samplesNeeded(forCells: family)
+                if Statistics.smallestPValue(n, m) * Double(family) >= alpha {
+                    text += "; with \(Swift.min(n, m)) repetitions a side no cell of \(family) can be significant: run at least \(needed)"
+                }
+                return (.inconclusive, text)
             }
             return worseBeyond
                 ? (.regressed, "worse beyond the \(tolerance) tolerance (\(pText))")

@@ -1,6 +1,7 @@
-/// What makes two trials the same measurement: everything but the repetition
-/// and the seed. Baseline comparisons match cells of two runs on this key, and
-/// thresholds are evaluated per cell.
+/// What makes two trials of one run the same measurement: everything but the
+/// repetition and the seed. Thresholds are evaluated per cell, and a baseline
+/// comparison matches the cells of two runs on ``matchKey`` (the same without
+/// the experiment's name) and then checks their ``MeasurementSettings``.
 public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The experiment's name.
     public var experiment: String
@@ -11,7 +12,9 @@ public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConv
     public var strategy: String
     /// Workers.
     public var threads: Int
-    /// The fuzzing profile the trial actually used (after portfolio rotation).
+    /// The fuzzing profile: the one the trials ran, or `portfolio` for every
+    /// repetition of a portfolio (each runs its own turn of the rotation, and
+    /// the cell is the mixture, the same in every run).
     public var fuzz: String
     /// The memory allocator, when it is not the system's; nil for the system allocator.
     public var allocator: String?
@@ -23,10 +26,20 @@ public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConv
         parameters = trial.parameters
         strategy = trial.strategy
         threads = trial.threads
-        fuzz = trial.fuzz.profile.rawValue
+        fuzz = (trial.fuzz.rotatedFrom ?? trial.fuzz.profile).rawValue
         // The default allocator is left out, so cells read the same as in
         // records written before trials named their allocator.
         allocator = trial.allocator == .system ? nil : trial.allocator.rawValue
+    }
+
+    /// What identifies the cell across runs: workload, parameters, strategy,
+    /// threads, fuzz profile and allocator. Not the experiment's name, so
+    /// renaming an experiment does not break a comparison.
+    /// (This key with the experiment's name left empty.)
+    public var matchKey: CellKey {
+        var key = self
+        key.experiment = ""
+        return key
     }
 
     /// `experiment/strategy/t4`, with the fuzz profile and allocator when they
@@ -69,6 +82,9 @@ public struct Cell: Sendable {
         self.key = key
         self.trials = trials
     }
+
+    /// How the cell was measured (nil only for a cell with no trials).
+    public var settings: MeasurementSettings? { MeasurementSettings(trials) }
 
     /// One sample of `metric` per repetition that has one.
     public func samples(_ metric: GateMetric) -> [Double] { trials.compactMap(metric.sample(of:)) }

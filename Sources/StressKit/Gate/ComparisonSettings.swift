@@ -13,15 +13,34 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
     public var resamples: Int
     /// Fewer repetitions than this on either side makes a cell `inconclusive`.
     public var minimumSamples: Int
+    /// Accept a comparison that covers only part of the baseline (cells the
+    /// new run lacks, or measured differently). Off by default: a gate that
+    /// compared half the cells should not pass as if it had compared them all.
+    public var allowPartial: Bool
 
     /// Settings.
     public init(metric: GateMetric = Self.defaultMetric, tolerance: Double = Self.defaultTolerance, confidence: Double = 0.95,
-                resamples: Int = 4000, minimumSamples: Int = Self.defaultMinimumSamples) {
+                resamples: Int = 4000, minimumSamples: Int = Self.defaultMinimumSamples, allowPartial: Bool = false) {
         self.metric = metric
         self.tolerance = tolerance
         self.confidence = confidence
         self.resamples = resamples
         self.minimumSamples = minimumSamples
+        self.allowPartial = allowPartial
+    }
+
+    private enum CodingKeys: String, CodingKey { case metric, tolerance, confidence, resamples, minimumSamples, allowPartial }
+
+    /// Decodes the settings; `allowPartial` is absent from files written
+    /// before it existed, and false then.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        metric = try c.decode(GateMetric.self, forKey: .metric)
+        tolerance = try c.decode(Double.self, forKey: .tolerance)
+        confidence = try c.decode(Double.self, forKey: .confidence)
+        resamples = try c.decode(Int.self, forKey: .resamples)
+        minimumSamples = try c.decode(Int.self, forKey: .minimumSamples)
+        allowPartial = try c.decodeIfPresent(Bool.self, forKey: .allowPartial) ?? false
     }
 
     /// The default metric: `p50`, each repetition's median service time per
@@ -41,6 +60,21 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
     /// Five repetitions per side: enough for the exact rank test to reach
     /// p = 0.008 and for a 25% change to show through a shared runner's noise.
     public static let defaultMinimumSamples = 5
+
+    /// The significance level of the rank test, before the correction for
+    /// comparing many cells at once.
+    public var alpha: Double { 1 - confidence }
+
+    /// Repetitions a side with which a comparison of `cells` cells can call
+    /// any cell regressed at all: at least ``minimumSamples``, and enough for
+    /// the smallest exact p-value (complete separation) to pass the Holm
+    /// correction's first step, α / cells. With the default 95%: 5 up to 6
+    /// cells, 6 up to 23, 7 up to 85, 8 up to 321.
+    public func samplesNeeded(forCells cells: Int) -> Int {
+        var n = Swift.max(1, minimumSamples)
+        while Statistics.smallestPValue(n, n) * Double(Swift.max(1, cells)) >= alpha && n < 1000 { n += 1 }
+        return n
+    }
 }
 
 /// What a plan says about its gate: thresholds (plan-wide and per experiment)
@@ -53,6 +87,9 @@ public struct GatePolicy: Sendable {
     public var experimentThresholds: [String: [Threshold]]
     /// Baseline comparison settings from the plan's `gate` key.
     public var comparison: ComparisonSettings
+    /// True when the plan has a `gate` key: it is meant to be compared with a
+    /// baseline, so its experiments default to enough repetitions for that.
+    public var declared = false
 
     /// A policy; the default has no thresholds beyond the built-in correctness
     /// ones (zero violations, zero crashes, deadlocks, hangs and timeouts, which
@@ -72,6 +109,10 @@ public struct GatePolicy: Sendable {
         let ownMetrics = Set(own.map(\.metric))
         return planThresholds.filter { !ownMetrics.contains($0.metric) } + own
     }
+
+    /// Whether runs of the plan are meant for a baseline comparison: it has a
+    /// `gate` key or a threshold relative to a baseline.
+    public var expectsComparison: Bool { declared || needsBaseline }
 
     /// Whether any threshold needs a baseline to be evaluated.
     public var needsBaseline: Bool {

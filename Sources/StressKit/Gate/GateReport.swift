@@ -22,6 +22,10 @@ public struct GateReport: Sendable, Codable, Equatable {
     /// correctness failure outranks it.
     public var failed: Bool { !failedThresholds.isEmpty || !regressions.isEmpty }
 
+    /// Why the baseline comparison could not vouch for the run (exit code 2),
+    /// or nil; see ``ComparisonReport/coverageProblem``.
+    public var coverageProblem: String? { comparison?.coverageProblem }
+
     /// Evaluates `policy`'s thresholds on `results` and, when `baseline` is
     /// given, compares the two cell by cell with `policy.comparison`'s settings.
     public static func evaluate(

@@ -38,6 +38,17 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
             case .equal: return observed == bound
             }
         }
+
+        /// Whether some value in `range` relates to `bound` this way: for a
+        /// bound relative to a baseline, the threshold fails only when the
+        /// whole confidence interval of the ratio fails it.
+        public func canHold(somewhereIn range: ClosedRange<Double>, _ bound: Double) -> Bool {
+            switch self {
+            case .less, .lessOrEqual: return holds(range.lowerBound, bound)
+            case .greater, .greaterOrEqual: return holds(range.upperBound, bound)
+            case .equal: return range.contains(bound)
+            }
+        }
     }
 
     /// A fixed value (in the metric's base unit: ns, ops/s or a count), or a

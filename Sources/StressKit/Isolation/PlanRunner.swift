@@ -73,13 +73,18 @@ public struct PlanRunner: Sendable {
         self.options = options
     }
 
-    /// The trials of `plan` this runner will run, with option overrides applied.
-    public func selectedTrials(of plan: Plan) -> [TrialSpec] {
+    /// The whole matrix of `plan` under these options (before the shard and `only`).
+    public func matrix(of plan: Plan) -> [TrialSpec] {
         var plan = plan
         if let allocator = options.allocator {
             for i in plan.experiments.indices { plan.experiments[i].allocators = [allocator] }
         }
-        let matrix = TrialMatrix.expand(plan)
+        return TrialMatrix.expand(plan)
+    }
+
+    /// The trials of `plan` this runner will run, with option overrides applied.
+    public func selectedTrials(of plan: Plan) -> [TrialSpec] {
+        let matrix = matrix(of: plan)
         return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
@@ -125,8 +130,11 @@ public struct PlanRunner: Sendable {
             progress?(i, trials.count, spec, result)
             if options.failFast && result.outcome.isFailure { break }
         }
-        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(),
-                         interrupted: interrupted, trials: results)
+        var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(),
+                               interrupted: interrupted, trials: results)
+        report.shard = options.shard
+        report.matrixTrials = matrix(of: plan).count
+        return report
     }
 
     /// Runs one trial as the options say and returns its record, whatever happens

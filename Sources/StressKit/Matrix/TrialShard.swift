@@ -68,6 +68,27 @@ public struct TrialShard: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension TrialShard: Codable {
+    private enum CodingKeys: String, CodingKey { case index, count }
+
+    /// Decodes `{"index": i, "count": n}`, refusing a shard outside 1...n.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let index = try c.decode(Int.self, forKey: .index), count = try c.decode(Int.self, forKey: .count)
+        guard let shard = TrialShard(index: index, count: count) else {
+            throw DecodingError.dataCorruptedError(forKey: .index, in: c, debugDescription: "shard \(index)/\(count): expected 1 ≤ index ≤ count")
+        }
+        self = shard
+    }
+
+    /// Encodes `{"index": i, "count": n}`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(count, forKey: .count)
+    }
+}
+
 /// A `--shard` value that is not `i/n`.
 public struct ShardSyntaxError: Error, Sendable, CustomStringConvertible {
     /// What was expected.

@@ -40,6 +40,9 @@ public struct Experiment: Sendable {
     public var stop: StopCondition
     /// Trials per (strategy, threads) cell.
     public var repetitions: Int
+    /// True when the plan set `repetitions` (here or in `defaults`), false when
+    /// it is the default, which a gated run may raise (``ComparisonSettings/samplesNeeded(forCells:)``).
+    public var repetitionsGiven: Bool
     /// The base seed trial seeds derive from.
     public var seed: UInt64
     /// Untimed warm-up per trial.
@@ -62,7 +65,7 @@ public struct Experiment: Sendable {
     /// An experiment.
     public init(
         name: String, description: String? = nil, workload: String, parameters: WorkloadParameters,
-        strategies: [String], threads: [Int], stop: StopCondition, repetitions: Int, seed: UInt64,
+        strategies: [String], threads: [Int], stop: StopCondition, repetitions: Int, repetitionsGiven: Bool = true, seed: UInt64,
         warmupNs: UInt64, timeoutNs: UInt64?, deadlockAfterNs: UInt64 = PlanDefaults.deadlockAfterNs,
         fuzz: FuzzSettings = FuzzSettings(.off), timing: TimingSettings = .standard,
         allocators: [AllocatorKind] = [.system], load: LoadSettings = .closed, stopOnViolation: Bool = false
@@ -81,6 +84,7 @@ public struct Experiment: Sendable {
         self.threads = threads
         self.stop = stop
         self.repetitions = repetitions
+        self.repetitionsGiven = repetitionsGiven
         self.seed = seed
         self.warmupNs = warmupNs
         self.timeoutNs = timeoutNs

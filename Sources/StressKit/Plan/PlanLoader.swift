@@ -72,17 +72,33 @@ public struct PlanLoader: Sendable {
         var defaults = Layer()
         var experimentsNode: Node?
         var gate = GatePolicy()
+        var thresholdsSeen = 0
         for (key, value) in entries {
             let path = PlanKeyPath.root.appending(key)
             switch key {
             case "name": name = r.string(value, path).flatMap { checkName($0, path, value, &r) } ?? name
             case "description": description = r.string(value, path)
             case "defaults":
-                if let d = r.mapping(value, path, allowed: Self.sharedKeys) { defaults = parseLayer(d, path, &r) }
-            case "thresholds": gate.planThresholds = parseThresholds(value, path, &r)
-            case "gate": parseGateSettings(value, path, into: &gate.comparison, &r)
+                guard let d = r.mapping(value, path, allowed: Self.sharedKeys + ["thresholds"]) else { break }
+                defaults = parseLayer(d, path, &r)
+                // `defaults.thresholds` is another place for the plan-wide list:
+                // every experiment gets it, and one of its own replaces it per metric.
+                if let t = d.first(where: { $0.key == "thresholds" }) {
+                    thresholdsSeen += 1
+                    gate.planThresholds += parseThresholds(t.value, path.appending("thresholds"), &r)
+                }
+            case "thresholds":
+                thresholdsSeen += 1
+                gate.planThresholds += parseThresholds(value, path, &r)
+            case "gate":
+                gate.declared = true
+                parseGateSettings(value, path, into: &gate.comparison, &r)
             default: experimentsNode = value
             }
+        }
+        if thresholdsSeen > 1, let top = entries.first(where: { $0.key == "thresholds" }) {
+            r.fail(PlanKeyPath.root.appending("thresholds"), top.value,
+                   "plan-wide thresholds are given twice, here and in 'defaults.thresholds'; keep one list")
         }
         guard let experimentsNode else {
             r.fail(.root, root, "missing 'experiments': a plan needs a list of at least one experiment")
@@ -222,6 +238,7 @@ public struct PlanLoader: Sendable {
             threads: layer.threads ?? defaults.threads ?? PlanDefaults.threads,
             stop: layer.stop ?? defaults.stop ?? .duration(nanoseconds: PlanDefaults.durationNs),
             repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
+            repetitionsGiven: (layer.repetitions ?? defaults.repetitions) != nil,
             seed: layer.seed ?? defaults.seed ?? PlanDefaults.seed,
             warmupNs: warmup,
             timeoutNs: (layer.timeout ?? defaults.timeout) ?? nil,

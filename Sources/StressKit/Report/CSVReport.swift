@@ -2,7 +2,8 @@ import Foundation
 
 /// CSV with one row per trial and fixed columns (documented in the README).
 /// Times are integer nanoseconds; a cell is empty when the figure is unavailable
-/// (for example a crashed trial has no latency), never zero.
+/// (for example a crashed trial has no latency), never zero. New columns are
+/// only ever appended, so a reader that goes by position keeps working.
 public enum CSVReport {
     /// The columns, in order.
     public static let columns = [
@@ -10,6 +11,7 @@ public enum CSVReport {
         "fuzz_profile", "outcome", "warmup_ns", "elapsed_ns", "total_ops", "ops_per_s",
         "lat_count", "lat_min_ns", "lat_mean_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns",
         "lat_p9999_ns", "lat_max_ns", "violations", "first_violation", "failure",
+        "allocator", "clock", "sample_every",
     ]
 
     /// The whole file, header included.
@@ -30,6 +32,9 @@ public enum CSVReport {
                 m == nil && r.violations.count == 0 ? "" : String(r.violations.count),
                 r.violations.samples.first?.summaryLine ?? "",
                 r.failure?.message ?? "",
+                // How it was measured: the allocator, the clock `auto` resolved
+                // to (empty when nothing was timed) and the sampling interval.
+                t.allocator.rawValue, m?.timing?.clock ?? "", String(t.timing.sampleEvery),
             ]
             lines.append(cells.map(escape).joined(separator: ","))
         }

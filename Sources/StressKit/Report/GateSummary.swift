@@ -30,17 +30,16 @@ public enum GateSummary {
 
     static func comparisonSection(_ c: ComparisonReport, planFile: String) -> String {
         let s = c.settings
-        var text = "Baseline comparison\(c.baselineFile.map { " with \($0)" } ?? ""): \(s.metric.rawValue), median new/baseline "
-        text += "with a \(Formatting.percent(s.confidence)) bootstrap interval; two-sided Mann-Whitney U; tolerance ±\(Formatting.percent(s.tolerance))\n\n"
-        let header = ["cell", "n", "baseline", "new", "ratio [interval]", "p", "verdict"]
+        var text = "Baseline comparison\(c.baselineFile.map { " with \($0)" } ?? ""): \(ComparisonReport.method(c)).\n\n"
+        let header = ["cell", "n", "baseline", "new", "ratio [interval]", "p", "p adj", "verdict"]
         let rows = c.cells.map { cell -> [String] in
             [cell.cell.description, "\(cell.baselineSamples.count)/\(cell.newSamples.count)",
              Statistics.median(cell.baselineSamples).map { s.metric.format($0) } ?? "-",
              Statistics.median(cell.newSamples).map { s.metric.format($0) } ?? "-",
              Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh),
-             cell.pValue.map(Formatting.pValue) ?? "-", cell.verdict.rawValue]
+             cell.pValue.map(Formatting.pValue) ?? "-", cell.pValueAdjusted.map(Formatting.pValue) ?? "-", cell.verdict.rawValue]
         }
-        text += Formatting.table(header, rows, rightAligned: [1, 2, 3, 5]) + "\n"
+        text += Formatting.table(header, rows, rightAligned: [1, 2, 3, 5, 6]) + "\n"
         let notable = c.cells.filter { $0.verdict != .unchanged }
         if !notable.isEmpty {
             text += "\n" + notable.map { cell in
@@ -55,6 +54,7 @@ public enum GateSummary {
         var counts: [ComparisonVerdict: Int] = [:]
         for cell in c.cells { counts[cell.verdict, default: 0] += 1 }
         text += "\(c.cells.count) cell(s): " + ComparisonVerdict.allCases.compactMap { v in counts[v].map { "\($0) \(v.rawValue)" } }.joined(separator: ", ") + "\n"
+        if let problem = c.coverageProblem { text += "FAILED: the baseline does not cover this run: \(problem)\n" }
         return text
     }
 

@@ -28,10 +28,19 @@ public enum JUnitReport {
         var failures = report.trials.filter { $0.outcome.isFailure }.count
         let skipped = report.trials.filter { $0.outcome == .skipped }.count
         if let gate = report.gate {
-            tests += gate.thresholds.count + (gate.comparison?.cells.count ?? 0)
-            failures += gate.failedThresholds.count + gate.regressions.count
+            let (gateTests, gateFailures) = gateCounts(gate)
+            tests += gateTests
+            failures += gateFailures
         }
         return (tests, failures, skipped)
+    }
+
+    /// Test cases and failures of the gate suite: one per threshold check, one
+    /// for the baseline's coverage and one per compared cell.
+    private static func gateCounts(_ gate: GateReport) -> (Int, Int) {
+        let comparison = gate.comparison.map { 1 + $0.cells.count } ?? 0
+        let coverage = gate.coverageProblem == nil ? 0 : 1
+        return (gate.thresholds.count + comparison, gate.failedThresholds.count + gate.regressions.count + coverage)
     }
 
     private static func trialSuite(_ report: RunReport) -> String {
@@ -41,7 +50,7 @@ public enum JUnitReport {
         var lines = ["  <testsuite name=\"\(xml(report.plan))\" tests=\"\(report.trials.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(report.startedAt))\">"]
         for r in report.trials {
             let t = r.trial
-            let name = "\(t.strategy)/t\(t.threads)/r\(t.repetition)"
+            let name = caseName(t)
             let open = "    <testcase classname=\"\(xml("stressbench.\(report.plan).\(t.experiment)"))\" name=\"\(xml(name))\" time=\"\(seconds(Double(r.measurement?.elapsedNs ?? 0) / 1e9))\""
             if r.outcome == .skipped {
                 lines.append(open + ">\n      <skipped message=\"\(xml(r.failure?.message ?? "not run"))\"/>\n    </testcase>")
@@ -58,8 +67,7 @@ public enum JUnitReport {
     }
 
     private static func gateSuite(_ gate: GateReport, report: RunReport) -> String {
-        let count = gate.thresholds.count + (gate.comparison?.cells.count ?? 0)
-        let failures = gate.failedThresholds.count + gate.regressions.count
+        let (count, failures) = gateCounts(gate)
         var lines = ["  <testsuite name=\"\(xml(report.plan)).gate\" tests=\"\(count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">"]
         let classname = xml("stressbench.\(report.plan).gate")
         for c in gate.thresholds {
@@ -72,6 +80,12 @@ public enum JUnitReport {
             }
         }
         if let comparison = gate.comparison {
+            let open = "    <testcase classname=\"\(classname)\" name=\"baseline covers the run\""
+            if let problem = comparison.coverageProblem {
+                lines.append(open + ">\n      <failure type=\"coverage\" message=\"\(xml(problem))\">\(xml(problem))</failure>\n    </testcase>")
+            } else {
+                lines.append(open + "/>")
+            }
             for cell in comparison.cells {
                 let summary = "\(cell.verdict.rawValue): \(comparison.settings.metric.rawValue) ratio \(Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh)); \(cell.reason)"
                 let open = "    <testcase classname=\"\(classname)\" name=\"\(xml("\(cell.cell): \(comparison.settings.metric.rawValue) vs baseline"))\""
@@ -85,6 +99,13 @@ public enum JUnitReport {
         }
         lines.append("  </testsuite>")
         return lines.joined(separator: "\n")
+    }
+
+    /// A trial's test-case name: its id without the experiment, which is the
+    /// class name (`mutex/jemalloc/t4/r0`). Ids are unique in a plan, so the
+    /// names are unique in a class, allocator and repetition included.
+    static func caseName(_ t: TrialSpec) -> String {
+        t.id.hasPrefix(t.experiment + "/") ? String(t.id.dropFirst(t.experiment.count + 1)) : t.id
     }
 
     private static func seconds(_ s: Double) -> String { String(format: "%.3f", s) }

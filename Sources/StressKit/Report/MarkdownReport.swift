@@ -26,39 +26,48 @@ public enum MarkdownReport {
         return out
     }
 
-    /// One row per cell: repetitions, outcomes, median throughput, latency
-    /// percentiles of the merged histogram, violations.
+    /// One row per cell: repetitions, outcomes, median throughput, service-time
+    /// percentiles of the merged histogram, violations; and the allocator when
+    /// the run used more than one.
     static func cellTable(_ cells: [Cell]) -> String {
-        var out = "| cell | reps | ops/s (median) | p50 | p99 | p99.9 | max | violations | outcomes |\n"
-        out += "|---|--:|--:|--:|--:|--:|--:|--:|---|\n"
+        let allocators = Set(cells.flatMap { $0.trials.map(\.trial.allocator) })
+        let showAllocator = allocators.count > 1
+        var out = "Latencies are **service time** per operation (from its start to its end on the worker that ran it), "
+        out += "percentiles of the repetitions' merged histograms.\n\n"
+        out += "| cell |" + (showAllocator ? " allocator |" : "")
+            + " reps | ops/s (median) | service p50 | service p99 | service p99.9 | service max | violations | outcomes |\n"
+        out += "|---|" + (showAllocator ? "---|" : "") + "--:|--:|--:|--:|--:|--:|--:|---|\n"
         for cell in cells {
             let latency = { (m: GateMetric) in cell.value(m).map { m.format($0) } ?? "-" }
             var counts: [TrialOutcome: Int] = [:]
             for t in cell.trials { counts[t.outcome, default: 0] += 1 }
             let outcomes = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
-            let row = ["`\(cell.key)`", String(cell.trials.count),
+            var row = ["`\(cell.key)`", String(cell.trials.count),
                        cell.value(.opsPerSecond).map(Formatting.rate) ?? "-",
                        latency(.p50), latency(.p99), latency(.p999), latency(.max),
                        String(Int(cell.value(.violations) ?? 0)), outcomes]
+            if showAllocator { row.insert(cell.trials.first?.trial.allocator.rawValue ?? "-", at: 1) }
             out += "| " + row.map(escape).joined(separator: " | ") + " |\n"
         }
         return out
     }
 
     static func comparisonTable(_ c: ComparisonReport) -> String {
-        let s = c.settings
         var out = "### Baseline comparison\n\n"
-        out += "\(s.metric.rawValue): median new/baseline with a \(Formatting.percent(s.confidence)) bootstrap interval, two-sided Mann-Whitney U, tolerance ±\(Formatting.percent(s.tolerance)).\n\n"
-        out += "| cell | n | ratio [interval] | p | verdict | why |\n|---|--:|--:|--:|---|---|\n"
+        out += "Metric \(ComparisonReport.method(c)).\n\n"
+        out += "| cell | n | ratio [interval] | p | p adj | verdict | why |\n|---|--:|--:|--:|--:|---|---|\n"
         for cell in c.cells {
             let verdict = cell.verdict == .regressed ? "**regressed**" : cell.verdict.rawValue
             let row = ["`\(cell.cell)`", "\(cell.baselineSamples.count)/\(cell.newSamples.count)",
                        Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh), cell.pValue.map(Formatting.pValue) ?? "-",
-                       verdict, cell.reason]
+                       cell.pValueAdjusted.map(Formatting.pValue) ?? "-", verdict, cell.reason]
             out += "| " + row.map(escape).joined(separator: " | ") + " |\n"
         }
         if !c.onlyInBaseline.isEmpty {
             out += "\nOnly in the baseline (not compared): " + c.onlyInBaseline.map { "`\($0)`" }.joined(separator: ", ") + "\n"
+        }
+        if let problem = c.coverageProblem {
+            out += "\n**The baseline does not cover this run:** \(escape(problem)).\n"
         }
         return out
     }

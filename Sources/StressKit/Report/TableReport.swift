@@ -6,9 +6,11 @@ public enum TableReport {
         let showExperiment = report.trials.contains { $0.trial.experiment != $0.trial.workload }
         let showRepetition = report.trials.contains { $0.trial.repetition > 0 }
         let showPaced = report.trials.contains { $0.trial.load.mode == .paced }
+        let showAllocator = Set(report.trials.map(\.trial.allocator)).count > 1
         var header = ["workload", "strategy", "threads", "ops/s", "p50", "p99", "p99.9", "max", "violations", "outcome"]
         if showPaced { header.insert("resp p99", at: header.count - 2) }
         if showRepetition { header.insert("rep", at: 3) }
+        if showAllocator { header.insert("allocator", at: 2) }
         if showExperiment { header.insert("experiment", at: 0) }
         let rows = report.trials.map { r -> [String] in
             let m = r.measurement
@@ -29,6 +31,7 @@ public enum TableReport {
                 row.insert(resp + behind, at: row.count - 2)
             }
             if showRepetition { row.insert(String(r.trial.repetition), at: 3) }
+            if showAllocator { row.insert(r.trial.allocator.rawValue, at: 2) }
             if showExperiment { row.insert(r.trial.experiment, at: 0) }
             return row
         }

@@ -2,16 +2,20 @@ import Foundation
 
 /// The exit status of a run, as documented in the README and `--help`.
 ///
-/// When several apply, the most severe wins: a usage error (nothing ran) over a
-/// crash, deadlock or timeout (results are incomplete) over an invariant
+/// When several apply, the most severe wins: a usage error (nothing ran) over
+/// a crash, deadlock or timeout (results are incomplete) over an invariant
 /// violation over a performance regression (2 > 3 > 1 > 4): a build that is
-/// wrong is reported as wrong before it is reported as slow.
+/// wrong is reported as wrong before it is reported as slow. A baseline the
+/// gate could not compare with the run is a usage error too, but the trials
+/// did run, so it ranks just above a regression: 3 > 1 > 2 > 4.
 public enum RunExitCode: Int32, Sendable, Codable {
     /// Every trial passed.
     case passed = 0
     /// At least one trial broke an invariant (and none crashed or timed out).
     case violations = 1
-    /// The plan or the command line was wrong; nothing ran.
+    /// The plan or the command line was wrong and nothing ran; or the
+    /// baseline given could not be compared with the run (no cell in common,
+    /// or cells missing without `--allow-partial`).
     case usage = 2
     /// At least one trial crashed, deadlocked, hung, timed out, or could not be run or read.
     case trialFailures = 3
@@ -51,6 +55,13 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var environment: EnvironmentInfo
     /// True when the run was stopped before every trial had run.
     public var interrupted: Bool
+    /// The slice of the matrix this run ran (`--shard i/n`); nil for a whole
+    /// run (and for a merged file).
+    public var shard: TrialShard?
+    /// How many trials the plan's whole matrix has (before `--shard` and
+    /// `--only`), so `merge` can tell a complete set of shards from one with a
+    /// shard missing. Nil in files written before it was recorded.
+    public var matrixTrials: Int?
     /// One record per trial, in matrix order.
     public var trials: [TrialResult]
     /// Thresholds and the baseline comparison; nil when the run was not gated.
@@ -69,10 +80,14 @@ public struct RunReport: Sendable, Codable, Equatable {
         self.trials = trials
     }
 
-    /// The run's exit status.
+    /// The run's exit status. A baseline that could not be compared (2) ranks
+    /// with the gate, below what the trials themselves say (3, 1): they did
+    /// run, and a crash or a violation is the more important news.
     public var exitCode: RunExitCode {
         let code = RunExitCode.forOutcomes(trials.map(\.outcome))
-        return code == .passed && gate?.failed == true ? .performanceRegression : code
+        guard code == .passed, let gate else { return code }
+        if gate.coverageProblem != nil { return .usage }
+        return gate.failed ? .performanceRegression : .passed
     }
 
     static func timestamp(_ date: Date) -> String {
