@@ -18,7 +18,8 @@ public struct MeasurementSettings: Sendable, Equatable {
     /// The clock that timed the operations (what `auto` resolved to, when a
     /// repetition ran to the end; else the plan's choice) and the sampling.
     public var clock: String
-    public var sampleEvery: Int
+    /// Which operations were timed: `auto`, or `1 op in N`.
+    public var sampling: String
     /// The fuzzing settings; nil for a portfolio, whose rotation is fixed.
     public var fuzz: FuzzSettings?
     /// Trials ended at their first violation.
@@ -33,7 +34,10 @@ public struct MeasurementSettings: Sendable, Equatable {
         warmupNs = spec.warmupNs
         load = spec.load
         clock = trials.lazy.compactMap { $0.measurement?.timing?.clock }.first ?? spec.timing.clock.rawValue
-        sampleEvery = spec.timing.sampleEvery
+        switch spec.timing.sampling {
+        case .auto: sampling = "auto"
+        case .every(let n): sampling = "1 op in \(n)"
+        }
         fuzz = spec.fuzz.rotatedFrom == nil ? spec.fuzz : nil
         stopOnViolation = spec.stopOnViolation
     }
@@ -50,7 +54,7 @@ public struct MeasurementSettings: Sendable, Equatable {
         note("warm-up", Formatting.latency(warmupNs), Formatting.latency(baseline.warmupNs))
         note("load", Self.describe(load), Self.describe(baseline.load))
         note("clock", clock, baseline.clock)
-        note("timing", "1 op in \(sampleEvery)", "1 op in \(baseline.sampleEvery)")
+        note("timing", sampling, baseline.sampling)
         if let here = fuzz, let there = baseline.fuzz {
             // Same profile (it is part of the cell), so only tuning can differ: name each field.
             for (a, b) in zip(Mirror(reflecting: here).children, Mirror(reflecting: there).children) {

@@ -33,8 +33,9 @@ public enum CSVReport {
                 r.violations.samples.first?.summaryLine ?? "",
                 r.failure?.message ?? "",
                 // How it was measured: the allocator, the clock `auto` resolved
-                // to (empty when nothing was timed) and the sampling interval.
-                t.allocator.rawValue, m?.timing?.clock ?? "", String(t.timing.sampleEvery),
+                // to and the sampling interval actually used (both empty when
+                // nothing was measured).
+                t.allocator.rawValue, m?.timing?.clock ?? "", m?.timing.map { String($0.sampleEvery) } ?? "",
             ]
             lines.append(cells.map(escape).joined(separator: ","))
         }
