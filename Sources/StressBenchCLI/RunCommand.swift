@@ -108,8 +108,11 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
         }
         for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter)] {
-            if let value, Quantities.nanoseconds(from: value) ?? 0 == 0 {
-                throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
+            guard let value else { continue }
+            switch Quantities.boundedNanoseconds(from: value) {
+            case .success(let ns) where ns > 0: break
+            case .failure(.tooLong(let message)): throw ValidationError("\(name): \(message)")
+            default: throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
             }
         }
     }
@@ -138,6 +141,14 @@ struct RunCommand: ParsableCommand {
         if selected.isEmpty {
             let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
             throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
+        }
+        if trialTimeout != nil || deadlockAfter != nil,
+           let trial = selected.first(where: { $0.deadlockAfterNs >= $0.timeoutNs }) {
+            let format = { (ns: Int) in Quantities.format(nanoseconds: UInt64(ns)) }
+            throw CommandError.usage(
+                "the watchdog's limit (\(deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))")) "
+                + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
+                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
         }
         let progress = ProgressDisplay(trials: selected, quiet: quiet)
         var report: RunReport

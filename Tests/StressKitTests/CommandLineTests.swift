@@ -32,6 +32,27 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    func testHugeDurationAndDuplicateKeyAreLocatedErrorsNotTraps() throws {
+        let plan = try writePlan("huge.yaml", """
+            experiments:
+              - workload: counter
+                duration: 9000000000s
+                warmup: 9000000000s
+                threads: 1
+                threads: 2
+            """)
+        for command in ["run", "validate"] {
+            let r = try TestSupport.cli([command, plan])
+            XCTAssertEqual(r.status, 2, command + r.stderr)
+            XCTAssertEqual(r.stderr, "error: \(plan):6:5: experiments[0].threads: 'threads' is given twice (first at line 5)\n",
+                           "one line in the usual form, at the repeat")
+        }
+        let fixed = try writePlan("huge2.yaml", "experiments:\n  - workload: counter\n    duration: 9000000000s\n    warmup: 9000000000s\n")
+        let r = try TestSupport.cli(["run", fixed])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("error: \(fixed):3:15: experiments[0].duration: 9000000000s is too long"), r.stderr)
+    }
+
     func testValidateAcceptsGoodPlans() throws {
         let plan = try writePlan("good.yaml", "experiments:\n  - workload: counter\n    strategies: [mutex, actor]\n")
         let r = try TestSupport.cli(["validate", plan])
@@ -135,6 +156,21 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("Missing expected argument '<plan>'"), bad.stderr)
         XCTAssertEqual(try TestSupport.cli(["frobnicate"]).status, 2)
         XCTAssertEqual(try TestSupport.cli(["run", "x.yaml", "--trial-timeout", "soon"]).status, 2)
+        let plan = try writePlan("ok.yaml", "experiments:\n  - workload: counter\n    ops: 10\n")
+        for flag in ["--trial-timeout", "--deadlock-after"] {
+            let long = try TestSupport.cli(["run", plan, flag, "9300000000s"])
+            XCTAssertEqual(long.status, 2, "\(flag): \(long.stderr)")
+            XCTAssertTrue(long.stderr.contains("\(flag): 9300000000s is too long: durations are at most 168h (7 days)"), long.stderr)
+        }
+        let inverted = try TestSupport.cli(["run", plan, "--deadlock-after", "60s", "--trial-timeout", "2s"])
+        XCTAssertEqual(inverted.status, 2, inverted.stderr)
+        XCTAssertTrue(inverted.stderr.contains(
+            "the watchdog's limit (--deadlock-after 60s) must be shorter than the trial timeout (--trial-timeout 2s)"), inverted.stderr)
+        let againstPlan = try TestSupport.cli(["run", plan, "--trial-timeout", "1s"])
+        XCTAssertEqual(againstPlan.status, 2, againstPlan.stderr)
+        XCTAssertTrue(againstPlan.stderr.contains(
+            "the watchdog's limit (deadlock_after 2s) must be shorter than the trial timeout (--trial-timeout 1s)"), againstPlan.stderr)
+
         let missing = try TestSupport.cli(["run", dir.appendingPathComponent("missing.yaml").path])
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("cannot read the file: No such file or directory"), missing.stderr)

@@ -83,8 +83,8 @@ public struct PlanRunner: Sendable {
         return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
-            if let t = options.timeoutNs { s.timeoutNs = Int(t) }
-            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
+            if let t = options.timeoutNs { s.timeoutNs = Int(clamping: t) }
+            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(clamping: d) }
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             if options.stopOnViolation { s.stopOnViolation = true }
             return s
