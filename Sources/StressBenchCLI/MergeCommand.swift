@@ -41,8 +41,10 @@ struct MergeCommand: ParsableCommand {
             Console.error(error.description)
             throw ExitCode(RunExitCode.usage.rawValue)
         }
-        try OutputFile.write(ResultCoding.encoder().encode(merged), to: output, quiet: quiet)
-        if let csv { try OutputFile.write(Data(CSVReport.render(merged).utf8), to: csv, quiet: quiet) }
+        var writer = OutputWriter(quiet: quiet)
+        writer.write(output) { try ResultCoding.encoder().encode(merged) }
+        writer.write(csv) { Data(CSVReport.render(merged).utf8) }
         print("merged \(files.count) file(s): \(merged.trials.count) trial(s) of plan \(merged.plan)")
+        try writer.finish()
     }
 }

@@ -123,9 +123,10 @@ struct RunCommand: ParsableCommand {
         if let repetitions {
             for i in loaded.experiments.indices { loaded.experiments[i].repetitions = repetitions }
         }
-        // Read the baseline before anything runs: a bad file is a usage error, not
-        // something to find out after an hour of trials.
+        // Read the baseline and check every output path before anything runs: a
+        // bad file is a usage error, not something to find out after an hour of trials.
         let baselineReport = try baseline.map(ResultsFile.load)
+        try outputs.check(plus: [json, csv])
         let options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
             only: only, seed: seed,
@@ -171,18 +172,16 @@ struct RunCommand: ParsableCommand {
         let gateText = GateSummary.render(report.gate, planFile: report.planFile)
         if !gateText.isEmpty { print("\n" + gateText, terminator: "") }
         if report.gate != nil { print("\ngate: exit code \(report.exitCode.rawValue) (\(report.exitCode.meaning))") }
-        if let json { try write(ResultCoding.encoder().encode(report), to: json) }
-        if let csv { try write(Data(CSVReport.render(report).utf8), to: csv) }
-        try outputs.write(report, quiet: quiet)
+        var writer = OutputWriter(quiet: quiet)
+        writer.write(json) { try ResultCoding.encoder().encode(report) }
+        writer.write(csv) { Data(CSVReport.render(report).utf8) }
+        outputs.write(report, into: &writer)
         if report.interrupted, let signal = Interruption.signal {
             Console.error("interrupted: \(report.trials.count) finished trial(s) kept")
             throw ExitCode(128 + signal)
         }
+        try writer.finish()
         throw ExitCode(report.exitCode.rawValue)
-    }
-
-    private func write(_ data: Data, to path: String) throws {
-        try OutputFile.write(data, to: path, quiet: quiet)
     }
 }
 
