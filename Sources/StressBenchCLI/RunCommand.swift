@@ -18,7 +18,8 @@ struct RunCommand: ParsableCommand {
         runs but completes nothing) when no operation completes for --deadlock-after.
 
         Ctrl-C (SIGINT) or SIGTERM stops the run after ending the current trial and writes \
-        the files with what finished (marked "interrupted"); a second Ctrl-C exits at once.
+        the files with what finished (marked "interrupted"; the trials not run are recorded \
+        as skipped); a second Ctrl-C exits at once.
 
         The gate: the plan's `thresholds` are checked per cell (all repetitions of one \
         experiment × strategy × threads), and with --baseline every cell is compared with the \
@@ -33,7 +34,7 @@ struct RunCommand: ParsableCommand {
 
         Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash, deadlock, hang \
         or timeout, 4 performance regression (threshold or baseline); when several apply \
-        2 > 3 > 1 > 4. 130 (SIGINT) or 143 (SIGTERM) when interrupted.
+        2 > 3 > 1 > 4. 130 (SIGINT) or 143 (SIGTERM) when interrupted, whatever else happened.
         """
     )
 
@@ -70,7 +71,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("stop-on-violation"), help: "End each trial at its first violation (find bugs fast; its figures then cover a shorter window).")
     var stopOnViolation = false
 
-    @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
+    @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass (the rest are recorded as skipped).")
     var failFast = false
 
     @Flag(name: .customLong("in-process"), help: "Run trials inside this process (for debugging: a trap ends the run, a hang is not timed out).")
@@ -176,11 +177,13 @@ struct RunCommand: ParsableCommand {
         writer.write(json) { try ResultCoding.encoder().encode(report) }
         writer.write(csv) { Data(CSVReport.render(report).utf8) }
         outputs.write(report, into: &writer)
-        if report.interrupted, let signal = Interruption.signal {
-            Console.error("interrupted: \(report.trials.count) finished trial(s) kept")
-            throw ExitCode(128 + signal)
+        if let stop = report.stop {
+            let skipped = report.trials.filter { $0.outcome == .skipped }.count
+            Console.error("\(stop.summary): \(report.trials.count - skipped) finished trial(s) kept, \(skipped) skipped")
         }
-        try writer.finish()
+        // A signal's code (130, 143) outranks a file that could not be written:
+        // the user asked the run to stop, and a script must see that.
+        if report.stop?.reason != .signal { try writer.finish() }
         throw ExitCode(report.exitCode.rawValue)
     }
 }

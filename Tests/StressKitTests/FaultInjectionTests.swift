@@ -148,7 +148,15 @@ final class FaultInjectionTests: XCTestCase {
             """))
         let runner = PlanRunner(registry: .builtIn, options: RunOptions(isolation: TestSupport.childIsolation, failFast: true))
         let report = try runner.run(plan)
-        XCTAssertEqual(report.trials.map(\.outcome), [.passed, .crashed])
+        XCTAssertEqual(report.trials.map(\.outcome), [.passed, .crashed, .skipped], "the trial never run is there, skipped")
+        XCTAssertEqual(report.stop, RunStop(reason: .failFast, trial: "fault/pthread-mutex/t2/r0"))
+        XCTAssertTrue(report.interrupted)
+        XCTAssertEqual(report.exitCode, .trialFailures, "the failure's code, not a signal's")
+        XCTAssertEqual(report.trials[2].failure?.message,
+                       "not run: the run was stopped at the first failure (--fail-fast): fault/pthread-mutex/t2/r0")
+        XCTAssertEqual(report.trials[2].rerunCommand, "stressbench run test.yaml --only after/pthread-mutex/t2/r0 --seed \(report.trials[2].trial.seed)")
+        XCTAssertTrue(TableReport.render(report).hasSuffix(
+            "1 passed, 1 crashed, 1 skipped (stopped at the first failure (--fail-fast): fault/pthread-mutex/t2/r0); exit code 3\n"))
     }
 
     func testStreamKeepsEveryFinishedRecord() throws {

@@ -98,6 +98,10 @@ public struct PlanRunner: Sendable {
     /// Runs every selected trial of `plan`. `progress` is called before each trial
     /// starts (with nil result) and after it ends.
     ///
+    /// When the run stops early (a signal, `failFast`), the report says why in
+    /// ``RunReport/stop`` and every trial it did not start is a `skipped` record
+    /// saying so (also appended to the stream).
+    ///
     /// Throws only when the stream file cannot be created; once trials run,
     /// every outcome is a record.
     public func run(
@@ -108,25 +112,46 @@ public struct PlanRunner: Sendable {
         let stream = try options.streamPath.map { path throws(RunError) in try RecordStream(path: path) }
         if options.handleInterrupts { Interruption.install() }
         var results: [TrialResult] = []
-        var interrupted = false
+        var stop: RunStop?
         for (i, spec) in trials.enumerated() {
-            if options.handleInterrupts && Interruption.requested { interrupted = true; break }
-            progress?(i, trials.count, spec, nil)
-            var result = runTrial(spec)
-            if options.handleInterrupts && Interruption.requested && result.outcome == .skipped {
-                interrupted = true
+            if let signal = interruption() {
+                stop = RunStop(reason: .signal, signal: signal)
                 break
             }
-            if result.outcome != .passed {
-                result.rerunCommand = result.makeRerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
-            }
+            progress?(i, trials.count, spec, nil)
+            var result = runTrial(spec)
+            if result.outcome != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
             results.append(result)
             stream?.append(result)
             progress?(i, trials.count, spec, result)
-            if options.failFast && result.outcome.isFailure { break }
+            if let signal = interruption() {
+                stop = RunStop(reason: .signal, signal: signal, trial: result.outcome == .skipped ? spec.id : nil)
+            } else if options.failFast && result.outcome.isFailure {
+                stop = RunStop(reason: .failFast, trial: spec.id)
+            }
+            if stop != nil { break }
         }
-        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(),
-                         interrupted: interrupted, trials: results)
+        if let stop {
+            for spec in trials.dropFirst(results.count) {
+                var skipped = TrialResult.failed(spec, .skipped, FailureReport(message: "not run: the run was \(stop.summary)"))
+                skipped.rerunCommand = rerunCommand(for: spec, planFile: plan.file)
+                results.append(skipped)
+                stream?.append(skipped)
+            }
+        }
+        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
+    }
+
+    /// The name of the signal that asked this run to stop, when it handles them.
+    private func interruption() -> String? {
+        guard options.handleInterrupts, let signal = Interruption.signal else { return nil }
+        return ChildProcess.signalName(signal)
+    }
+
+    /// The command that reruns exactly `trial`.
+    func rerunCommand(for trial: TrialSpec, planFile: String) -> String {
+        TrialResult(trial: trial, outcome: .skipped, measurement: nil, violations: .none, failure: nil).makeRerunCommand(planFile: planFile)
+            + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
     }
 
     /// Runs one trial as the options say and returns its record, whatever happens
@@ -191,7 +216,8 @@ public struct PlanRunner: Sendable {
         }
         switch capture.termination {
         case .interrupted:
-            return .failed(spec, .skipped, FailureReport(message: "interrupted before it finished", outputTail: tail))
+            let signal = Interruption.signal.map(ChildProcess.signalName) ?? "a signal"
+            return .failed(spec, .skipped, FailureReport(message: "interrupted by \(signal) before it finished; its process was ended", outputTail: tail))
         case .timedOut:
             let limit = Quantities.format(nanoseconds: UInt64(spec.timeoutNs))
             return .failed(spec, .timeout, FailureReport(message: "did not finish within its \(limit) timeout; killed", outputTail: tail))

@@ -14,9 +14,12 @@ public enum MarkdownReport {
         out += cellTable(cells)
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
         if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, planFile: report.planFile) }
-        let problems = report.trials.filter { $0.outcome != .passed }
-        if !problems.isEmpty {
+        let (problems, skipped) = TableReport.problemsAndSkippedGroups(report.trials)
+        if !problems.isEmpty || !skipped.isEmpty {
             out += "\n### Trials that did not pass\n\n"
+            for group in skipped {
+                out += "- \(group.ids.count) trials **skipped**: \(escape(group.reason)) (" + TableReport.listed(group.ids.map { "`\($0)`" }, limit: 5) + ")\n"
+            }
             for r in problems {
                 let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? ""
                 out += "- `\(r.trial.id)`: **\(r.outcome.rawValue)**" + (first.isEmpty ? "" : ": " + escape(first)) + "\n"
