@@ -10,7 +10,7 @@ enum TaskDriver {
         state: State, operations: [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
-        let control = TrialControl()
+        let control = TrialControl(stopRequested: settings.stopRequested)
         let warmupGate = TaskGate(parties: n)
         let measureGate = TaskGate(parties: n)
         let reports = ReportSlots(count: n)
@@ -62,6 +62,7 @@ enum TaskDriver {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
+        control.watch { reports.deposited == n }
         finished.wait()
         window.close()
         finished.enter()

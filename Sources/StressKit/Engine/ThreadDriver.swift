@@ -8,6 +8,10 @@ import Synchronization
 final class TrialControl: Sendable {
     static let warmup = 0, measure = 1, stop = 2
     let phase = Atomic<Int>(TrialControl.warmup)
+    /// ``TrialSettings/stopRequested``, polled only by the coordinator.
+    private let stopRequested: (@Sendable () -> Bool)?
+
+    init(stopRequested: (@Sendable () -> Bool)? = nil) { self.stopRequested = stopRequested }
 
     @inline(__always)
     var current: Int { phase.load(ordering: .relaxed) }
@@ -20,13 +24,32 @@ final class TrialControl: Sendable {
         _ = phase.compareExchange(expected: TrialControl.warmup, desired: TrialControl.measure, ordering: .acquiringAndReleasing)
     }
 
-    /// Sleeps up to `ns`, returning early if the trial was stopped.
+    /// Sleeps up to `ns`, returning early if the trial was stopped (by a worker,
+    /// or from outside: then it stops the trial).
     func sleep(upTo ns: UInt64) {
         let until = MonotonicClock.now() &+ ns
         while current != TrialControl.stop {
+            if stopRequested?() == true {
+                enter(TrialControl.stop)
+                return
+            }
             let now = MonotonicClock.now()
             guard now < until else { return }
             MonotonicClock.sleep(nanoseconds: Swift.min(until &- now, 5_000_000))
+        }
+    }
+
+    /// For a trial without a timed window: waits until `done()` while asking
+    /// the outside whether to stop, and stops the trial if it says so. Returns
+    /// at once when nobody outside can ask.
+    func watch(until done: () -> Bool) {
+        guard let stopRequested else { return }
+        while !done() {
+            if stopRequested() {
+                enter(TrialControl.stop)
+                return
+            }
+            MonotonicClock.sleep(nanoseconds: 5_000_000)
         }
     }
 }
@@ -42,7 +65,7 @@ enum ThreadDriver {
         state: State, operations: [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
-        let control = TrialControl()
+        let control = TrialControl(stopRequested: settings.stopRequested)
         let warmupGate = ThreadBarrier(parties: n + 1)
         let measureGate = ThreadBarrier(parties: n + 1)
         let reports = ReportSlots(count: n)
@@ -107,6 +130,7 @@ enum ThreadDriver {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
+        control.watch { reports.deposited == n }
         for thread in threads { thread.join() }
         window.close()
         access.strategy.quiesce()
@@ -203,6 +227,8 @@ final class ReportSlots: Sendable {
     private let slots: Mutex<[WorkerReport?]>
     init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
     func deposit(_ report: WorkerReport, at index: Int) { slots.withLock { $0[index] = report } }
+    /// How many workers have stopped.
+    var deposited: Int { slots.withLock { $0.count { $0 != nil } } }
     var collected: [WorkerReport] { slots.withLock { $0.compactMap { $0 } } }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Options for running a plan.
 public struct RunOptions: Sendable {
@@ -171,10 +172,31 @@ public struct PlanRunner: Sendable {
         }
         switch options.isolation {
         case .inProcess:
-            return LocalTrial.run(spec, registry: registry)
+            return runHere(spec)
         case .childProcess(let executable, let arguments):
             return runInChild(spec, executable: executable, arguments: arguments, preload: preload)
         }
+    }
+
+    /// Runs `spec` in this process. When this run handles interrupts, Ctrl-C
+    /// ends the running trial (as it ends a child process), and the trial is
+    /// then recorded `skipped`: its figures cover a cut-short window.
+    private func runHere(_ spec: TrialSpec) -> TrialResult {
+        guard options.handleInterrupts else { return LocalTrial.run(spec, registry: registry) }
+        let cut = Mutex(false)
+        var result = LocalTrial.run(spec, registry: registry, stopRequested: {
+            guard Interruption.requested else { return false }
+            cut.withLock { $0 = true }
+            return true
+        })
+        if cut.withLock({ $0 }) {
+            let signal = Interruption.signal.map(ChildProcess.signalName) ?? "a signal"
+            result.outcome = .skipped
+            result.measurement = nil
+            result.failure = FailureReport(message: "interrupted by \(signal) before it finished; stopped early"
+                                           + (result.violations.count > 0 ? " (the violations it saw are kept)" : ""))
+        }
+        return result
     }
 
     private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String], preload: String?) -> TrialResult {

@@ -47,10 +47,12 @@ public enum LocalTrial {
     /// If the watchdog finds the trial stalled, `onStall` gets the `deadlock` or
     /// `hang` record and must end the process (the stuck threads cannot be
     /// stopped); by default it prints the report and exits with status 3, which
-    /// is what an in-process run can do.
+    /// is what an in-process run can do. `stopRequested` can end the trial early
+    /// (see ``TrialSettings/stopRequested``); its figures then cover a shorter window.
     public static func run(
         _ spec: TrialSpec, registry: StressRegistry,
-        onStall: @escaping @Sendable (TrialResult) -> Void = LocalTrial.exitOnStall
+        onStall: @escaping @Sendable (TrialResult) -> Void = LocalTrial.exitOnStall,
+        stopRequested: (@Sendable () -> Bool)? = nil
     ) -> TrialResult {
         guard let workload = registry.workload(named: spec.workload) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no workload named '\(spec.workload)'"))
@@ -62,7 +64,9 @@ public enum LocalTrial {
             return .failed(spec, .error, FailureReport(message: "jemalloc was asked for but is not this process's allocator (LD_PRELOAD did not take)"))
         }
         do {
-            let output = try workload.run(spec.parameters, strategy, TrialSettings(spec)) { report in
+            var settings = TrialSettings(spec)
+            settings.stopRequested = stopRequested
+            let output = try workload.run(spec.parameters, strategy, settings) { report in
                 onStall(stalledResult(spec, report))
             }
             return TrialResult(
