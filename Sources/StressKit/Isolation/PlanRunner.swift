@@ -212,6 +212,7 @@ public struct PlanRunner: Sendable {
         // The runtime's backtracer can take seconds per crash; the trap message
         // itself is printed without it.
         if inherited["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        environment[TrialChild.parentVariable] = String(getpid())
         if let preload {
             environment["LD_PRELOAD"] = ([preload] + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
         }
@@ -249,7 +250,11 @@ public struct PlanRunner: Sendable {
         case .exited(let status):
             if var record, record.trial.id == spec.id {
                 if status != 0 {
-                    record.failure = FailureReport(message: "exited with status \(status) after writing its record", exitStatus: Int(status), outputTail: tail)
+                    // Whatever went wrong after the record (an exit handler, a
+                    // crash on the way out) is a failure; the figures are kept.
+                    record.outcome = .crashed
+                    record.failure = FailureReport(message: "the trial process exited with status \(status) after writing its record",
+                                                   exitStatus: Int(status), outputTail: tail)
                 }
                 return record
             }

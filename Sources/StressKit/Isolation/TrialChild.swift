@@ -10,11 +10,16 @@ import Foundation
 public enum TrialChild {
     /// Environment variable naming the descriptor to write the result to.
     public static let resultDescriptorVariable = "STRESSBENCH_RESULT_FD"
+    /// Environment variable with the parent's process id, set by the parent.
+    public static let parentVariable = "STRESSBENCH_PARENT_PID"
 
     /// Runs the trial on standard input and exits: 0 when a record was written,
     /// 2 when the input was not a trial spec.
     public static func main(registry: StressRegistry) -> Never {
         _ = stress_die_with_parent()
+        // A parent killed before that call took effect would leave this process
+        // running on its own: then there is nobody to report to.
+        if let parent = ProcessInfo.processInfo.environment[parentVariable].flatMap(Int32.init), getppid() != parent { _exit(3) }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         guard let spec = try? ResultCoding.decoder().decode(TrialSpec.self, from: input) else {
             FileHandle.standardError.write(Data("stressbench _trial: standard input is not a trial spec (this command is internal to stressbench run)\n".utf8))
