@@ -75,4 +75,17 @@ final class OutputFileTests: XCTestCase {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
         XCTAssertEqual(leftovers, [], "no probe files left behind")
     }
+
+    func testAStreamThatCannotBeAppendedToWarnsOnceAndTheRunGoesOn() throws {
+        // /dev/full opens fine and refuses every write with ENOSPC.
+        let plan = path("plan.yaml")
+        try "experiments:\n  - workload: counter\n    strategies: [mutex, pthread-mutex]\n    threads: 1\n    ops: 100\n"
+            .write(toFile: plan, atomically: true, encoding: .utf8)
+        let r = try TestSupport.cli(["run", plan, "--ndjson", "/dev/full", "--json", path("r.json"), "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "stressbench: warning: cannot append to /dev/full: No space left on device; "
+                       + "the stream may miss records from here on (the final files still have them)\n", "once, not per trial")
+        let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: path("r.json"))))
+        XCTAssertEqual(report.trials.map(\.outcome), [.passed, .passed])
+    }
 }
