@@ -56,7 +56,7 @@ struct CompareCommand: ParsableCommand {
         if let plan { policy = try loadPlan(plan, registry: CommandContext.current).gate }
         policy.comparison = gateOptions.applied(to: policy.comparison)
         new.gate = GateReport.evaluate(new.trials, policy: policy, baseline: base, baselineFile: baselineFile)
-        print(GateSummary.render(new.gate, planFile: new.planFile), terminator: "")
+        print(GateSummary.render(new.gate, planFile: new.planFile, rerun: new.rerun ?? .standard), terminator: "")
         print("\ngate: exit code \(new.exitCode.rawValue) (\(new.exitCode.meaning))")
         var writer = OutputWriter(quiet: quiet)
         writer.write(json) { try ResultCoding.encoder().encode(new) }

@@ -120,10 +120,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let registry = CommandContext.current
-        var loaded = try loadPlan(plan, registry: registry)
-        if let repetitions {
-            for i in loaded.experiments.indices { loaded.experiments[i].repetitions = repetitions }
-        }
+        let loaded = try loadPlan(plan, registry: registry)
         // Read the baseline and check every output path before anything runs: a
         // bad file is a usage error, not something to find out after an hour of trials.
         let baselineReport = try baseline.map(ResultsFile.load)
@@ -136,7 +133,8 @@ struct RunCommand: ParsableCommand {
             fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
             allocator: allocator.flatMap(AllocatorKind.init(rawValue:)), stopOnViolation: stopOnViolation,
             failFast: failFast, streamPath: ndjson, handleInterrupts: true,
-            shard: try shard.map { text throws in try TrialShard(parsing: text) }
+            shard: try shard.map { text throws in try TrialShard(parsing: text) },
+            repetitions: repetitions, executableName: CommandContext.executableName
         )
         let runner = PlanRunner(registry: registry, options: options)
         let selected = runner.selectedTrials(of: loaded)
@@ -170,7 +168,7 @@ struct RunCommand: ParsableCommand {
             report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline)
         }
         print(TableReport.render(report), terminator: "")
-        let gateText = GateSummary.render(report.gate, planFile: report.planFile)
+        let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)
         if !gateText.isEmpty { print("\n" + gateText, terminator: "") }
         if report.gate != nil { print("\ngate: exit code \(report.exitCode.rawValue) (\(report.exitCode.meaning))") }
         var writer = OutputWriter(quiet: quiet)

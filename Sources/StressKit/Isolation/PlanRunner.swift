@@ -34,14 +34,26 @@ public struct RunOptions: Sendable {
     public var handleInterrupts: Bool
     /// Run only this slice of the matrix (`--shard i/n`); applied before `only`.
     public var shard: TrialShard?
+    /// Trials per cell for every experiment, overriding the plan (`--repetitions`).
+    public var repetitions: Int?
+    /// The name rerun commands start with: the executable as invoked
+    /// (`stressbench`, or a team's own build of it).
+    public var executableName: String
+
+    /// How this run's trials and cells are rerun exactly: the executable and
+    /// every override above that changes which trials exist or how they run.
+    public var rerun: RerunCommand { RerunCommand(executable: executableName, overridesOf: self) }
 
     /// Options.
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
         timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
         allocator: AllocatorKind? = nil, stopOnViolation: Bool = false, failFast: Bool = false,
-        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil
+        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil,
+        repetitions: Int? = nil, executableName: String = "stressbench"
     ) {
+        self.repetitions = repetitions
+        self.executableName = executableName
         self.shard = shard
         self.allocator = allocator
         self.stopOnViolation = stopOnViolation
@@ -77,8 +89,9 @@ public struct PlanRunner: Sendable {
     /// The trials of `plan` this runner will run, with option overrides applied.
     public func selectedTrials(of plan: Plan) -> [TrialSpec] {
         var plan = plan
-        if let allocator = options.allocator {
-            for i in plan.experiments.indices { plan.experiments[i].allocators = [allocator] }
+        for i in plan.experiments.indices {
+            if let allocator = options.allocator { plan.experiments[i].allocators = [allocator] }
+            if let repetitions = options.repetitions { plan.experiments[i].repetitions = repetitions }
         }
         let matrix = TrialMatrix.expand(plan)
         return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
@@ -140,7 +153,9 @@ public struct PlanRunner: Sendable {
                 stream?.append(skipped)
             }
         }
-        return RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
+        var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
+        report.rerun = options.rerun
+        return report
     }
 
     /// The name of the signal that asked this run to stop, when it handles them.
@@ -149,10 +164,9 @@ public struct PlanRunner: Sendable {
         return ChildProcess.signalName(signal)
     }
 
-    /// The command that reruns exactly `trial`.
+    /// The command that reruns exactly `trial`, with this run's overrides.
     func rerunCommand(for trial: TrialSpec, planFile: String) -> String {
-        TrialResult(trial: trial, outcome: .skipped, measurement: nil, violations: .none, failure: nil).makeRerunCommand(planFile: planFile)
-            + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
+        options.rerun.trial(trial, planFile: planFile)
     }
 
     /// Runs one trial as the options say and returns its record, whatever happens
@@ -295,9 +309,10 @@ public struct PlanRunner: Sendable {
 }
 
 extension TrialResult {
-    /// The command that reruns exactly this trial.
+    /// The command that reruns exactly this trial with `stressbench` and no
+    /// overrides (a run's own records carry the exact one in ``rerunCommand``).
     public func makeRerunCommand(planFile: String) -> String {
-        "stressbench run \(planFile) --only \(trial.id) --seed \(trial.seed)"
+        RerunCommand.standard.trial(trial, planFile: planFile)
     }
 }
 

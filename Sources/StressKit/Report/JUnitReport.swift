@@ -78,7 +78,7 @@ public enum JUnitReport {
         for c in gate.thresholds {
             let open = "    <testcase classname=\"\(classname)\" name=\"\(xml("\(c.cell): \(c.threshold.expression)"))\""
             if c.status == .failed {
-                let body = c.message + "\nrerun: " + GateSummary.rerunCommand(c.cell, planFile: report.planFile)
+                let body = c.message + "\nrerun: " + GateSummary.rerunCommand(c.cell, of: report)
                 lines.append(open + ">\n      <failure type=\"threshold\" message=\"\(xml(c.message))\">\(xml(body))</failure>\n    </testcase>")
             } else {
                 lines.append(open + ">\n      <system-out>\(xml(c.message))</system-out>\n    </testcase>")
@@ -89,7 +89,7 @@ public enum JUnitReport {
                 let summary = "\(cell.verdict.rawValue): \(comparison.settings.metric.rawValue) ratio \(Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh)); \(cell.reason)"
                 let open = "    <testcase classname=\"\(classname)\" name=\"\(xml("\(cell.cell): \(comparison.settings.metric.rawValue) vs baseline"))\""
                 if cell.verdict == .regressed {
-                    let body = summary + "\nrerun: " + GateSummary.rerunCommand(cell.cell, planFile: report.planFile)
+                    let body = summary + "\nrerun: " + GateSummary.rerunCommand(cell.cell, of: report)
                     lines.append(open + ">\n      <failure type=\"regression\" message=\"\(xml(summary))\">\(xml(body))</failure>\n    </testcase>")
                 } else {
                     lines.append(open + ">\n      <system-out>\(xml(summary))</system-out>\n    </testcase>")

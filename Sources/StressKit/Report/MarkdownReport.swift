@@ -13,7 +13,7 @@ public enum MarkdownReport {
         out += "\(env.cpu), \(env.cores) cores, \(env.os), \(env.buildConfiguration) build; started \(report.startedAt).\n\n"
         out += cellTable(cells)
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
-        if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, planFile: report.planFile) }
+        if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, of: report) }
         let (problems, skipped) = TableReport.problemsAndSkippedGroups(report.trials)
         if !problems.isEmpty || !skipped.isEmpty {
             out += "\n### Trials that did not pass\n\n"
@@ -66,12 +66,12 @@ public enum MarkdownReport {
         return out
     }
 
-    static func thresholdList(_ checks: [ThresholdCheck], planFile: String) -> String {
+    static func thresholdList(_ checks: [ThresholdCheck], of report: RunReport) -> String {
         let failed = checks.filter { $0.status == .failed }
         var out = "### Thresholds\n\n\(checks.count) check(s): \(checks.count - failed.count) passed or not evaluated, \(failed.count) failed.\n"
         for c in checks where c.status != .passed {
             out += "\n- \(c.status == .failed ? "**failed**" : "not evaluated") `\(c.cell)`: \(escape(c.message))"
-            if c.status == .failed { out += "  \n  rerun: `\(GateSummary.rerunCommand(c.cell, planFile: planFile))`" }
+            if c.status == .failed { out += "  \n  rerun: `\(GateSummary.rerunCommand(c.cell, of: report))`" }
         }
         return out + "\n"
     }

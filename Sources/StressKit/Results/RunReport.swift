@@ -63,6 +63,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var trials: [TrialResult]
     /// Thresholds and the baseline comparison; nil when the run was not gated.
     public var gate: GateReport?
+    /// How to rerun this run's trials and cells exactly (the executable and
+    /// the command-line overrides in effect); nil in files from before it was recorded.
+    public var rerun: RerunCommand?
 
     /// A report.
     public init(
