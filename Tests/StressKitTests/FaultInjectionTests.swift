@@ -129,6 +129,29 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertTrue(stall.summary.hasPrefix("hang: no worker completed an operation for"), stall.summary)
     }
 
+    func testAWorkerPastTheStartBarrierIsNotShownWaitingAtIt() throws {
+        // With this seed each worker sleeps about 12.6 s in its start stagger,
+        // after the barrier has opened; the watchdog reports at 0.5 s. The
+        // worker must show as between operations (so: a hang), not as waiting
+        // at the barrier, which would make the report a bogus deadlock.
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - workload: counter
+                strategies: [pthread-mutex, actor]
+                threads: 1
+                ops: 100
+                warmup: 0s
+                deadlock_after: 500ms
+                seed: 4
+                fuzz: { stagger: 20s }
+            """)
+        for r in report.trials {
+            XCTAssertEqual(r.outcome, .hang, r.trial.id)
+            XCTAssertEqual(r.stall?.workers.map(\.phase), ["betweenOperations"], r.trial.id)
+            XCTAssertEqual(r.stall?.workers.first?.description, "between operations", r.trial.id)
+        }
+    }
+
     func testChildKilledBySIGKILL() throws {
         let r = try runSandwich("""
             workload: _fault

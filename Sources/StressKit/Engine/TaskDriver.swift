@@ -23,6 +23,8 @@ enum TaskDriver {
                 if settings.stopOnViolation { worker.stopSignal = control }
                 worker.publish(.atBarrier)
                 await warmupGate.arrive()
+                // Past the barrier (see ThreadDriver).
+                worker.publish(.betweenOperations)
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
                     let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
@@ -30,6 +32,7 @@ enum TaskDriver {
                 }
                 worker.publish(.atBarrier)
                 await measureGate.arrive()
+                worker.publish(.betweenOperations)
                 await worker.staggerTask()
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {

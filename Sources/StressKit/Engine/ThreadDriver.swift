@@ -80,6 +80,10 @@ enum ThreadDriver {
                 compiled.withView { program in
                     worker.publish(.atBarrier)
                     warmupGate.arriveAndWait()
+                    // Past the barrier: say so at once, or a crash report or the
+                    // watchdog would show this worker waiting at it until its
+                    // first operation.
+                    worker.publish(.betweenOperations)
                     while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                         let i = worker.begin()
                         let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
@@ -87,6 +91,7 @@ enum ThreadDriver {
                     }
                     worker.publish(.atBarrier)
                     measureGate.arriveAndWait()
+                    worker.publish(.betweenOperations)
                     worker.stagger()
                     worker.beginAllocationCount()
                     worker.startNs = MonotonicClock.now()
