@@ -9,8 +9,9 @@ struct RunCommand: ParsableCommand {
         abstract: "Run a plan and report throughput, latency and invariant violations.",
         discussion: """
         Each trial (workload × strategy × threads × repetition) runs in a child process, \
-        so a trap or a hang in one trial is recorded as `crashed` or `timeout` and the run \
-        goes on. Results print as a table; --json and --csv also write them to files \
+        so a trap in one trial is recorded as `crashed` and the run goes on; a stuck trial \
+        is reported by its watchdog as `deadlock` or `hang` (below) and ended, and one that \
+        outlives its timeout all the same is killed and recorded as `timeout`. Results print as a table; --json and --csv also write them to files \
         (written atomically: a reader never sees half a file).
 
         A watchdog in each trial reports `deadlock` (every stuck worker waits on another; \
@@ -74,7 +75,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass (the rest are recorded as skipped).")
     var failFast = false
 
-    @Flag(name: .customLong("in-process"), help: "Run trials inside this process (for debugging: a trap ends the run, a hang is not timed out).")
+    @Flag(name: .customLong("in-process"), help: "Run trials inside this process, for a debugger: a trap ends the run; a deadlock or hang is printed by the watchdog and ends the run with status 3; trial timeouts do not apply.")
     var inProcess = false
 
     @Flag(name: .shortAndLong, help: "Print no progress lines, only the table.")

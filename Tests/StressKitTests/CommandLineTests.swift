@@ -1,5 +1,5 @@
 import Foundation
-import StressKit
+@testable import StressKit
 import XCTest
 
 /// The `stressbench` binary as a user runs it: exit codes, messages, files.
@@ -174,5 +174,43 @@ final class CommandLineTests: XCTestCase {
         let missing = try TestSupport.cli(["run", dir.appendingPathComponent("missing.yaml").path])
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("cannot read the file: No such file or directory"), missing.stderr)
+    }
+
+    /// What `help run` says about --in-process is what happens: the watchdog
+    /// reports a hang and the run ends with status 3 (no timeout applies).
+    func testInProcessHelpMatchesWhatAHangDoes() throws {
+        let help = try TestSupport.cli(["help", "run"]).stdout.replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        XCTAssertTrue(help.contains("a deadlock or hang is printed by the watchdog and ends the run with status 3; trial timeouts do not apply"), help)
+        let plan = try writePlan("hang.yaml", """
+            experiments:
+              - workload: _fault
+                parameters: { mode: hang, where: outside, after_ops: 10 }
+                strategies: [pthread-mutex]
+                threads: 1
+                ops: 1000
+                warmup: 0s
+                deadlock_after: 300ms
+            """)
+        let r = try TestSupport.cli(["run", plan, "--in-process", "-q"])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("stressbench: trial _fault/pthread-mutex/t1/r0: hang: no worker completed an operation for"), r.stderr)
+    }
+
+    /// The README's plan-format block names every key the loader accepts, and
+    /// the quick start's running time is the same in the README and the plan.
+    func testReadmeDocumentsEveryPlanKeyAndOneQuickStartTime() throws {
+        let readme = try String(contentsOfFile: WorkloadTestSupport.path("README.md"), encoding: .utf8)
+        let block = try XCTUnwrap(readme.components(separatedBy: "```yaml\nname: example").dropFirst().first?
+            .components(separatedBy: "```").first)
+        for key in Set(PlanLoader.topKeys + PlanLoader.experimentKeys) {
+            XCTAssertTrue(block.contains("\n\(key):") || block.contains(" \(key):"), "the README's plan format lacks '\(key)'")
+        }
+        let plan = try String(contentsOfFile: WorkloadTestSupport.path("Plans/quickstart.yaml"), encoding: .utf8)
+        let seconds = { (text: String, prefix: String) -> String? in
+            text.components(separatedBy: prefix).dropFirst().first?.split(separator: " ").first.map(String.init)
+        }
+        let inReadme = try XCTUnwrap(seconds(readme, "the plan then runs in\nabout "))
+        XCTAssertEqual(seconds(plan, "# It finishes in about "), inReadme)
     }
 }
