@@ -56,6 +56,7 @@ public enum TrialEngine {
         // Resolve the clock first: calibrating the TSC takes 20 ms, which must
         // not count toward the time to the first violation.
         _ = TimeSource.resolve(settings.timing.clock)
+        _ = LatencyHistogram.recordPathsPrepared
         let trialStart = MonotonicClock.now()
         let board = SiteBoard(workers: settings.threads, operations: operations)
         board.installCrashReporter()

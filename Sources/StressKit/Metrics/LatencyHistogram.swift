@@ -22,6 +22,17 @@ public struct LatencyHistogram: Sendable {
     /// An empty histogram.
     public init() {}
 
+    /// Runs both record paths once in this process. In an unspecialised
+    /// (debug) build their first use looks up generic type metadata, which
+    /// allocates in the Swift runtime's caches; done here by a trial's
+    /// coordinator, that never lands in a worker's first measured operation
+    /// (where the allocator figures would count it). Once per process.
+    static let recordPathsPrepared: Void = {
+        var scratch = LatencyHistogram()
+        scratch.record(1)
+        scratch.record(1, count: 1)
+    }()
+
     /// Records one value.
     @inline(__always)
     public mutating func record(_ nanoseconds: UInt64) {
