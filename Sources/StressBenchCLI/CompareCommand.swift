@@ -56,16 +56,19 @@ struct CompareCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
+        try outputs.check(plus: [json])
         let base = try ResultsFile.load(baselineFile)
         var new = try ResultsFile.load(newFile)
         var policy = GatePolicy()
         if let plan { policy = try loadPlan(plan, registry: CommandContext.current).gate }
         policy.comparison = gateOptions.applied(to: policy.comparison)
         new.gate = GateReport.evaluate(new.trials, policy: policy, baseline: base, baselineFile: baselineFile)
-        print(GateSummary.render(new.gate, planFile: new.planFile), terminator: "")
+        print(GateSummary.render(new.gate, planFile: new.planFile, rerun: new.rerun ?? .standard), terminator: "")
         print("\ngate: exit code \(new.exitCode.rawValue) (\(new.exitCode.meaning))")
-        if let json { try OutputFile.write(ResultCoding.encoder().encode(new), to: json, quiet: quiet) }
-        try outputs.write(new, quiet: quiet)
+        var writer = OutputWriter(quiet: quiet)
+        writer.write(json) { try ResultCoding.encoder().encode(new) }
+        outputs.write(new, into: &writer)
+        try writer.finish()
         throw ExitCode(new.exitCode.rawValue)
     }
 }

@@ -49,9 +49,11 @@ struct MergeCommand: ParsableCommand {
         for (file, report) in reports where report.matrixTrials == nil {
             Console.error("note: \(file) does not record the plan's matrix size (written by an older stressbench): completeness not checked")
         }
-        try OutputFile.write(ResultCoding.encoder().encode(merged), to: output, quiet: quiet)
-        if let csv { try OutputFile.write(Data(CSVReport.render(merged).utf8), to: csv, quiet: quiet) }
+        var writer = OutputWriter(quiet: quiet)
+        writer.write(output) { try ResultCoding.encoder().encode(merged) }
+        writer.write(csv) { Data(CSVReport.render(merged).utf8) }
         let of = merged.matrixTrials.map { " of \($0)" } ?? ""
         print("merged \(files.count) file(s): \(merged.trials.count)\(of) trial(s) of plan \(merged.plan)")
+        try writer.finish()
     }
 }

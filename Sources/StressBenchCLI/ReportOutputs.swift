@@ -3,7 +3,8 @@ import Foundation
 import StressKit
 
 /// Output files every command that ends with a report can write: Markdown,
-/// JUnit XML and HdrHistogram distributions. Each file is written atomically.
+/// JUnit XML and HdrHistogram distributions. Each file is written atomically,
+/// and each independently of the others.
 struct ReportOutputs: ParsableArguments {
     @Option(help: ArgumentHelp("Write a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file"))
     var markdown: String?
@@ -14,30 +15,70 @@ struct ReportOutputs: ParsableArguments {
     @Option(name: .customLong("hgrm-dir"), help: ArgumentHelp("Write one HdrHistogram percentile-distribution file (.hgrm, microseconds) per trial into this directory.", valueName: "dir"))
     var hgrmDir: String?
 
-    /// Writes the requested files; `quiet` suppresses the "wrote" lines.
-    func write(_ report: RunReport, quiet: Bool) throws {
-        if let markdown { try OutputFile.write(Data(MarkdownReport.render(report).utf8), to: markdown, quiet: quiet) }
-        if let junit { try OutputFile.write(Data(JUnitReport.render(report).utf8), to: junit, quiet: quiet) }
+    /// Checks, before anything runs, that these files and `others` can be
+    /// written (and creates the `.hgrm` directory): a usage error otherwise.
+    func check(plus others: [String?]) throws {
+        try OutputWriter.check(files: [markdown, junit] + others, directories: [hgrmDir])
+    }
+
+    /// Writes the requested files with `writer`.
+    func write(_ report: RunReport, into writer: inout OutputWriter) {
+        writer.write(markdown) { Data(MarkdownReport.render(report).utf8) }
+        writer.write(junit) { Data(JUnitReport.render(report).utf8) }
         if let hgrmDir {
             do {
                 let files = try HistogramFiles.write(report, to: hgrmDir)
-                if !quiet { Console.error("wrote \(files.count) .hgrm file(s) to \(hgrmDir)") }
+                if !writer.quiet { Console.error("wrote \(files.count) .hgrm file(s) to \(hgrmDir)") }
             } catch {
-                throw CommandError.failure("cannot write .hgrm files to \(hgrmDir): \(error.localizedDescription)")
+                writer.failed("cannot write .hgrm files to \(hgrmDir): \(error.localizedDescription)")
             }
         }
     }
 }
 
-/// Atomic writes with the command line's messages.
-enum OutputFile {
-    static func write(_ data: Data, to path: String, quiet: Bool) throws {
+/// Writes a command's output files one after another, each atomically. A file
+/// that cannot be written is reported with the system's reason and the others
+/// are still written: one bad path never loses the rest. ``finish()`` then
+/// ends the command with exit code 2.
+struct OutputWriter {
+    /// No "wrote" lines.
+    let quiet: Bool
+    /// How many files could not be written.
+    private(set) var failures = 0
+
+    init(quiet: Bool) { self.quiet = quiet }
+
+    /// A usage error (exit code 2) naming the first path that cannot be
+    /// written, found before any work is done; directories are created.
+    static func check(files: [String?], directories: [String?]) throws {
         do {
-            try AtomicFile.write(data, to: path)
+            for path in files.compactMap({ $0 }) { try AtomicFile.checkWritable(path) }
+            for dir in directories.compactMap({ $0 }) { try AtomicFile.prepareDirectory(dir) }
+        } catch {
+            throw CommandError.usage("\(error.description); nothing was run")
+        }
+    }
+
+    /// Writes `contents()` to `path` (when given) atomically.
+    mutating func write(_ path: String?, _ contents: () throws -> Data) {
+        guard let path else { return }
+        do {
+            try AtomicFile.write(contents(), to: path)
             if !quiet { Console.error("wrote \(path)") }
         } catch {
-            throw CommandError.failure("cannot write \(path): \(error.localizedDescription)")
+            failed("cannot write \(path): \(error.localizedDescription)")
         }
+    }
+
+    /// Reports one failure.
+    mutating func failed(_ message: String) {
+        failures += 1
+        Console.error("error: \(message)")
+    }
+
+    /// Exit code 2 when a file could not be written.
+    func finish() throws {
+        if failures > 0 { throw ExitCode(RunExitCode.usage.rawValue) }
     }
 }
 

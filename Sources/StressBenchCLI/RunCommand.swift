@@ -9,8 +9,9 @@ struct RunCommand: ParsableCommand {
         abstract: "Run a plan and report throughput, latency and invariant violations.",
         discussion: """
         Each trial (workload × strategy × threads × repetition) runs in a child process, \
-        so a trap or a hang in one trial is recorded as `crashed` or `timeout` and the run \
-        goes on. Results print as a table; --json and --csv also write them to files \
+        so a trap in one trial is recorded as `crashed` and the run goes on; a stuck trial \
+        is reported by its watchdog as `deadlock` or `hang` (below) and ended, and one that \
+        outlives its timeout all the same is killed and recorded as `timeout`. Results print as a table; --json and --csv also write them to files \
         (written atomically: a reader never sees half a file).
 
         A watchdog in each trial reports `deadlock` (every stuck worker waits on another; \
@@ -18,7 +19,8 @@ struct RunCommand: ParsableCommand {
         runs but completes nothing) when no operation completes for --deadlock-after.
 
         Ctrl-C (SIGINT) or SIGTERM stops the run after ending the current trial and writes \
-        the files with what finished (marked "interrupted"); a second Ctrl-C exits at once.
+        the files with what finished (marked "interrupted"; the trials not run are recorded \
+        as skipped); a second Ctrl-C exits at once.
 
         The gate: the plan's `thresholds` are checked per cell (all repetitions of one \
         experiment × strategy × threads), and with --baseline every cell is compared with the \
@@ -38,7 +40,7 @@ struct RunCommand: ParsableCommand {
         Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash, deadlock, hang \
         or timeout, 4 performance regression (threshold or baseline); when several apply \
         2 > 3 > 1 > 4, except that a baseline that cannot be compared (2) ranks below 3 and 1. \
-        130 (SIGINT) or 143 (SIGTERM) when interrupted.
+        130 (SIGINT) or 143 (SIGTERM) when interrupted, whatever else happened.
         """
     )
 
@@ -75,10 +77,10 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("stop-on-violation"), help: "End each trial at its first violation (find bugs fast; its figures then cover a shorter window).")
     var stopOnViolation = false
 
-    @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass.")
+    @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass (the rest are recorded as skipped).")
     var failFast = false
 
-    @Flag(name: .customLong("in-process"), help: "Run trials inside this process (for debugging: a trap ends the run, a hang is not timed out).")
+    @Flag(name: .customLong("in-process"), help: "Run trials inside this process, for a debugger: a trap ends the run; a deadlock or hang is printed by the watchdog and ends the run with status 3; trial timeouts do not apply.")
     var inProcess = false
 
     @Flag(name: .shortAndLong, help: "Print no progress display and no \"wrote\" lines, only the table.")
@@ -113,8 +115,11 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
         }
         for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter)] {
-            if let value, Quantities.nanoseconds(from: value) ?? 0 == 0 {
-                throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
+            guard let value else { continue }
+            switch Quantities.boundedNanoseconds(from: value) {
+            case .success(let ns) where ns > 0: break
+            case .failure(.tooLong(let message)): throw ValidationError("\(name): \(message)")
+            default: throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
             }
         }
     }
@@ -124,14 +129,14 @@ struct RunCommand: ParsableCommand {
         var loaded = try loadPlan(plan, registry: registry)
         var policy = loaded.gate
         policy.comparison = gateOptions.applied(to: policy.comparison)
-        if let repetitions {
-            for i in loaded.experiments.indices { loaded.experiments[i].repetitions = repetitions }
-        } else if baseline != nil || policy.expectsComparison {
+        // --repetitions is applied by the runner (and carried by rerun commands).
+        if repetitions == nil, baseline != nil || policy.expectsComparison {
             GatedRepetitions.apply(to: &loaded, settings: policy.comparison)
         }
-        // Read the baseline before anything runs: a bad file is a usage error, not
-        // something to find out after an hour of trials.
+        // Read the baseline and check every output path before anything runs: a
+        // bad file is a usage error, not something to find out after an hour of trials.
         let baselineReport = try baseline.map(ResultsFile.load)
+        try outputs.check(plus: [json, csv])
         let options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
             only: only, seed: seed,
@@ -140,13 +145,22 @@ struct RunCommand: ParsableCommand {
             fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
             allocator: allocator.flatMap(AllocatorKind.init(rawValue:)), stopOnViolation: stopOnViolation,
             failFast: failFast, streamPath: ndjson, handleInterrupts: true,
-            shard: try shard.map { text throws in try TrialShard(parsing: text) }
+            shard: try shard.map { text throws in try TrialShard(parsing: text) },
+            repetitions: repetitions, baselineFile: baseline, executableName: CommandContext.executableName
         )
         let runner = PlanRunner(registry: registry, options: options)
         let selected = runner.selectedTrials(of: loaded)
         if selected.isEmpty {
             let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
             throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
+        }
+        if trialTimeout != nil || deadlockAfter != nil,
+           let trial = selected.first(where: { $0.deadlockAfterNs >= $0.timeoutNs }) {
+            let format = { (ns: Int) in Quantities.format(nanoseconds: UInt64(ns)) }
+            throw CommandError.usage(
+                "the watchdog's limit (\(deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))")) "
+                + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
+                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
         }
         let progress = ProgressDisplay(trials: selected, quiet: quiet)
         var report: RunReport
@@ -164,21 +178,21 @@ struct RunCommand: ParsableCommand {
             report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline)
         }
         print(TableReport.render(report), terminator: "")
-        let gateText = GateSummary.render(report.gate, planFile: report.planFile)
+        let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)
         if !gateText.isEmpty { print("\n" + gateText, terminator: "") }
         if report.gate != nil { print("\ngate: exit code \(report.exitCode.rawValue) (\(report.exitCode.meaning))") }
-        if let json { try write(ResultCoding.encoder().encode(report), to: json) }
-        if let csv { try write(Data(CSVReport.render(report).utf8), to: csv) }
-        try outputs.write(report, quiet: quiet)
-        if report.interrupted, let signal = Interruption.signal {
-            Console.error("interrupted: \(report.trials.count) finished trial(s) kept")
-            throw ExitCode(128 + signal)
+        var writer = OutputWriter(quiet: quiet)
+        writer.write(json) { try ResultCoding.encoder().encode(report) }
+        writer.write(csv) { Data(CSVReport.render(report).utf8) }
+        outputs.write(report, into: &writer)
+        if let stop = report.stop {
+            let skipped = report.trials.filter { $0.outcome == .skipped }.count
+            Console.error("\(stop.summary): \(report.trials.count - skipped) finished trial(s) kept, \(skipped) skipped")
         }
+        // A signal's code (130, 143) outranks a file that could not be written:
+        // the user asked the run to stop, and a script must see that.
+        if report.stop?.reason != .signal { try writer.finish() }
         throw ExitCode(report.exitCode.rawValue)
-    }
-
-    private func write(_ data: Data, to path: String) throws {
-        try OutputFile.write(data, to: path, quiet: quiet)
     }
 }
 

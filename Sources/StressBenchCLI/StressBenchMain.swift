@@ -22,6 +22,9 @@ public enum StressBenchMain {
     /// timeout, 4 performance regression).
     public static func main(registry: StressRegistry = .builtIn, arguments: [String]? = nil) -> Never {
         CommandContext.registry.withLock { $0 = registry }
+        if let invoked = CommandLine.arguments.first?.split(separator: "/").last {
+            CommandContext.name.withLock { $0 = String(invoked) }
+        }
         let args = arguments ?? Array(CommandLine.arguments.dropFirst())
         // The child side of process isolation skips argument parsing entirely.
         if args.first == TrialIsolation.trialCommand { TrialChild.main(registry: registry) }
@@ -43,10 +46,13 @@ public enum StressBenchMain {
     }
 }
 
-/// The registry the commands use, set once by ``StressBenchMain/main(registry:arguments:)``.
+/// The registry the commands use and the name the executable was invoked by
+/// (what rerun commands start with), set once by ``StressBenchMain/main(registry:arguments:)``.
 enum CommandContext {
     static let registry = Mutex(StressRegistry.builtIn)
     static var current: StressRegistry { registry.withLock { $0 } }
+    static let name = Mutex("stressbench")
+    static var executableName: String { name.withLock { $0 } }
 }
 
 /// `stressbench`: the root command.

@@ -1,5 +1,5 @@
 import Foundation
-import StressKit
+@testable import StressKit
 import XCTest
 
 /// The `stressbench` binary as a user runs it: exit codes, messages, files.
@@ -30,6 +30,27 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("error: \(plan):4:15: experiments[1].threads[0]: -2 is out of range"), r.stderr)
             XCTAssertTrue(r.stderr.contains("error: \(plan):5:5: experiments[1].stratgies: unknown key 'stratgies'; did you mean 'strategies'?"), r.stderr)
         }
+    }
+
+    func testHugeDurationAndDuplicateKeyAreLocatedErrorsNotTraps() throws {
+        let plan = try writePlan("huge.yaml", """
+            experiments:
+              - workload: counter
+                duration: 9000000000s
+                warmup: 9000000000s
+                threads: 1
+                threads: 2
+            """)
+        for command in ["run", "validate"] {
+            let r = try TestSupport.cli([command, plan])
+            XCTAssertEqual(r.status, 2, command + r.stderr)
+            XCTAssertEqual(r.stderr, "error: \(plan):6:5: experiments[0].threads: 'threads' is given twice (first at line 5)\n",
+                           "one line in the usual form, at the repeat")
+        }
+        let fixed = try writePlan("huge2.yaml", "experiments:\n  - workload: counter\n    duration: 9000000000s\n    warmup: 9000000000s\n")
+        let r = try TestSupport.cli(["run", fixed])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("error: \(fixed):3:15: experiments[0].duration: 9000000000s is too long"), r.stderr)
     }
 
     func testValidateAcceptsGoodPlans() throws {
@@ -135,8 +156,61 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("Missing expected argument '<plan>'"), bad.stderr)
         XCTAssertEqual(try TestSupport.cli(["frobnicate"]).status, 2)
         XCTAssertEqual(try TestSupport.cli(["run", "x.yaml", "--trial-timeout", "soon"]).status, 2)
+        let plan = try writePlan("ok.yaml", "experiments:\n  - workload: counter\n    ops: 10\n")
+        for flag in ["--trial-timeout", "--deadlock-after"] {
+            let long = try TestSupport.cli(["run", plan, flag, "9300000000s"])
+            XCTAssertEqual(long.status, 2, "\(flag): \(long.stderr)")
+            XCTAssertTrue(long.stderr.contains("\(flag): 9300000000s is too long: durations are at most 168h (7 days)"), long.stderr)
+        }
+        let inverted = try TestSupport.cli(["run", plan, "--deadlock-after", "60s", "--trial-timeout", "2s"])
+        XCTAssertEqual(inverted.status, 2, inverted.stderr)
+        XCTAssertTrue(inverted.stderr.contains(
+            "the watchdog's limit (--deadlock-after 60s) must be shorter than the trial timeout (--trial-timeout 2s)"), inverted.stderr)
+        let againstPlan = try TestSupport.cli(["run", plan, "--trial-timeout", "1s"])
+        XCTAssertEqual(againstPlan.status, 2, againstPlan.stderr)
+        XCTAssertTrue(againstPlan.stderr.contains(
+            "the watchdog's limit (deadlock_after 2s) must be shorter than the trial timeout (--trial-timeout 1s)"), againstPlan.stderr)
+
         let missing = try TestSupport.cli(["run", dir.appendingPathComponent("missing.yaml").path])
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("cannot read the file: No such file or directory"), missing.stderr)
+    }
+
+    /// What `help run` says about --in-process is what happens: the watchdog
+    /// reports a hang and the run ends with status 3 (no timeout applies).
+    func testInProcessHelpMatchesWhatAHangDoes() throws {
+        let help = try TestSupport.cli(["help", "run"]).stdout.replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        XCTAssertTrue(help.contains("a deadlock or hang is printed by the watchdog and ends the run with status 3; trial timeouts do not apply"), help)
+        let plan = try writePlan("hang.yaml", """
+            experiments:
+              - workload: _fault
+                parameters: { mode: hang, where: outside, after_ops: 10 }
+                strategies: [pthread-mutex]
+                threads: 1
+                ops: 1000
+                warmup: 0s
+                deadlock_after: 300ms
+            """)
+        let r = try TestSupport.cli(["run", plan, "--in-process", "-q"])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("stressbench: trial _fault/pthread-mutex/t1/r0: hang: no worker completed an operation for"), r.stderr)
+    }
+
+    /// The README's plan-format block names every key the loader accepts, and
+    /// the quick start's running time is the same in the README and the plan.
+    func testReadmeDocumentsEveryPlanKeyAndOneQuickStartTime() throws {
+        let readme = try String(contentsOfFile: WorkloadTestSupport.path("README.md"), encoding: .utf8)
+        let block = try XCTUnwrap(readme.components(separatedBy: "```yaml\nname: example").dropFirst().first?
+            .components(separatedBy: "```").first)
+        for key in Set(PlanLoader.topKeys + PlanLoader.experimentKeys) {
+            XCTAssertTrue(block.contains("\n\(key):") || block.contains(" \(key):"), "the README's plan format lacks '\(key)'")
+        }
+        let plan = try String(contentsOfFile: WorkloadTestSupport.path("Plans/quickstart.yaml"), encoding: .utf8)
+        let seconds = { (text: String, prefix: String) -> String? in
+            text.components(separatedBy: prefix).dropFirst().first?.split(separator: " ").first.map(String.init)
+        }
+        let inReadme = try XCTUnwrap(seconds(readme, "the plan then runs in\nabout "))
+        XCTAssertEqual(seconds(plan, "# It finishes in about "), inReadme)
     }
 }

@@ -23,16 +23,30 @@ final class FaultInjectionTests: XCTestCase {
         """
     }
 
-    private func runSandwich(_ fault: String) throws -> TrialResult {
-        let report = try TestSupport.runIsolated(sandwich(fault))
+    /// Runs the sandwich through the `stressbench` binary with `--json`,
+    /// `--csv` and `--ndjson`, parses all three, checks the trials around the
+    /// fault are intact in each and the three agree, and returns the fault's record.
+    private func runSandwich(_ fault: String, options: [String] = [], expectedStatus: Int32 = 3) throws -> TrialResult {
+        let run = try TestSupport.cliRun(sandwich(fault), options: options)
+        XCTAssertEqual(run.status, expectedStatus, run.stdout + run.stderr)
+        let report = try run.report()
         XCTAssertEqual(report.trials.count, 3)
         XCTAssertEqual(report.trials[0].outcome, .passed)
         XCTAssertEqual(report.trials[0].measurement?.totalOps, 4000, "the trial before is intact")
         XCTAssertEqual(report.trials[2].outcome, .passed)
         XCTAssertEqual(report.trials[2].measurement?.totalOps, 4000, "the trial after ran")
-        XCTAssertEqual(report.exitCode, .trialFailures)
+        XCTAssertEqual(report.exitCode.rawValue, expectedStatus)
+
+        XCTAssertEqual(try run.streamed(), report.trials, "the NDJSON stream has every record, as the JSON file does")
+        let rows = try run.csvRows()
+        XCTAssertEqual(rows.count, 3)
+        XCTAssertEqual(rows.map { $0["trial_id"] }, report.trials.map(\.trial.id))
+        XCTAssertEqual(rows.map { $0["outcome"] }, report.trials.map(\.outcome.rawValue))
+        XCTAssertEqual([rows[0]["total_ops"], rows[2]["total_ops"]], ["4000", "4000"])
+        XCTAssertEqual(rows[1]["failure"], report.trials[1].failure?.message ?? "")
+
         let fault = report.trials[1]
-        XCTAssertEqual(fault.rerunCommand, "stressbench run test.yaml --only \(fault.trial.id) --seed \(fault.trial.seed)")
+        XCTAssertEqual(fault.rerunCommand, "stressbench run \(run.plan) --only \(fault.trial.id) --seed \(fault.trial.seed)")
         return fault
     }
 
@@ -115,6 +129,29 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertTrue(stall.summary.hasPrefix("hang: no worker completed an operation for"), stall.summary)
     }
 
+    func testAWorkerPastTheStartBarrierIsNotShownWaitingAtIt() throws {
+        // With this seed each worker sleeps about 12.6 s in its start stagger,
+        // after the barrier has opened; the watchdog reports at 0.5 s. The
+        // worker must show as between operations (so: a hang), not as waiting
+        // at the barrier, which would make the report a bogus deadlock.
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - workload: counter
+                strategies: [pthread-mutex, actor]
+                threads: 1
+                ops: 100
+                warmup: 0s
+                deadlock_after: 500ms
+                seed: 4
+                fuzz: { stagger: 20s }
+            """)
+        for r in report.trials {
+            XCTAssertEqual(r.outcome, .hang, r.trial.id)
+            XCTAssertEqual(r.stall?.workers.map(\.phase), ["betweenOperations"], r.trial.id)
+            XCTAssertEqual(r.stall?.workers.first?.description, "between operations", r.trial.id)
+        }
+    }
+
     func testChildKilledBySIGKILL() throws {
         let r = try runSandwich("""
             workload: _fault
@@ -140,15 +177,86 @@ final class FaultInjectionTests: XCTestCase {
     }
 
     func testFailFastStopsAtTheFirstFailure() throws {
-        let plan = try TestSupport.plan(sandwich("""
+        let run = try TestSupport.cliRun(sandwich("""
             workload: _fault
             parameters: { mode: exit, after_ops: 1 }
             strategies: [pthread-mutex]
             ops: 100
-            """))
-        let runner = PlanRunner(registry: .builtIn, options: RunOptions(isolation: TestSupport.childIsolation, failFast: true))
-        let report = try runner.run(plan)
-        XCTAssertEqual(report.trials.map(\.outcome), [.passed, .crashed])
+            """), options: ["--fail-fast"])
+        XCTAssertEqual(run.status, 3, "the failure's code, not a signal's")
+        let report = try run.report()
+        XCTAssertEqual(report.trials.map(\.outcome), [.passed, .crashed, .skipped], "the trial never run is there, skipped")
+        XCTAssertEqual(report.stop, RunStop(reason: .failFast, trial: "fault/pthread-mutex/t2/r0"))
+        XCTAssertTrue(report.interrupted)
+        XCTAssertEqual(report.trials[2].failure?.message,
+                       "not run: the run was stopped at the first failure (--fail-fast): fault/pthread-mutex/t2/r0")
+        XCTAssertEqual(report.trials[2].rerunCommand, "stressbench run \(run.plan) --only after/pthread-mutex/t2/r0 --seed \(report.trials[2].trial.seed)")
+        XCTAssertEqual(try run.streamed(), report.trials)
+        XCTAssertEqual(try run.csvRows().map { $0["outcome"] }, ["passed", "crashed", "skipped"])
+        XCTAssertTrue(run.stdout.hasSuffix(
+            "1 passed, 1 crashed, 1 skipped (stopped at the first failure (--fail-fast): fault/pthread-mutex/t2/r0); exit code 3\n"), run.stdout)
+    }
+
+    func testChildThatExitsNonZeroAfterItsRecordIsACrashWithTheRecordKept() throws {
+        let r = try runSandwich("""
+            workload: _fault
+            parameters: { mode: exit-after-record, after_ops: 10 }
+            strategies: [pthread-mutex]
+            ops: 1000
+            """)
+        XCTAssertEqual(r.outcome, .crashed)
+        XCTAssertEqual(r.failure?.exitStatus, 5)
+        XCTAssertEqual(r.failure?.message, "the trial process exited with status 5 after writing its record")
+        XCTAssertEqual(r.measurement?.totalOps, 2000, "what it measured is kept")
+    }
+
+    func testParentKilledBySIGKILLLeavesEveryFinishedTrialAndNoChild() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        let plan = dir.appendingPathComponent("killed.yaml").path
+        try """
+            defaults: { threads: 1, warmup: 0s, strategies: [pthread-mutex] }
+            experiments:
+              - { name: one, workload: counter, ops: 1000 }
+              - { name: two, workload: bank, ops: 1000 }
+              - { name: long, workload: counter, duration: 60s }
+            """.write(toFile: plan, atomically: true, encoding: .utf8)
+        let stream = dir.appendingPathComponent("out.ndjson").path
+        let parent = Process()
+        parent.executableURL = URL(fileURLWithPath: TestSupport.stressbenchPath)
+        parent.arguments = ["run", plan, "--ndjson", stream, "--json", dir.appendingPathComponent("out.json").path, "-q"]
+        parent.standardOutput = FileHandle.nullDevice
+        parent.standardError = FileHandle.nullDevice
+        try parent.run()
+        defer { if parent.isRunning { kill(parent.processIdentifier, SIGKILL) } }
+
+        // Wait (generous limits, not speed checks) for the two short trials'
+        // records, then for the long trial's process.
+        for _ in 0..<1200 {
+            let lines = (try? String(contentsOfFile: stream, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if lines >= 2 { break }
+            usleep(50_000)
+        }
+        var child: pid_t?
+        for _ in 0..<1200 where child == nil {
+            child = ProcessTable.children(of: parent.processIdentifier).first
+            if child == nil { usleep(50_000) }
+        }
+        let trialProcess = try XCTUnwrap(child, "the long trial's process never started")
+        XCTAssertEqual(try String(contentsOfFile: stream, encoding: .utf8).split(separator: "\n").count, 2, "two trials finished first")
+
+        kill(parent.processIdentifier, SIGKILL)
+        // Not Process.waitUntilExit: it would also wait for a surviving trial
+        // process, the very thing this test must see fail.
+        for _ in 0..<600 where ProcessTable.isAlive(parent.processIdentifier) || ProcessTable.isAlive(trialProcess) { usleep(50_000) }
+        XCTAssertFalse(ProcessTable.isAlive(trialProcess), "the trial process died with its parent, well before its 60 s")
+        parent.waitUntilExit()
+        XCTAssertEqual(parent.terminationReason, .uncaughtSignal)
+        let lines = try String(contentsOfFile: stream, encoding: .utf8).split(separator: "\n")
+        let records = try lines.map { try ResultCoding.decoder().decode(TrialResult.self, from: Data($0.utf8)) }
+        XCTAssertEqual(records.map(\.trial.id), ["one/pthread-mutex/t1/r0", "two/pthread-mutex/t1/r0"])
+        XCTAssertEqual(records.map(\.outcome), [.passed, .passed])
+        XCTAssertEqual(records.map { $0.measurement?.totalOps }, [1000, 1000])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.json").path))
     }
 
     func testStreamKeepsEveryFinishedRecord() throws {

@@ -5,7 +5,7 @@ import XCTest
 /// SIGINT to a running `stressbench run`: finished trials are kept, files are
 /// whole and parse, the exit code says "interrupted".
 final class InterruptTests: XCTestCase {
-    private func startRun(_ dir: URL) throws -> (Process, json: String, stream: String) {
+    private func startRun(_ dir: URL, extra: [String] = []) throws -> (Process, json: String, stream: String) {
         let plan = dir.appendingPathComponent("long.yaml").path
         try """
             experiments:
@@ -19,8 +19,9 @@ final class InterruptTests: XCTestCase {
         let stream = dir.appendingPathComponent("out.ndjson").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestSupport.stressbenchPath)
-        process.arguments = ["run", plan, "--json", json, "--ndjson", stream, "-q"]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["run", plan, "--json", json, "--ndjson", stream, "-q"] + extra
+        _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("stdout.txt").path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: dir.appendingPathComponent("stdout.txt"))
         process.standardError = FileHandle.nullDevice
         try process.run()
         return (process, json, stream)
@@ -38,7 +39,8 @@ final class InterruptTests: XCTestCase {
 
     func testSIGINTKeepsFinishedTrialsAndMarksTheRunInterrupted() throws {
         let dir = try TestSupport.temporaryDirectory()
-        let (process, json, stream) = try startRun(dir)
+        let file = { dir.appendingPathComponent($0).path }
+        let (process, json, stream) = try startRun(dir, extra: ["--csv", file("out.csv"), "--markdown", file("out.md"), "--junit", file("out.xml")])
         waitForRecords(stream, 2)
         process.interrupt()
         process.waitUntilExit()
@@ -47,26 +49,111 @@ final class InterruptTests: XCTestCase {
 
         let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         XCTAssertTrue(report.interrupted)
-        XCTAssertGreaterThanOrEqual(report.trials.count, 2)
-        XCTAssertLessThan(report.trials.count, 12, "it stopped early")
-        XCTAssertTrue(report.trials.allSatisfy { $0.outcome == .passed }, "only finished trials are kept: \(report.trials.map(\.outcome))")
+        XCTAssertEqual(report.stop?.reason, .signal)
+        XCTAssertEqual(report.stop?.signal, "SIGINT")
+        XCTAssertEqual(report.exitCode, .interrupted)
+        XCTAssertEqual(report.trials.count, 12, "every trial has a record, run or not")
+        let finished = report.trials.prefix { $0.outcome == .passed }
+        XCTAssertGreaterThanOrEqual(finished.count, 2)
+        XCTAssertLessThan(finished.count, 12, "it stopped early")
+        let rest = report.trials.dropFirst(finished.count)
+        XCTAssertTrue(rest.allSatisfy { $0.outcome == .skipped && $0.measurement == nil }, "\(report.trials.map(\.outcome))")
+        XCTAssertTrue(rest.contains { $0.failure?.message == "not run: the run was interrupted by SIGINT" }
+                      || rest.count == 1, "\(rest.map { $0.failure?.message ?? "" })")
         let streamed = try String(contentsOfFile: stream, encoding: .utf8).split(separator: "\n")
             .map { try ResultCoding.decoder().decode(TrialResult.self, from: Data($0.utf8)) }
         XCTAssertEqual(streamed, report.trials, "the stream and the final file agree")
+
+        // Every output says the run was interrupted and gives the real exit code.
+        let table = try String(contentsOfFile: file("stdout.txt"), encoding: .utf8)
+        XCTAssertTrue(table.hasSuffix("skipped (interrupted by SIGINT); exit code 130\n"), table)
+        let csvRows = try String(contentsOfFile: file("out.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(csvRows.count, 12)
+        XCTAssertEqual(csvRows.filter { $0.contains(",skipped,") }.count, rest.count)
+        let markdown = try String(contentsOfFile: file("out.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.hasPrefix("## ❌ stressbench `long`: interrupted by SIGINT (exit code 130)"), markdown)
+        let junit = try String(contentsOfFile: file("out.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("errors=\"1\""), junit)
+        XCTAssertTrue(junit.contains("<error type=\"interrupted\" message=\"interrupted by SIGINT: exit code 130;"), junit)
+        XCTAssertEqual(junit.components(separatedBy: "<skipped ").count - 1, rest.count, junit)
+
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
         XCTAssertEqual(leftovers, [], "no temporary files left behind")
     }
 
-    func testSecondSIGINTExitsAtOnce() throws {
-        let dir = try TestSupport.temporaryDirectory()
-        let (process, _, stream) = try startRun(dir)
+    /// Starts `stressbench run --in-process` on a plan of a quick trial and a
+    /// slow one, and returns once the quick one is on disk and the slow one has
+    /// had a second to get going.
+    private func startInProcess(_ dir: URL, slow: String) throws -> (Process, json: String, stream: String) {
+        let plan = dir.appendingPathComponent("slow.yaml").path
+        try """
+            defaults: { threads: 1, warmup: 0s, strategies: [pthread-mutex] }
+            experiments:
+              - name: quick
+                workload: counter
+                ops: 1000
+              - name: slow
+            \(slow.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+            """.write(toFile: plan, atomically: true, encoding: .utf8)
+        let json = dir.appendingPathComponent("out.json").path
+        let stream = dir.appendingPathComponent("out.ndjson").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.stressbenchPath)
+        process.arguments = ["run", plan, "--in-process", "--json", json, "--ndjson", stream, "-q"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
         waitForRecords(stream, 1)
+        sleep(1)
+        XCTAssertTrue(process.isRunning, "the slow trial is running")
+        return (process, json, stream)
+    }
+
+    /// Seconds until `process` exits (or `limit` passes).
+    private func secondsToExit(_ process: Process, limit: Double) -> Double {
+        let start = Date()
+        while process.isRunning && Date().timeIntervalSince(start) < limit { usleep(20_000) }
+        return Date().timeIntervalSince(start)
+    }
+
+    func testInProcessSIGINTEndsTheRunningTrial() throws {
+        // A 60 s trial: without a stop from Ctrl-C it would run to its end.
+        let dir = try TestSupport.temporaryDirectory()
+        let (process, json, _) = try startInProcess(dir, slow: "workload: counter\nduration: 60s")
         process.interrupt()
-        process.interrupt()
+        let waited = secondsToExit(process, limit: 120)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertLessThan(waited, 30, "the trial was ended, not left to run its 60 s")
+        let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        XCTAssertEqual(report.trials.map(\.outcome), [.passed, .skipped])
+        XCTAssertEqual(report.trials[1].failure?.message, "interrupted by SIGINT before it finished; stopped early")
+        XCTAssertTrue(report.trials[1].measurement == nil, "a cut-short window is not a measurement")
+    }
+
+    func testSecondSIGINTExitsAtOnce() throws {
+        // In process, a worker stuck in an endless loop never sees the first
+        // SIGINT's stop: the orderly shutdown waits for the watchdog to give up
+        // (deadlock_after, 60 s) and then exits with 3. Only the second SIGINT
+        // can end it sooner, with 130.
+        let dir = try TestSupport.temporaryDirectory()
+        let (process, json, stream) = try startInProcess(dir, slow: """
+            workload: _fault
+            parameters: { mode: hang, where: outside, after_ops: 50 }
+            ops: 1000
+            deadlock_after: 60s
+            """)
+        process.interrupt()
+        sleep(1)
+        XCTAssertTrue(process.isRunning, "the first SIGINT cannot end a trial whose worker never stops")
+        process.interrupt()
+        let waited = secondsToExit(process, limit: 120)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130, "the second SIGINT ended it, not the watchdog (which exits 3)")
+        XCTAssertLessThan(waited, 30, "well before the 60 s the orderly path would take")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: json), "exiting at once writes no final file")
         let records = try String(contentsOfFile: stream, encoding: .utf8).split(separator: "\n")
-        XCTAssertGreaterThanOrEqual(records.count, 1, "what finished before is still on disk")
+        XCTAssertEqual(records.count, 1, "what finished before is still on disk")
         for line in records { XCTAssertNoThrow(try ResultCoding.decoder().decode(TrialResult.self, from: Data(line.utf8))) }
     }
 }

@@ -198,6 +198,99 @@ final class PlanLoaderTests: XCTestCase {
         XCTAssertTrue(p[0].message.hasPrefix("not valid YAML or JSON:"), p[0].message)
     }
 
+    func testDurationsHaveAnUpperBoundInsteadOfATrap() {
+        // Each of these used to trap (an Int of a UInt64, or an overflowing sum
+        // in the automatic timeout) instead of being refused.
+        let p = TestSupport.problems("""
+            experiments:
+              - workload: counter
+                duration: 4611686018s
+              - name: long-warmup
+                workload: counter
+                duration: 9000000000s
+                warmup: 9000000000s
+              - name: huge
+                workload: counter
+                timeout: 99999999999999s
+                deadlock_after: 169h
+            """)
+        XCTAssertEqual(p.map(\.description), [
+            "test.yaml:3:15: experiments[0].duration: 4611686018s is too long: durations are at most 168h (7 days)",
+            "test.yaml:7:13: experiments[1].warmup: 9000000000s is too long: durations are at most 168h (7 days)",
+            "test.yaml:6:15: experiments[1].duration: 9000000000s is too long: durations are at most 168h (7 days)",
+            "test.yaml:10:14: experiments[2].timeout: 99999999999999s is too long: durations are at most 168h (7 days)",
+            "test.yaml:11:21: experiments[2].deadlock_after: 169h is too long: durations are at most 168h (7 days)",
+        ])
+        // The longest accepted durations expand without overflow.
+        let plan = try? TestSupport.plan("experiments:\n  - workload: counter\n    duration: 168h\n    warmup: 168h\n")
+        XCTAssertEqual(plan.map(TrialMatrix.expand)?.first?.timeoutNs, 3 * 604_800_000_000_000 + 10_000_000_000)
+    }
+
+    func testDeadlockAfterMustBeShorterThanTheTimeout() {
+        let p = TestSupport.problems("""
+            defaults: { deadlock_after: 5s }
+            experiments:
+              - workload: counter
+                timeout: 2s
+                deadlock_after: 60s
+              - name: from-defaults
+                workload: counter
+                timeout: 3s
+              - name: auto
+                workload: counter
+                ops: 1000
+                deadlock_after: 10m
+              - name: fine
+                workload: counter
+                timeout: 6s
+            """)
+        XCTAssertEqual(p.map(\.description), [
+            "test.yaml:5:21: experiments[0].deadlock_after: deadlock_after (60s) must be shorter than the trial timeout (2s): "
+                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
+            "test.yaml:8:14: experiments[1].timeout: deadlock_after (5s) must be shorter than the trial timeout (3s): "
+                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
+            "test.yaml:12:21: experiments[2].deadlock_after: deadlock_after (600s) must be shorter than the trial timeout (120.1s, automatic: warmup + 2m): "
+                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
+        ])
+        let byDefault = TestSupport.problems("experiments:\n  - workload: counter\n    timeout: 1s\n")
+        XCTAssertEqual(byDefault.map(\.description), [
+            "test.yaml:3:14: experiments[0].timeout: deadlock_after (2s, the default) must be shorter than the trial timeout (1s): "
+                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
+        ])
+    }
+
+    func testDuplicateKeyNamesTheRepeatAndItsKeyPath() {
+        let block = TestSupport.problems("""
+            experiments:
+              - workload: counter
+                threads: 2
+                ops: 10
+                threads: 4
+            """)
+        XCTAssertEqual(block.map(\.description), ["test.yaml:5:5: experiments[0].threads: 'threads' is given twice (first at line 3)"])
+
+        let flow = TestSupport.problems("""
+            experiments:
+              - workload: counter
+                parameters: { read_ratio: 0.1, variant: correct, read_ratio: 0.2 }
+              - { workload: bank, ops: 5, ops: 6 }
+            defaults: { threads: 2 }
+            defaults: {}
+            """)
+        XCTAssertEqual(flow.map(\.description), [
+            "test.yaml:3:54: experiments[0].parameters.read_ratio: 'read_ratio' is given twice (first at line 3)",
+            "test.yaml:4:31: experiments[1].ops: 'ops' is given twice (first at line 4)",
+            "test.yaml:6:1: defaults: 'defaults' is given twice (first at line 5)",
+        ])
+
+        let json = TestSupport.problems("""
+            {"experiments": [{"workload": "counter",
+                              "ops": 5,
+                              "ops": 6}]}
+            """)
+        XCTAssertEqual(json.map(\.description), ["test.yaml:3:19: experiments[0].ops: 'ops' is given twice (first at line 2)"])
+    }
+
     func testMissingFile() {
         XCTAssertThrowsError(try PlanLoader(registry: .builtIn).load(file: "/nonexistent/plan.yaml")) { error in
             let e = error as! PlanError

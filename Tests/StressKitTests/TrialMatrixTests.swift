@@ -72,4 +72,16 @@ final class TrialMatrixTests: XCTestCase {
         XCTAssertEqual(rerun.selectedTrials(of: plan).map(\.seed), [77])
         XCTAssertEqual(rerun.selectedTrials(of: plan).map(\.timeoutNs), [3_000_000_000])
     }
+
+    func testAutomaticTimeoutSaturatesForExperimentsBuiltInCode() {
+        // The plan loader bounds durations; an Experiment made in code is not,
+        // and its automatic timeout must not overflow (it used to trap).
+        let e = Experiment(name: "e", workload: "counter", parameters: WorkloadParameters(defaultsOf: [], overrides: [:]),
+                           strategies: ["mutex"], threads: [1], stop: .duration(nanoseconds: 9_000_000_000_000_000_000),
+                           repetitions: 1, seed: 1, warmupNs: 9_000_000_000_000_000_000, timeoutNs: nil)
+        let plan = Plan(name: "p", file: "p.yaml", experiments: [e])
+        let trial = TrialMatrix.expand(plan)[0]
+        XCTAssertEqual(trial.timeoutNs, Int.max)
+        XCTAssertEqual(trial.warmupNs, 9_000_000_000_000_000_000)
+    }
 }

@@ -90,8 +90,11 @@ final class SiteBoard: @unchecked Sendable {
     let labels: [String]
     /// The site id of step 0 of each operation.
     let siteBase: [Int]
-    private var cLabels: [UnsafeMutablePointer<CChar>?] = []
-    private var cPhases: [UnsafeMutablePointer<CChar>?] = []
+    /// C copies of `labels` and of the phase names for the crash handler:
+    /// arrays of C strings in memory of their own, which stay put until deinit
+    /// (a Swift array's buffer is only guaranteed inside withUnsafeBufferPointer).
+    private var cLabels: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+    private var cPhases: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 
     init<State>(workers: Int, operations: [Operation<State>]) {
         self.workers = workers
@@ -107,7 +110,8 @@ final class SiteBoard: @unchecked Sendable {
 
     deinit {
         stress_crash_reporter_clear()
-        for p in cLabels + cPhases { free(p) }
+        Self.freeCStrings(cLabels, count: labels.count)
+        Self.freeCStrings(cPhases, count: WorkerPhase.descriptions.count)
         lines.deallocate()
     }
 
@@ -121,18 +125,25 @@ final class SiteBoard: @unchecked Sendable {
 
     /// Lets the crash handler describe every worker if the process dies by a signal.
     func installCrashReporter() {
-        cLabels = labels.map { strdup($0) }
-        cPhases = WorkerPhase.descriptions.map { strdup($0) }
-        cLabels.withUnsafeBufferPointer { l in
-            cPhases.withUnsafeBufferPointer { p in
-                l.withMemoryRebound(to: UnsafePointer<CChar>?.self) { labels in
-                    p.withMemoryRebound(to: UnsafePointer<CChar>?.self) { phases in
-                        stress_crash_reporter_install(lines[0], Int32(workers), Int32(Self.strideWords),
-                                                      labels.baseAddress, Int32(labels.count), phases.baseAddress)
-                    }
-                }
-            }
-        }
+        guard cLabels == nil else { return }
+        let labelArray = Self.cStrings(labels), phaseArray = Self.cStrings(WorkerPhase.descriptions)
+        cLabels = labelArray
+        cPhases = phaseArray
+        stress_crash_reporter_install(lines[0], Int32(workers), Int32(Self.strideWords),
+                                      labelArray, Int32(labels.count), phaseArray)
+    }
+
+    /// A C array of C strings (`strdup` copies), owned by the caller.
+    private static func cStrings(_ strings: [String]) -> UnsafeMutablePointer<UnsafePointer<CChar>?> {
+        let array = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: Swift.max(1, strings.count))
+        for (i, s) in strings.enumerated() { (array + i).initialize(to: UnsafePointer(strdup(s))) }
+        return array
+    }
+
+    private static func freeCStrings(_ array: UnsafeMutablePointer<UnsafePointer<CChar>?>?, count: Int) {
+        guard let array else { return }
+        for i in 0..<count { free(UnsafeMutableRawPointer(mutating: array[i])) }
+        array.deallocate()
     }
 }
 

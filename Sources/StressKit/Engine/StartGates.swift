@@ -32,6 +32,9 @@ final class ThreadGate: Sendable {
     /// Called by the coordinator: blocks until every worker has arrived.
     func waitForAll() { allArrived.waitUntilOpen() }
 
+    /// Whether every worker has arrived (without waiting).
+    var hasAllArrived: Bool { arrived.withLock { $0 == parties } }
+
     /// Lets every worker go (and any that arrives later pass straight through).
     func release() { released.open() }
 }
@@ -115,6 +118,9 @@ final class TaskGate: Sendable {
 
     /// Blocks the calling thread until every task has arrived.
     func waitForAll() { allArrived.waitUntilOpen() }
+
+    /// Whether every task has arrived (without waiting).
+    var hasAllArrived: Bool { state.withLock { $0.released || $0.continuations.count == parties } }
 
     /// Lets every waiting task go.
     func release() {

@@ -10,7 +10,7 @@ enum TaskDriver {
         state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
     ) -> [WorkerReport] {
         let n = settings.threads
-        let control = TrialControl()
+        let control = TrialControl(stopRequested: settings.stopRequested)
         let warmupGate = TaskGate(parties: n)
         let measureGate = TaskGate(parties: n)
         let endGate = TaskGate(parties: n)
@@ -28,6 +28,7 @@ enum TaskDriver {
                 if settings.stopOnViolation { worker.stopSignal = control }
                 worker.publish(.atBarrier)
                 await warmupGate.arrive()
+                // Past the barrier (see ThreadDriver).
                 worker.publish(.betweenOperations)
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
@@ -69,6 +70,7 @@ enum TaskDriver {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
+        control.watch { endGate.hasAllArrived }
         endGate.waitForAll()
         window.close()
         endGate.release()

@@ -10,6 +10,10 @@ final class TrialControl: Sendable {
     let phase = Atomic<Int>(TrialControl.warmup)
     /// Opens when the trial stops, waking a coordinator that sleeps in ``sleep(upTo:)``.
     private let stopped = ConditionSignal()
+    /// ``TrialSettings/stopRequested``, polled only by the coordinator.
+    private let stopRequested: (@Sendable () -> Bool)?
+
+    init(stopRequested: (@Sendable () -> Bool)? = nil) { self.stopRequested = stopRequested }
 
     @inline(__always)
     var current: Int { phase.load(ordering: .relaxed) }
@@ -25,10 +29,39 @@ final class TrialControl: Sendable {
         _ = phase.compareExchange(expected: TrialControl.warmup, desired: TrialControl.measure, ordering: .acquiringAndReleasing)
     }
 
-    /// Sleeps up to `ns`, returning early if the trial was stopped (one timed
-    /// wait, so the coordinator does not wake up during the window).
+    /// Sleeps up to `ns`, returning early if the trial was stopped (by a
+    /// worker, or from outside: then it stops the trial). One timed wait when
+    /// nobody outside can ask to stop, so the coordinator does not wake up
+    /// during the window; else waits of 20 ms between asking.
     func sleep(upTo ns: UInt64) {
-        _ = stopped.wait(upTo: ns)
+        guard let stopRequested else {
+            _ = stopped.wait(upTo: ns)
+            return
+        }
+        let until = MonotonicClock.now() &+ ns
+        while current != TrialControl.stop {
+            if stopRequested() {
+                enter(TrialControl.stop)
+                return
+            }
+            let now = MonotonicClock.now()
+            guard now < until else { return }
+            _ = stopped.wait(upTo: Swift.min(until &- now, 20_000_000))
+        }
+    }
+
+    /// For a trial without a timed window: waits until `done()` while asking
+    /// the outside whether to stop, and stops the trial if it says so. Returns
+    /// at once when nobody outside can ask.
+    func watch(until done: () -> Bool) {
+        guard let stopRequested else { return }
+        while !done() {
+            if stopRequested() {
+                enter(TrialControl.stop)
+                return
+            }
+            MonotonicClock.sleep(nanoseconds: 5_000_000)
+        }
     }
 }
 
@@ -45,7 +78,7 @@ enum ThreadDriver {
         state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
-        let control = TrialControl()
+        let control = TrialControl(stopRequested: settings.stopRequested)
         let warmupGate = ThreadGate(parties: n)
         let measureGate = ThreadGate(parties: n)
         let endGate = ThreadGate(parties: n)
@@ -64,6 +97,9 @@ enum ThreadDriver {
                 let program = CompiledProgram(operations, siteBase: board.siteBase)
                 worker.publish(.atBarrier)
                 warmupGate.arriveAndWait()
+                // Past the barrier: say so at once, or a crash report or the
+                // watchdog would show this worker waiting at it until its
+                // first operation.
                 worker.publish(.betweenOperations)
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
@@ -123,6 +159,7 @@ enum ThreadDriver {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }
+        control.watch { endGate.hasAllArrived }
         endGate.waitForAll()
         window.close()
         endGate.release()
@@ -229,6 +266,8 @@ final class ReportSlots: Sendable {
     private let slots: Mutex<[WorkerReport?]>
     init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
     func deposit(_ report: WorkerReport, at index: Int) { slots.withLock { $0[index] = report } }
+    /// How many workers have stopped.
+    var deposited: Int { slots.withLock { $0.count { $0 != nil } } }
     var collected: [WorkerReport] { slots.withLock { $0.compactMap { $0 } } }
 }
 

@@ -30,6 +30,11 @@ public struct TrialSettings: Sendable {
     /// End the trial at the first violation a worker sees (to find bugs fast;
     /// the figures then cover a shortened window).
     public var stopOnViolation: Bool
+    /// Asked by the coordinating thread (never by a worker) every few
+    /// milliseconds while the trial runs: when it returns true the trial ends
+    /// early, as if its window were over. An in-process run stops the running
+    /// trial on Ctrl-C with it. Nil: the trial ends only by its stop condition.
+    public var stopRequested: (@Sendable () -> Bool)?
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,

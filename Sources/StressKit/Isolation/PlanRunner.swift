@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Options for running a plan.
 public struct RunOptions: Sendable {
@@ -33,14 +34,32 @@ public struct RunOptions: Sendable {
     public var handleInterrupts: Bool
     /// Run only this slice of the matrix (`--shard i/n`); applied before `only`.
     public var shard: TrialShard?
+    /// Trials per cell for every experiment, overriding the plan (`--repetitions`).
+    public var repetitions: Int?
+    /// The baseline the run is compared with (`--baseline`). The runner does
+    /// not read it; rerun commands carry it, because a comparison raises the
+    /// repetitions of experiments that leave them to the default, which
+    /// decides which trials exist.
+    public var baselineFile: String?
+    /// The name rerun commands start with: the executable as invoked
+    /// (`stressbench`, or a team's own build of it).
+    public var executableName: String
+
+    /// How this run's trials and cells are rerun exactly: the executable and
+    /// every override above that changes which trials exist or how they run.
+    public var rerun: RerunCommand { RerunCommand(executable: executableName, overridesOf: self) }
 
     /// Options.
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
         timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
         allocator: AllocatorKind? = nil, stopOnViolation: Bool = false, failFast: Bool = false,
-        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil
+        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil,
+        repetitions: Int? = nil, baselineFile: String? = nil, executableName: String = "stressbench"
     ) {
+        self.repetitions = repetitions
+        self.baselineFile = baselineFile
+        self.executableName = executableName
         self.shard = shard
         self.allocator = allocator
         self.stopOnViolation = stopOnViolation
@@ -76,8 +95,9 @@ public struct PlanRunner: Sendable {
     /// The whole matrix of `plan` under these options (before the shard and `only`).
     public func matrix(of plan: Plan) -> [TrialSpec] {
         var plan = plan
-        if let allocator = options.allocator {
-            for i in plan.experiments.indices { plan.experiments[i].allocators = [allocator] }
+        for i in plan.experiments.indices {
+            if let allocator = options.allocator { plan.experiments[i].allocators = [allocator] }
+            if let repetitions = options.repetitions { plan.experiments[i].repetitions = repetitions }
         }
         return TrialMatrix.expand(plan)
     }
@@ -88,8 +108,8 @@ public struct PlanRunner: Sendable {
         return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
-            if let t = options.timeoutNs { s.timeoutNs = Int(t) }
-            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(d) }
+            if let t = options.timeoutNs { s.timeoutNs = Int(clamping: t) }
+            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(clamping: d) }
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             if options.stopOnViolation { s.stopOnViolation = true }
             return s
@@ -103,6 +123,10 @@ public struct PlanRunner: Sendable {
     /// Runs every selected trial of `plan`. `progress` is called before each trial
     /// starts (with nil result) and after it ends.
     ///
+    /// When the run stops early (a signal, `failFast`), the report says why in
+    /// ``RunReport/stop`` and every trial it did not start is a `skipped` record
+    /// saying so (also appended to the stream).
+    ///
     /// Throws only when the stream file cannot be created; once trials run,
     /// every outcome is a record.
     public func run(
@@ -113,28 +137,49 @@ public struct PlanRunner: Sendable {
         let stream = try options.streamPath.map { path throws(RunError) in try RecordStream(path: path) }
         if options.handleInterrupts { Interruption.install() }
         var results: [TrialResult] = []
-        var interrupted = false
+        var stop: RunStop?
         for (i, spec) in trials.enumerated() {
-            if options.handleInterrupts && Interruption.requested { interrupted = true; break }
-            progress?(i, trials.count, spec, nil)
-            var result = runTrial(spec)
-            if options.handleInterrupts && Interruption.requested && result.outcome == .skipped {
-                interrupted = true
+            if let signal = interruption() {
+                stop = RunStop(reason: .signal, signal: signal)
                 break
             }
-            if result.outcome != .passed {
-                result.rerunCommand = result.makeRerunCommand(planFile: plan.file) + (options.fuzz.map { " --fuzz \($0.rawValue)" } ?? "")
-            }
+            progress?(i, trials.count, spec, nil)
+            var result = runTrial(spec)
+            if result.outcome != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
             results.append(result)
             stream?.append(result)
             progress?(i, trials.count, spec, result)
-            if options.failFast && result.outcome.isFailure { break }
+            if let signal = interruption() {
+                stop = RunStop(reason: .signal, signal: signal, trial: result.outcome == .skipped ? spec.id : nil)
+            } else if options.failFast && result.outcome.isFailure {
+                stop = RunStop(reason: .failFast, trial: spec.id)
+            }
+            if stop != nil { break }
         }
-        var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(),
-                               interrupted: interrupted, trials: results)
+        if let stop {
+            for spec in trials.dropFirst(results.count) {
+                var skipped = TrialResult.failed(spec, .skipped, FailureReport(message: "not run: the run was \(stop.summary)"))
+                skipped.rerunCommand = rerunCommand(for: spec, planFile: plan.file)
+                results.append(skipped)
+                stream?.append(skipped)
+            }
+        }
+        var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
+        report.rerun = options.rerun
         report.shard = options.shard
         report.matrixTrials = matrix(of: plan).count
         return report
+    }
+
+    /// The name of the signal that asked this run to stop, when it handles them.
+    private func interruption() -> String? {
+        guard options.handleInterrupts, let signal = Interruption.signal else { return nil }
+        return ChildProcess.signalName(signal)
+    }
+
+    /// The command that reruns exactly `trial`, with this run's overrides.
+    func rerunCommand(for trial: TrialSpec, planFile: String) -> String {
+        options.rerun.trial(trial, planFile: planFile)
     }
 
     /// Runs one trial as the options say and returns its record, whatever happens
@@ -154,10 +199,31 @@ public struct PlanRunner: Sendable {
         }
         switch options.isolation {
         case .inProcess:
-            return LocalTrial.run(spec, registry: registry)
+            return runHere(spec)
         case .childProcess(let executable, let arguments):
             return runInChild(spec, executable: executable, arguments: arguments, preload: preload)
         }
+    }
+
+    /// Runs `spec` in this process. When this run handles interrupts, Ctrl-C
+    /// ends the running trial (as it ends a child process), and the trial is
+    /// then recorded `skipped`: its figures cover a cut-short window.
+    private func runHere(_ spec: TrialSpec) -> TrialResult {
+        guard options.handleInterrupts else { return LocalTrial.run(spec, registry: registry) }
+        let cut = Mutex(false)
+        var result = LocalTrial.run(spec, registry: registry, stopRequested: {
+            guard Interruption.requested else { return false }
+            cut.withLock { $0 = true }
+            return true
+        })
+        if cut.withLock({ $0 }) {
+            let signal = Interruption.signal.map(ChildProcess.signalName) ?? "a signal"
+            result.outcome = .skipped
+            result.measurement = nil
+            result.failure = FailureReport(message: "interrupted by \(signal) before it finished; stopped early"
+                                           + (result.violations.count > 0 ? " (the violations it saw are kept)" : ""))
+        }
+        return result
     }
 
     private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String], preload: String?) -> TrialResult {
@@ -173,6 +239,7 @@ public struct PlanRunner: Sendable {
         // The runtime's backtracer can take seconds per crash; the trap message
         // itself is printed without it.
         if inherited["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        environment[TrialChild.parentVariable] = String(getpid())
         if let preload {
             environment["LD_PRELOAD"] = ([preload] + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
         }
@@ -200,7 +267,8 @@ public struct PlanRunner: Sendable {
         }
         switch capture.termination {
         case .interrupted:
-            return .failed(spec, .skipped, FailureReport(message: "interrupted before it finished", outputTail: tail))
+            let signal = Interruption.signal.map(ChildProcess.signalName) ?? "a signal"
+            return .failed(spec, .skipped, FailureReport(message: "interrupted by \(signal) before it finished; its process was ended", outputTail: tail))
         case .timedOut:
             let limit = Quantities.format(nanoseconds: UInt64(spec.timeoutNs))
             return .failed(spec, .timeout, FailureReport(message: "did not finish within its \(limit) timeout; killed", outputTail: tail))
@@ -210,7 +278,11 @@ public struct PlanRunner: Sendable {
         case .exited(let status):
             if var record, record.trial.id == spec.id {
                 if status != 0 {
-                    record.failure = FailureReport(message: "exited with status \(status) after writing its record", exitStatus: Int(status), outputTail: tail)
+                    // Whatever went wrong after the record (an exit handler, a
+                    // crash on the way out) is a failure; the figures are kept.
+                    record.outcome = .crashed
+                    record.failure = FailureReport(message: "the trial process exited with status \(status) after writing its record",
+                                                   exitStatus: Int(status), outputTail: tail)
                 }
                 return record
             }
@@ -251,9 +323,10 @@ public struct PlanRunner: Sendable {
 }
 
 extension TrialResult {
-    /// The command that reruns exactly this trial.
+    /// The command that reruns exactly this trial with `stressbench` and no
+    /// overrides (a run's own records carry the exact one in ``rerunCommand``).
     public func makeRerunCommand(planFile: String) -> String {
-        "stressbench run \(planFile) --only \(trial.id) --seed \(trial.seed)"
+        RerunCommand.standard.trial(trial, planFile: planFile)
     }
 }
 

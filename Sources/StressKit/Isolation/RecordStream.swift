@@ -15,10 +15,18 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 /// Newline-delimited JSON: one trial record per line, appended and flushed to
 /// disk as each trial finishes. A run killed at any point leaves every finished
 /// trial readable; at worst the last line is cut short, which readers skip.
+///
+/// The file is emptied when the run starts and is not written atomically, by
+/// design: it grows record by record. A record that cannot be appended (the
+/// disk is full) is reported once on standard error; the run goes on and the
+/// final files still have every record.
 final class RecordStream {
     private let fd: Int32
+    private let path: String
+    private var warned = false
 
     init(path: String) throws(RunError) {
+        self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RunError(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
     }
@@ -27,18 +35,38 @@ final class RecordStream {
 
     /// Appends one record as a line (a single write) and flushes it to disk.
     func append(_ result: TrialResult) {
-        guard let data = try? ResultCoding.encoder(pretty: false).encode(result) else { return }
+        let data: Data
+        do {
+            data = try ResultCoding.encoder(pretty: false).encode(result)
+        } catch {
+            warn("cannot encode the record of \(result.trial.id): \(error)")
+            return
+        }
         let line = data + Data("\n".utf8)
-        line.withUnsafeBytes { bytes in
+        let failure: Int32? = line.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
+                if n <= 0 { return n < 0 ? errno : EIO }
                 offset += n
             }
+            return nil
         }
-        fsync(fd)
+        if let failure {
+            warn("cannot append to \(path): \(String(cString: strerror(failure)))")
+        } else if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+            // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the line is written.
+            warn("cannot flush \(path) to disk: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Says once that the stream is incomplete; a run with a full disk would
+    /// otherwise print the same line after every trial.
+    private func warn(_ message: String) {
+        guard !warned else { return }
+        warned = true
+        FileHandle.standardError.write(Data("stressbench: warning: \(message); the stream may miss records from here on (the final files still have them)\n".utf8))
     }
 
     /// Reads a stream back, skipping a final line cut short by a crash.

@@ -10,11 +10,16 @@ import Foundation
 public enum TrialChild {
     /// Environment variable naming the descriptor to write the result to.
     public static let resultDescriptorVariable = "STRESSBENCH_RESULT_FD"
+    /// Environment variable with the parent's process id, set by the parent.
+    public static let parentVariable = "STRESSBENCH_PARENT_PID"
 
     /// Runs the trial on standard input and exits: 0 when a record was written,
     /// 2 when the input was not a trial spec.
     public static func main(registry: StressRegistry) -> Never {
         _ = stress_die_with_parent()
+        // A parent killed before that call took effect would leave this process
+        // running on its own: then there is nobody to report to.
+        if let parent = ProcessInfo.processInfo.environment[parentVariable].flatMap(Int32.init), getppid() != parent { _exit(3) }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         guard let spec = try? ResultCoding.decoder().decode(TrialSpec.self, from: input) else {
             FileHandle.standardError.write(Data("stressbench _trial: standard input is not a trial spec (this command is internal to stressbench run)\n".utf8))
@@ -47,10 +52,12 @@ public enum LocalTrial {
     /// If the watchdog finds the trial stalled, `onStall` gets the `deadlock` or
     /// `hang` record and must end the process (the stuck threads cannot be
     /// stopped); by default it prints the report and exits with status 3, which
-    /// is what an in-process run can do.
+    /// is what an in-process run can do. `stopRequested` can end the trial early
+    /// (see ``TrialSettings/stopRequested``); its figures then cover a shorter window.
     public static func run(
         _ spec: TrialSpec, registry: StressRegistry,
-        onStall: @escaping @Sendable (TrialResult) -> Void = LocalTrial.exitOnStall
+        onStall: @escaping @Sendable (TrialResult) -> Void = LocalTrial.exitOnStall,
+        stopRequested: (@Sendable () -> Bool)? = nil
     ) -> TrialResult {
         guard let workload = registry.workload(named: spec.workload) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no workload named '\(spec.workload)'"))
@@ -62,7 +69,9 @@ public enum LocalTrial {
             return .failed(spec, .error, FailureReport(message: "jemalloc was asked for but is not this process's allocator (LD_PRELOAD did not take)"))
         }
         do {
-            let output = try workload.run(spec.parameters, strategy, TrialSettings(spec)) { report in
+            var settings = TrialSettings(spec)
+            settings.stopRequested = stopRequested
+            let output = try workload.run(spec.parameters, strategy, settings) { report in
                 onStall(stalledResult(spec, report))
             }
             return TrialResult(

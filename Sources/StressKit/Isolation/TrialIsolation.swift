@@ -3,7 +3,8 @@ import Foundation
 /// Where each trial runs.
 public enum TrialIsolation: Sendable {
     /// In the calling process: fast to debug under a debugger, but a trap ends the
-    /// whole run and a hang is never timed out.
+    /// whole run, a deadlock or hang found by the watchdog ends it too (see
+    /// ``LocalTrial/exitOnStall``), and trial timeouts do not apply.
     case inProcess
     /// In a child process of `executable`, started as `executable arguments...`,
     /// which must read a ``TrialSpec`` from standard input and answer through

@@ -26,11 +26,11 @@ public enum TrialMatrix {
                             threads: threads,
                             repetition: rep,
                             seed: seed(base: e.seed, experiment: e.name, threads: threads, repetition: rep),
-                            warmupNs: Int(e.warmupNs),
-                            durationNs: e.stop.durationNs.map(Int.init),
+                            warmupNs: Int(clamping: e.warmupNs),
+                            durationNs: e.stop.durationNs.map { Int(clamping: $0) },
                             opsPerThread: e.stop.opsPerThread,
-                            timeoutNs: Int(e.timeoutNs ?? automaticTimeout(e)),
-                            deadlockAfterNs: Int(e.deadlockAfterNs),
+                            timeoutNs: Int(clamping: e.timeoutNs ?? automaticTimeout(e)),
+                            deadlockAfterNs: Int(clamping: e.deadlockAfterNs),
                             fuzz: e.fuzz.forRepetition(rep),
                             timing: e.timing,
                             allocator: allocator,
@@ -54,11 +54,12 @@ public enum TrialMatrix {
     }
 
     /// Twice the expected run time plus ten seconds for a timed trial, two minutes
-    /// past the warm-up for a counted one.
+    /// past the warm-up for a counted one. Saturating: the plan loader bounds
+    /// every duration, but an ``Experiment`` can also be built in code.
     static func automaticTimeout(_ e: Experiment) -> UInt64 {
         switch e.stop {
-        case .duration(let ns): return e.warmupNs + 2 * ns + 10_000_000_000
-        case .operations: return e.warmupNs + 120_000_000_000
+        case .duration(let ns): return e.warmupNs.saturatingAdd(ns.saturatingMultiply(2)).saturatingAdd(10_000_000_000)
+        case .operations: return e.warmupNs.saturatingAdd(120_000_000_000)
         }
     }
 }
@@ -72,5 +73,19 @@ extension StopCondition {
     var opsPerThread: Int? {
         if case .operations(let n) = self { return n }
         return nil
+    }
+}
+
+extension UInt64 {
+    /// `self + other`, or `UInt64.max` where that overflows.
+    func saturatingAdd(_ other: UInt64) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
+    }
+
+    /// `self × other`, or `UInt64.max` where that overflows.
+    func saturatingMultiply(_ other: UInt64) -> UInt64 {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? .max : product
     }
 }

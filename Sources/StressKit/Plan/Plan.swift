@@ -106,4 +106,9 @@ public enum PlanDefaults {
     /// `deadlock_after`: how long no worker may go without completing an
     /// operation before the watchdog calls it a deadlock or a hang.
     public static let deadlockAfterNs: UInt64 = 2_000_000_000
+    /// The longest duration any key or option accepts: 7 days (`168h`). Far
+    /// beyond any useful trial, and small enough that sums of durations (the
+    /// automatic timeout) never come near the range of a 64-bit count of
+    /// nanoseconds.
+    public static let maxDurationNs: UInt64 = 7 * 24 * 3_600 * 1_000_000_000
 }

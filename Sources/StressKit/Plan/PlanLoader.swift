@@ -50,6 +50,11 @@ public struct PlanLoader: Sendable {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
+        } catch YamlError.duplicatedKeysInMapping(let keys, let context) {
+            let located = keys.sorted().first.flatMap { DuplicateKeys.problems(text: text, file: file, key: $0, mark: context.mark) }
+            throw PlanError(problems: located ?? [PlanProblem(
+                file: file, path: .root, line: context.mark.line, column: context.mark.column,
+                message: "a key is given twice in one mapping: \(keys.map { "'\($0)'" }.joined(separator: ", "))")])
         } catch let error as YamlError {
             throw PlanError(problems: [Self.syntaxProblem(error, file: file)])
         } catch {
@@ -149,6 +154,10 @@ public struct PlanLoader: Sendable {
         var allocators: [AllocatorKind]?
         var load: LoadSettings?
         var stopOnViolation: Bool?
+        /// Where `timeout` and `deadlock_after` were given at this level, for
+        /// the check that one is shorter than the other.
+        var timeoutAt: (node: Node, path: PlanKeyPath)?
+        var deadlockAfterAt: (node: Node, path: PlanKeyPath)?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -165,7 +174,9 @@ public struct PlanLoader: Sendable {
             case "repetitions": layer.repetitions = r.integer(value, here, range: 1...100_000, what: "a positive number of repetitions")
             case "seed": layer.seed = r.integer(value, here, range: 0...(1 << 53 - 1), what: "a non-negative integer seed").map(UInt64.init)
             case "warmup": layer.warmup = r.duration(value, here, positive: false)
-            case "deadlock_after": layer.deadlockAfter = r.duration(value, here, positive: true)
+            case "deadlock_after":
+                layer.deadlockAfter = r.duration(value, here, positive: true)
+                layer.deadlockAfterAt = (value, here)
             case "fuzz": layer.fuzz = parseFuzz(value, here, &r)
             case "timing": layer.timing = parseTiming(value, here, &r)
             case "allocator": layer.allocators = parseAllocators(value, here, &r)
@@ -175,6 +186,7 @@ public struct PlanLoader: Sendable {
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
                 }
+                layer.timeoutAt = (value, here)
             default: break
             }
         }
@@ -229,7 +241,7 @@ public struct PlanLoader: Sendable {
             r.fail(path, node, "a paced rate given as a share of capacity is calibrated during the warm-up; set a warm-up (e.g. warmup: 200ms)")
         }
         guard r.problems.count == before else { return nil }
-        return Experiment(
+        let experiment = Experiment(
             name: name ?? workload.descriptor.name,
             description: description,
             workload: workload.descriptor.name,
@@ -249,6 +261,29 @@ public struct PlanLoader: Sendable {
             load: load,
             stopOnViolation: layer.stopOnViolation ?? defaults.stopOnViolation ?? false
         )
+        checkWatchdogFitsTimeout(experiment, layer: layer, defaults: defaults, node: node, path: path, &r)
+        return experiment
+    }
+
+    /// `deadlock_after` must be shorter than the trial timeout: otherwise the
+    /// parent kills a deadlocked trial first and it ends as a bare `timeout`,
+    /// without the watchdog's report of where every worker waits. The problem is
+    /// located at the more specific of the two keys (the experiment's before
+    /// `defaults`, `deadlock_after` before `timeout`).
+    private func checkWatchdogFitsTimeout(
+        _ e: Experiment, layer: Layer, defaults: Layer, node: Node, path: PlanKeyPath, _ r: inout PlanReader
+    ) {
+        let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
+        guard e.deadlockAfterNs >= timeout else { return }
+        let format = Quantities.format(nanoseconds:)
+        let timeoutText = e.timeoutNs == nil
+            ? "\(format(timeout)), automatic: \(e.stop.durationNs == nil ? "warmup + 2m" : "warmup + 2 × duration + 10s")"
+            : format(timeout)
+        let deadlockText = format(e.deadlockAfterNs) + (layer.deadlockAfterAt ?? defaults.deadlockAfterAt == nil ? ", the default" : "")
+        let at = layer.deadlockAfterAt ?? layer.timeoutAt ?? defaults.deadlockAfterAt ?? defaults.timeoutAt
+        r.fail(at?.path ?? path, at?.node ?? node,
+               "deadlock_after (\(deadlockText)) must be shorter than the trial timeout (\(timeoutText)): "
+               + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout")
     }
 
     // MARK: - Values

@@ -92,17 +92,27 @@ struct PlanReader {
         }
     }
 
-    /// A duration (`500ms`, `2s`; a bare number is seconds), optionally > 0.
+    /// A duration (`500ms`, `2s`; a bare number is seconds), optionally > 0,
+    /// at most ``PlanDefaults/maxDurationNs``.
     mutating func duration(_ node: Node, _ path: PlanKeyPath, positive: Bool) -> UInt64? {
-        guard case .scalar(let s) = node, let v = Quantities.nanoseconds(from: s.string) else {
+        guard case .scalar(let s) = node else {
             fail(path, node, "expected a duration such as 500ms, 2s or 100us, found \(describe(node))")
             return nil
         }
-        if positive && v == 0 {
-            fail(path, node, "must be longer than zero")
+        switch Quantities.boundedNanoseconds(from: s.string) {
+        case .failure(.notADuration):
+            fail(path, node, "expected a duration such as 500ms, 2s or 100us, found \(describe(node))")
             return nil
+        case .failure(.tooLong(let message)):
+            fail(path, node, message)
+            return nil
+        case .success(let v):
+            if positive && v == 0 {
+                fail(path, node, "must be longer than zero")
+                return nil
+            }
+            return v
         }
-        return v
     }
 
     /// A sequence, or a single value standing for a one-element sequence.

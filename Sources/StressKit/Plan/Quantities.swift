@@ -6,8 +6,15 @@ public enum Quantities {
     ]
 
     /// Nanoseconds from `"250ms"`, `"1.5s"`, `"100us"`, `"2m"`; a bare number is
-    /// seconds. Nil when the text is not a duration.
+    /// seconds. Nil when the text is not a duration or does not fit 64 bits
+    /// (see ``durationLimitProblem(_:)`` for the limit plans and options keep to).
     public static func nanoseconds(from text: String) -> UInt64? {
+        guard let ns = exactNanoseconds(from: text), ns < 1.8e19 else { return nil }
+        return UInt64(ns.rounded())
+    }
+
+    /// The nanoseconds a duration's text says, however large; nil when it is not a duration.
+    static func exactNanoseconds(from text: String) -> Double? {
         let t = text.trimmingSpaces
         guard !t.isEmpty else { return nil }
         let split = t.firstIndex { !($0.isNumber || $0 == "." || $0 == "_") } ?? t.endIndex
@@ -20,8 +27,25 @@ public enum Quantities {
             scale = found.1
         }
         let ns = value * scale
-        guard ns < 1.8e19 else { return nil }
-        return UInt64(ns.rounded())
+        return ns.isFinite ? ns : nil
+    }
+
+    /// A duration from user input held to ``PlanDefaults/maxDurationNs``: the
+    /// nanoseconds, or why the text is not usable.
+    public static func boundedNanoseconds(from text: String) -> Result<UInt64, DurationProblem> {
+        guard let ns = exactNanoseconds(from: text) else { return .failure(.notADuration) }
+        guard ns <= Double(PlanDefaults.maxDurationNs) else {
+            return .failure(.tooLong("\(text.trimmingSpaces) is too long: durations are at most 168h (7 days)"))
+        }
+        return .success(UInt64(ns.rounded()))
+    }
+
+    /// Why a duration's text was refused.
+    public enum DurationProblem: Error, Sendable, Equatable {
+        /// Not a duration at all.
+        case notADuration
+        /// Longer than ``PlanDefaults/maxDurationNs``; the message says so.
+        case tooLong(String)
     }
 
     /// A count from `"5000"`, `"100_000"`, `"100k"`, `"2M"`, `"1G"`. Nil otherwise

@@ -1,21 +1,21 @@
 /// The gate's part of the terminal report: failed thresholds and the baseline
 /// comparison table, each failing line with the command that reruns the cell.
 public enum GateSummary {
-    /// The text (empty when the run was not gated).
-    public static func render(_ gate: GateReport?, planFile: String) -> String {
+    /// The text (empty when the run was not gated); rerun commands use `rerun`.
+    public static func render(_ gate: GateReport?, planFile: String, rerun: RerunCommand = .standard) -> String {
         guard let gate else { return "" }
         var text = ""
         if !gate.thresholds.isEmpty {
-            text += thresholdSection(gate.thresholds, planFile: planFile)
+            text += thresholdSection(gate.thresholds, planFile: planFile, rerun: rerun)
         }
         if let c = gate.comparison {
             if !text.isEmpty { text += "\n" }
-            text += comparisonSection(c, planFile: planFile)
+            text += comparisonSection(c, planFile: planFile, rerun: rerun)
         }
         return text
     }
 
-    static func thresholdSection(_ checks: [ThresholdCheck], planFile: String) -> String {
+    static func thresholdSection(_ checks: [ThresholdCheck], planFile: String, rerun: RerunCommand) -> String {
         let cells = Set(checks.map(\.cell)).count
         var counts: [ThresholdCheck.Status: Int] = [:]
         for c in checks { counts[c.status, default: 0] += 1 }
@@ -23,12 +23,12 @@ public enum GateSummary {
         var lines = ["Thresholds: \(checks.count) check(s) on \(cells) cell(s): \(parts.joined(separator: ", "))"]
         for c in checks where c.status != .passed {
             lines.append("  \(c.status == .failed ? "FAILED" : "note:") \(c.cell): \(c.message)")
-            if c.status == .failed { lines.append("    rerun: \(rerunCommand(c.cell, planFile: planFile))") }
+            if c.status == .failed { lines.append("    rerun: \(rerun.cell(c.cell, planFile: planFile))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func comparisonSection(_ c: ComparisonReport, planFile: String) -> String {
+    static func comparisonSection(_ c: ComparisonReport, planFile: String, rerun: RerunCommand) -> String {
         let s = c.settings
         var text = "Baseline comparison\(c.baselineFile.map { " with \($0)" } ?? ""): \(ComparisonReport.method(c)).\n\n"
         let header = ["cell", "n", "baseline", "new", "ratio [interval]", "p", "p adj", "verdict"]
@@ -44,7 +44,7 @@ public enum GateSummary {
         if !notable.isEmpty {
             text += "\n" + notable.map { cell in
                 var line = "  \(cell.verdict.rawValue): \(cell.cell): \(cell.reason)"
-                if cell.verdict == .regressed { line += "\n    rerun: \(rerunCommand(cell.cell, planFile: planFile))" }
+                if cell.verdict == .regressed { line += "\n    rerun: \(rerun.cell(cell.cell, planFile: planFile))" }
                 return line
             }.joined(separator: "\n") + "\n"
         }
@@ -58,8 +58,9 @@ public enum GateSummary {
         return text
     }
 
-    /// The command that reruns every repetition of `cell`.
-    public static func rerunCommand(_ cell: CellKey, planFile: String) -> String {
-        "stressbench run \(planFile) --only \(cell.experiment)/\(cell.strategy)/t\(cell.threads)"
+    /// The command that reruns every repetition of `cell` (the overrides of
+    /// the run that made `report`, when it recorded them).
+    public static func rerunCommand(_ cell: CellKey, of report: RunReport) -> String {
+        (report.rerun ?? .standard).cell(cell, planFile: report.planFile)
     }
 }

@@ -12,7 +12,7 @@ public enum HistogramFiles {
     /// Writes one file per trial of `report` that has latency samples into
     /// `directory` (created if missing), each atomically; returns the paths.
     public static func write(_ report: RunReport, to directory: String) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try AtomicFile.prepareDirectory(directory)
         var written: [String] = []
         for r in report.trials {
             guard let m = r.measurement, !m.histogram.isEmpty else { continue }

@@ -13,18 +13,18 @@ public enum JUnitReport {
             suites.append(gateSuite(gate, report: report))
         }
         let all = suites.joined(separator: "\n")
-        let (tests, failures, skipped) = counts(report)
+        let (tests, failures, errors, skipped) = counts(report)
         return """
             <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="stressbench" tests="\(tests)" failures="\(failures)" errors="0" skipped="\(skipped)">
+            <testsuites name="stressbench" tests="\(tests)" failures="\(failures)" errors="\(errors)" skipped="\(skipped)">
             \(all)
             </testsuites>
 
             """
     }
 
-    private static func counts(_ report: RunReport) -> (Int, Int, Int) {
-        var tests = report.trials.count
+    private static func counts(_ report: RunReport) -> (Int, Int, Int, Int) {
+        var tests = report.trials.count + (stoppedBySignal(report) ? 1 : 0)
         var failures = report.trials.filter { $0.outcome.isFailure }.count
         let skipped = report.trials.filter { $0.outcome == .skipped }.count
         if let gate = report.gate {
@@ -32,7 +32,18 @@ public enum JUnitReport {
             tests += gateTests
             failures += gateFailures
         }
-        return (tests, failures, skipped)
+        return (tests, failures, stoppedBySignal(report) ? 1 : 0, skipped)
+    }
+
+    /// A run a signal stopped gets one more test case, an error, so that CI
+    /// does not read the trials that finished (and the skipped rest) as a pass.
+    private static func stoppedBySignal(_ report: RunReport) -> Bool { report.stop?.reason == .signal }
+
+    private static func stopCase(_ report: RunReport) -> String {
+        let stop = report.stop!
+        let notRun = report.trials.filter { $0.outcome == .skipped }.count
+        let message = "\(stop.summary): exit code \(report.exitCode.rawValue); \(notRun) trial(s) skipped"
+        return "    <testcase classname=\"\(xml("stressbench.\(report.plan)"))\" name=\"run\">\n      <error type=\"interrupted\" message=\"\(xml(message))\"/>\n    </testcase>"
     }
 
     /// Test cases and failures of the gate suite: one per threshold check, one
@@ -47,7 +58,9 @@ public enum JUnitReport {
         let failures = report.trials.filter { $0.outcome.isFailure }.count
         let skipped = report.trials.filter { $0.outcome == .skipped }.count
         let time = report.trials.compactMap(\.measurement).map { Double($0.elapsedNs) / 1e9 }.reduce(0, +)
-        var lines = ["  <testsuite name=\"\(xml(report.plan))\" tests=\"\(report.trials.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(report.startedAt))\">"]
+        let stopped = stoppedBySignal(report)
+        var lines = ["  <testsuite name=\"\(xml(report.plan))\" tests=\"\(report.trials.count + (stopped ? 1 : 0))\" failures=\"\(failures)\" errors=\"\(stopped ? 1 : 0)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(report.startedAt))\">"]
+        if stopped { lines.append(stopCase(report)) }
         for r in report.trials {
             let t = r.trial
             let name = caseName(t)
@@ -73,7 +86,7 @@ public enum JUnitReport {
         for c in gate.thresholds {
             let open = "    <testcase classname=\"\(classname)\" name=\"\(xml("\(c.cell): \(c.threshold.expression)"))\""
             if c.status == .failed {
-                let body = c.message + "\nrerun: " + GateSummary.rerunCommand(c.cell, planFile: report.planFile)
+                let body = c.message + "\nrerun: " + GateSummary.rerunCommand(c.cell, of: report)
                 lines.append(open + ">\n      <failure type=\"threshold\" message=\"\(xml(c.message))\">\(xml(body))</failure>\n    </testcase>")
             } else {
                 lines.append(open + ">\n      <system-out>\(xml(c.message))</system-out>\n    </testcase>")
@@ -90,7 +103,7 @@ public enum JUnitReport {
                 let summary = "\(cell.verdict.rawValue): \(comparison.settings.metric.rawValue) ratio \(Formatting.ratio(cell.ratio, cell.ratioLow, cell.ratioHigh)); \(cell.reason)"
                 let open = "    <testcase classname=\"\(classname)\" name=\"\(xml("\(cell.cell): \(comparison.settings.metric.rawValue) vs baseline"))\""
                 if cell.verdict == .regressed {
-                    let body = summary + "\nrerun: " + GateSummary.rerunCommand(cell.cell, planFile: report.planFile)
+                    let body = summary + "\nrerun: " + GateSummary.rerunCommand(cell.cell, of: report)
                     lines.append(open + ">\n      <failure type=\"regression\" message=\"\(xml(summary))\">\(xml(body))</failure>\n    </testcase>")
                 } else {
                     lines.append(open + ">\n      <system-out>\(xml(summary))</system-out>\n    </testcase>")

@@ -13,10 +13,13 @@ public enum MarkdownReport {
         out += "\(env.cpu), \(env.cores) cores, \(env.os), \(env.buildConfiguration) build; started \(report.startedAt).\n\n"
         out += cellTable(cells)
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
-        if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, planFile: report.planFile) }
-        let problems = report.trials.filter { $0.outcome != .passed }
-        if !problems.isEmpty {
+        if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, of: report) }
+        let (problems, skipped) = TableReport.problemsAndSkippedGroups(report.trials)
+        if !problems.isEmpty || !skipped.isEmpty {
             out += "\n### Trials that did not pass\n\n"
+            for group in skipped {
+                out += "- \(group.ids.count) trials **skipped**: \(escape(group.reason)) (" + TableReport.listed(group.ids.map { "`\($0)`" }, limit: 5) + ")\n"
+            }
             for r in problems {
                 let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? ""
                 out += "- `\(r.trial.id)`: **\(r.outcome.rawValue)**" + (first.isEmpty ? "" : ": " + escape(first)) + "\n"
@@ -72,12 +75,12 @@ public enum MarkdownReport {
         return out
     }
 
-    static func thresholdList(_ checks: [ThresholdCheck], planFile: String) -> String {
+    static func thresholdList(_ checks: [ThresholdCheck], of report: RunReport) -> String {
         let failed = checks.filter { $0.status == .failed }
         var out = "### Thresholds\n\n\(checks.count) check(s): \(checks.count - failed.count) passed or not evaluated, \(failed.count) failed.\n"
         for c in checks where c.status != .passed {
             out += "\n- \(c.status == .failed ? "**failed**" : "not evaluated") `\(c.cell)`: \(escape(c.message))"
-            if c.status == .failed { out += "  \n  rerun: `\(GateSummary.rerunCommand(c.cell, planFile: planFile))`" }
+            if c.status == .failed { out += "  \n  rerun: `\(GateSummary.rerunCommand(c.cell, of: report))`" }
         }
         return out + "\n"
     }

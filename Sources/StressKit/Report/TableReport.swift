@@ -41,12 +41,40 @@ public enum TableReport {
         if showPaced { text += "resp p99: paced trials, from each op's intended start to its end (no coordinated omission).\n" }
         text += "\n"
         text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
-        let problems = report.trials.filter { $0.outcome != .passed }
-        if !problems.isEmpty {
-            text += "\n" + problems.map { details($0, planFile: report.planFile) }.joined(separator: "\n") + "\n"
+        let (problems, skipped) = problemsAndSkippedGroups(report.trials)
+        var blocks = problems.map { details($0, planFile: report.planFile) }
+        blocks += skipped.map { group in
+            "\(group.ids.count) trial(s) skipped: \(group.reason)\n  " + listed(group.ids, limit: 10)
         }
+        if !blocks.isEmpty { text += "\n" + blocks.joined(separator: "\n") + "\n" }
         text += "\n" + summaryLine(report) + "\n"
         return text
+    }
+
+    /// The trials that did not pass, one by one, except that skipped trials
+    /// skipped for the same reason (the run stopped, jemalloc is missing) come
+    /// as one group: a run stopped early does not print a block per trial it
+    /// never started.
+    static func problemsAndSkippedGroups(_ trials: [TrialResult]) -> (problems: [TrialResult], skipped: [(reason: String, ids: [String])]) {
+        let reason = { (r: TrialResult) in r.failure?.message ?? "not run" }
+        var sameReason: [String: Int] = [:]
+        for r in trials where r.outcome == .skipped { sameReason[reason(r), default: 0] += 1 }
+        var problems: [TrialResult] = []
+        var groups: [(reason: String, ids: [String])] = []
+        for r in trials where r.outcome != .passed {
+            let reason = reason(r)
+            if r.outcome == .skipped, sameReason[reason, default: 0] > 1 {
+                if let g = groups.firstIndex(where: { $0.reason == reason }) { groups[g].ids.append(r.trial.id) } else { groups.append((reason, [r.trial.id])) }
+            } else {
+                problems.append(r)
+            }
+        }
+        return (problems, groups)
+    }
+
+    /// `a, b, c and 4 more`.
+    static func listed(_ ids: [String], limit: Int) -> String {
+        ids.prefix(limit).joined(separator: ", ") + (ids.count > limit ? " and \(ids.count - limit) more" : "")
     }
 
     static func details(_ r: TrialResult, planFile: String) -> String {
@@ -71,6 +99,7 @@ public enum TableReport {
         for t in report.trials { counts[t.outcome, default: 0] += 1 }
         let parts = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }
         return "\(report.trials.count) trial(s): " + (parts.isEmpty ? "none run" : parts.joined(separator: ", "))
-            + (report.interrupted ? " (interrupted)" : "") + "; exit code \(report.exitCode.rawValue)"
+            + (report.stop.map { " (\($0.summary))" } ?? (report.interrupted ? " (interrupted)" : ""))
+            + "; exit code \(report.exitCode.rawValue)"
     }
 }

@@ -61,6 +61,7 @@ extension RunReport {
         merged.startedAt = reports.map(\.report.startedAt).min()!
         merged.finishedAt = reports.map(\.report.finishedAt).max()!
         merged.interrupted = reports.contains { $0.report.interrupted }
+        merged.stop = reports.lazy.compactMap(\.report.stop).first
         merged.gate = nil
         return merged
     }

@@ -7,6 +7,8 @@ extension RunExitCode {
         case .usage: return "plan or usage error"
         case .trialFailures: return "crash, deadlock, hang or timeout"
         case .performanceRegression: return "performance regression"
+        case .interrupted: return "interrupted by SIGINT"
+        case .terminated: return "terminated by SIGTERM"
         }
     }
 }

@@ -21,6 +21,11 @@ public enum RunExitCode: Int32, Sendable, Codable {
     case trialFailures = 3
     /// Every trial passed, but a threshold failed or a cell regressed against the baseline.
     case performanceRegression = 4
+    /// The run was interrupted by SIGINT (128 + 2): what finished is kept, the
+    /// rest is `skipped`. Outranks every other code.
+    case interrupted = 130
+    /// The run was ended by SIGTERM (128 + 15), like ``interrupted``.
+    case terminated = 143
 
     /// The code for a set of trial outcomes.
     public static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
@@ -53,7 +58,7 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var finishedAt: String
     /// Where it ran.
     public var environment: EnvironmentInfo
-    /// True when the run was stopped before every trial had run.
+    /// True when the run was stopped before every trial had run (see ``stop``).
     public var interrupted: Bool
     /// The slice of the matrix this run ran (`--shard i/n`); nil for a whole
     /// run (and for a merged file).
@@ -62,13 +67,22 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// `--only`), so `merge` can tell a complete set of shards from one with a
     /// shard missing. Nil in files written before it was recorded.
     public var matrixTrials: Int?
+    /// Why the run stopped early (a signal, `--fail-fast`); nil when every
+    /// selected trial ran. The trials never started are `skipped` records.
+    public var stop: RunStop?
     /// One record per trial, in matrix order.
     public var trials: [TrialResult]
     /// Thresholds and the baseline comparison; nil when the run was not gated.
     public var gate: GateReport?
+    /// How to rerun this run's trials and cells exactly (the executable and
+    /// the command-line overrides in effect); nil in files from before it was recorded.
+    public var rerun: RerunCommand?
 
     /// A report.
-    public init(plan: String, planFile: String, startedAt: Date, finishedAt: Date, interrupted: Bool = false, trials: [TrialResult]) {
+    public init(
+        plan: String, planFile: String, startedAt: Date, finishedAt: Date, interrupted: Bool = false, stop: RunStop? = nil,
+        trials: [TrialResult]
+    ) {
         schema = Self.currentSchema
         tool = "stressbench \(StressKitVersion.current)"
         self.plan = plan
@@ -76,14 +90,17 @@ public struct RunReport: Sendable, Codable, Equatable {
         self.startedAt = Self.timestamp(startedAt)
         self.finishedAt = Self.timestamp(finishedAt)
         environment = .current
-        self.interrupted = interrupted
+        self.interrupted = interrupted || stop != nil
+        self.stop = stop
         self.trials = trials
     }
 
-    /// The run's exit status. A baseline that could not be compared (2) ranks
-    /// with the gate, below what the trials themselves say (3, 1): they did
-    /// run, and a crash or a violation is the more important news.
+    /// The run's exit status: 130 or 143 when a signal stopped it, else from
+    /// the outcomes and the gate. A baseline that could not be compared (2)
+    /// ranks with the gate, below what the trials themselves say (3, 1): they
+    /// did run, and a crash or a violation is the more important news.
     public var exitCode: RunExitCode {
+        if let stop, stop.reason == .signal { return stop.signal == "SIGTERM" ? .terminated : .interrupted }
         let code = RunExitCode.forOutcomes(trials.map(\.outcome))
         guard code == .passed, let gate else { return code }
         if gate.coverageProblem != nil { return .usage }

@@ -61,10 +61,114 @@ enum TestSupport {
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
+    /// What a `stressbench run` of a plan text left behind.
+    struct CLIRun {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// The plan file (its path is in rerun commands).
+        var plan: String
+        var json: String
+        var csv: String
+        var ndjson: String
+
+        /// The `--json` file.
+        func report() throws -> RunReport {
+            try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        }
+
+        /// Every line of the `--ndjson` stream, decoded.
+        func streamed() throws -> [TrialResult] {
+            try String(contentsOfFile: ndjson, encoding: .utf8).split(separator: "\n")
+                .map { try ResultCoding.decoder().decode(TrialResult.self, from: Data($0.utf8)) }
+        }
+
+        /// The `--csv` file's rows, keyed by column name.
+        func csvRows() throws -> [[String: String]] {
+            let rows = CSV.parse(try String(contentsOfFile: csv, encoding: .utf8))
+            guard let header = rows.first else { return [] }
+            XCTAssertEqual(header, CSVReport.columns)
+            return rows.dropFirst().map { row in
+                XCTAssertEqual(row.count, header.count, "\(row)")
+                return Dictionary(uniqueKeysWithValues: zip(header, row))
+            }
+        }
+    }
+
+    /// Writes `yaml` to a plan file and runs `stressbench run` on it with
+    /// `--json`, `--csv`, `--ndjson` and `-q`, plus `options`.
+    static func cliRun(_ yaml: String, options: [String] = []) throws -> CLIRun {
+        let dir = try temporaryDirectory()
+        let plan = dir.appendingPathComponent("plan.yaml").path
+        try yaml.write(toFile: plan, atomically: true, encoding: .utf8)
+        let file = { dir.appendingPathComponent($0).path }
+        let r = try cli(["run", plan, "--json", file("r.json"), "--csv", file("r.csv"), "--ndjson", file("r.ndjson"), "-q"] + options)
+        return CLIRun(status: r.status, stdout: r.stdout, stderr: r.stderr, plan: plan,
+                      json: file("r.json"), csv: file("r.csv"), ndjson: file("r.ndjson"))
+    }
+
     /// A fresh temporary directory.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stressbench-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+/// RFC 4180 CSV, as `CSVReport` writes it.
+enum CSV {
+    /// The rows of `text`, each a list of cells (quotes removed).
+    static func parse(_ text: String) -> [[String]] {
+        var rows: [[String]] = [], row: [String] = [], cell = ""
+        var quoted = false
+        var chars = text.makeIterator()
+        while let c = chars.next() {
+            if quoted {
+                if c == "\"" {
+                    // A doubled quote is a quote; a single one ends the quoted part.
+                    if let next = chars.next() {
+                        if next == "\"" { cell.append("\"") } else {
+                            quoted = false
+                            if next == "," { row.append(cell); cell = "" } else if next == "\n" { row.append(cell); rows.append(row); row = []; cell = "" } else { cell.append(next) }
+                        }
+                    } else { quoted = false }
+                } else { cell.append(c) }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                row.append(cell); cell = ""
+            } else if c == "\n" {
+                row.append(cell); rows.append(row); row = []; cell = ""
+            } else {
+                cell.append(c)
+            }
+        }
+        if !cell.isEmpty || !row.isEmpty { row.append(cell); rows.append(row) }
+        return rows
+    }
+}
+
+/// The process table, read from /proc (Linux).
+enum ProcessTable {
+    /// The processes whose parent is `parent`.
+    static func children(of parent: pid_t) -> [pid_t] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
+        return pids.filter { status($0)?.parent == parent }
+    }
+
+    /// Whether `pid` is running (a zombie waiting to be reaped is not).
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let s = status(pid) else { return false }
+        return s.state != "Z" && s.state != "X"
+    }
+
+    /// The state letter and parent of `pid`, from /proc/PID/stat.
+    private static func status(_ pid: pid_t) -> (state: Character, parent: pid_t)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After "pid (comm)": " S ppid ..."; comm may itself hold spaces and parentheses.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 1, let state = fields[0].first, let parent = Int32(fields[1]) else { return nil }
+        return (state, parent)
     }
 }

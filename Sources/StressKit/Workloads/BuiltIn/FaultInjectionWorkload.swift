@@ -7,7 +7,9 @@ import Synchronization
 
 /// `_fault` (hidden): injects a failure into one trial so the harness's own
 /// isolation can be tested: a runtime trap, a hang, an abrupt exit, a SIGKILL,
-/// garbage on the result channel, inside a critical section or outside any.
+/// garbage on the result channel, inside a critical section or outside any; a
+/// process that stops itself (SIGSTOP: nothing in it runs, not even the
+/// watchdog); a non-zero exit after the record was written.
 /// Worker 0 fires it at its `after_ops`-th operation; the others keep working (or
 /// block on the lock the faulty worker holds, as a real program would). Mode
 /// `lock-order` instead makes every worker lock two resources in an order that
@@ -18,7 +20,7 @@ public struct FaultInjectionWorkload: Workload {
         summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker",
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
-                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order"]),
+                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "stop", "exit-after-record"]),
             .choice("where", "inside the critical section or outside any", default: "critical-section",
                     choices: ["critical-section", "outside"]),
             .integer("after_ops", "worker 0's op number at which the fault fires", default: 1_000, range: 0...Int.max),
@@ -55,6 +57,14 @@ public struct FaultInjectionWorkload: Workload {
             case "hang": while !state.release.load(ordering: .relaxed) { sched_yield() }
             case "exit": exit(7)
             case "kill": raise(SIGKILL)
+            case "stop":
+                // The whole process freezes, its watchdog too: only the parent's
+                // timeout can end it.
+                raise(SIGSTOP)
+            case "exit-after-record":
+                // The trial finishes and writes its record; then its exit turns
+                // into a failure, as a crash in an exit handler would.
+                atexit { _exit(5) }
             case "garbage":
                 // What a child that prints junk instead of its record looks like.
                 let junk = Array("this is not a result record\n".utf8)

@@ -1,0 +1,67 @@
+/// How to rerun part of a run exactly: the executable as it was invoked and
+/// the command-line overrides that were in effect. A trial's or a cell's rerun
+/// command is built from it, so it selects the same trials (`--repetitions`
+/// and `--allocator` change which trials exist, and so does `--baseline`,
+/// whose comparison raises default repetitions) and runs them the same way
+/// (`--fuzz`, `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`).
+public struct RerunCommand: Sendable, Codable, Equatable {
+    /// The executable's name: `stressbench`, or a team's own build of it.
+    public var executable: String
+    /// The overrides, as arguments: `["--repetitions", "5", "--allocator", "jemalloc"]`.
+    public var options: [String]
+
+    /// A rerun command prefix.
+    public init(executable: String = "stressbench", options: [String] = []) {
+        self.executable = executable
+        self.options = options
+    }
+
+    /// `stressbench` with no overrides.
+    public static let standard = RerunCommand()
+
+    /// The overrides of `options` as arguments (what changes which trials
+    /// exist or how they run; not `--seed`, `--only` or `--shard`, which the
+    /// command itself replaces).
+    public init(executable: String, overridesOf options: RunOptions) {
+        var args: [String] = []
+        if let n = options.repetitions { args += ["--repetitions", String(n)] }
+        if let a = options.allocator { args += ["--allocator", a.rawValue] }
+        if let f = options.fuzz { args += ["--fuzz", f.rawValue] }
+        if options.stopOnViolation { args.append("--stop-on-violation") }
+        if let d = options.deadlockAfterNs { args += ["--deadlock-after", Self.exact(d)] }
+        if let t = options.timeoutNs { args += ["--trial-timeout", Self.exact(t)] }
+        if let b = options.baselineFile { args += ["--baseline", b] }
+        self.init(executable: executable, options: args)
+    }
+
+    /// The command that reruns exactly `trial` (its id, with its seed).
+    public func trial(_ trial: TrialSpec, planFile: String) -> String {
+        command(planFile: planFile, ["--only", trial.id, "--seed", String(trial.seed)])
+    }
+
+    /// The command that reruns every repetition of `cell`.
+    public func cell(_ cell: CellKey, planFile: String) -> String {
+        let allocator = cell.allocator.map { "/\($0)" } ?? ""
+        return command(planFile: planFile, ["--only", "\(cell.experiment)/\(cell.strategy)\(allocator)/t\(cell.threads)"])
+    }
+
+    private func command(planFile: String, _ selection: [String]) -> String {
+        ([executable, "run", planFile] + selection + options).map(Self.quoted).joined(separator: " ")
+    }
+
+    /// A duration as text that reads back to exactly the same nanoseconds.
+    static func exact(_ ns: UInt64) -> String {
+        for (unit, scale) in [("s", UInt64(1_000_000_000)), ("ms", 1_000_000), ("us", 1_000)] where ns % scale == 0 {
+            return "\(ns / scale)\(unit)"
+        }
+        return "\(ns)ns"
+    }
+
+    /// `word` as a shell reads it back: as is when it is plain, else in single quotes.
+    static func quoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./:=@%+,".unicodeScalars.contains($0)
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
