@@ -67,23 +67,78 @@ final class FuzzingTests: XCTestCase {
         ])
     }
 
-    /// Correct strategies under every profile and many seeds: no violation, ever.
+    /// Correct workloads under every synchronizing strategy, every perturbing
+    /// profile (a portfolio of 8 repetitions runs chaos, pct, yield and light
+    /// twice each, every repetition with its own seed) and two seeds of plain
+    /// yield on top: no violation, ever. Strategies and workloads come from the
+    /// registry, so ones added later are covered.
     func testFuzzingNeverMakesACorrectStrategyFail() throws {
-        for profile in FuzzProfile.allCases where profile != .off {
+        let strategies = StressRegistry.builtIn.defaultStrategies.map(\.descriptor)
+            .filter { $0.synchronizes && !$0.lockFree }.map(\.name).joined(separator: ", ")
+        let workloads = StressRegistry.builtIn.workloads.map(\.descriptor).filter { !$0.hidden }.map(\.name)
+        XCTAssertEqual(Set(workloads), ["counter", "bank", "cache", "lifecycle", "queue", "lazy-init"])
+        for (profile, repetitions) in [("portfolio", 8), ("yield", 2)] {
+            let experiments = workloads.map { "  - { workload: \($0), strategies: [\(strategies)] }" }.joined(separator: "\n")
             let report = try TestSupport.runInProcess("""
-                defaults: { threads: [2, 4], ops: 150, warmup: 0s, repetitions: 3, seed: 99, fuzz: \(profile.rawValue) }
+                defaults: { threads: [4], ops: 120, warmup: 0s, repetitions: \(repetitions), seed: 99, fuzz: \(profile) }
                 experiments:
-                  - workload: bank
-                    parameters: { accounts: 3, audit_ratio: 0.3 }
-                    strategies: [pthread-mutex, serial-queue, rw-queue, actor]
-                  - workload: counter
-                    parameters: { read_ratio: 0.3 }
-                    strategies: [mutex, nslock]
+                \(experiments)
                 """)
+            XCTAssertGreaterThan(report.trials.count, 100)
             for t in report.trials {
-                XCTAssertEqual(t.outcome, .passed, "\(profile) \(t.trial.id) seed \(t.trial.seed): \(t.violations.samples.map(\.summaryLine))")
+                XCTAssertEqual(t.outcome, .passed, "\(t.trial.fuzz.profile) \(t.trial.id) seed \(t.trial.seed): \(t.violations.samples.map(\.summaryLine))")
             }
         }
+    }
+
+    /// `frame.fuzzPoint()` in a workload's step is a fuzz point like the
+    /// built-in ones: it takes the next decision of the worker's stream (and
+    /// nothing at all when fuzzing is off); a nested actor hop takes two.
+    func testAWorkloadsFuzzPointTakesTheNextDecision() {
+        var frame = OpFrame(thread: 0, seed: 1)
+        frame.fuzzPoint()
+        XCTAssertEqual(frame.fuzz.index, 0, "off: no decision is even drawn")
+        var settings = FuzzSettings(.off)
+        settings.spinProbability = 0.5
+        settings.spinMaxNs = 100
+        frame.fuzz = Fuzzer(settings: settings, seed: 7, thread: 0, threads: 1, shared: nil)
+        for _ in 0..<10 { frame.fuzzPoint() }
+        XCTAssertEqual(frame.fuzz.index, 10)
+        let hops = frame.nestedHops()
+        XCTAssertEqual(frame.fuzz.index, 12, "the points inside the outer actor and after the inner call")
+        let stream = decisions(settings, seed: 7, thread: 0, count: 12)
+        XCTAssertEqual([hops.outerEntry, hops.resumed], Array(stream[10...]), "decided as those points would have been")
+    }
+
+    /// `replay` reruns one trial and says how often its failure came back; a
+    /// trial that cannot fail never reproduces anything (and exits 1).
+    func testReplayReportsTheReplayRate() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        let plan = dir.appendingPathComponent("replay.yaml").path
+        try """
+            experiments:
+              - name: buggy
+                workload: counter
+                parameters: { variant: split-rmw }
+                strategies: [mutex]
+                threads: 4
+                duration: 2s
+                stop_on_violation: true
+                fuzz: yield
+              - name: sound
+                workload: counter
+                strategies: [mutex]
+                threads: 2
+                ops: 2000
+            """.write(toFile: plan, atomically: true, encoding: .utf8)
+        let buggy = try TestSupport.cli(["replay", plan, "--only", "buggy/mutex/t4/r0", "--times", "2"])
+        XCTAssertEqual(buggy.status, 0, buggy.stdout + buggy.stderr)
+        XCTAssertTrue(buggy.stdout.contains("run 1/2: violated: "), buggy.stdout)
+        XCTAssertNotNil(buggy.stdout.range(of: #"replay rate: [12]/2 \(.*violated.*\); trial buggy/mutex/t4/r0, seed \d+, fuzz yield"#,
+                                           options: .regularExpression), buggy.stdout)
+        let sound = try TestSupport.cli(["replay", plan, "--only", "sound/mutex/t2/r0", "--times", "2"])
+        XCTAssertEqual(sound.status, 1, sound.stdout + sound.stderr)
+        XCTAssertTrue(sound.stdout.contains("replay rate: 0/2 (2 passed); trial sound/mutex/t2/r0"), sound.stdout)
     }
 
     func testRecordsCarryTheFuzzSettingsAndTheRerunCommand() throws {

@@ -11,7 +11,9 @@ struct PageViewsWorkload: Workload {
         parameters: [.integer("pages", "number of pages", default: 16, range: 1...10_000)]
     )
 
-    /// `views[0]` is the total, `views[1...pages]` the pages.
+    /// `views[0]` is the total, `views[1...pages]` the pages. `@unchecked
+    /// Sendable` because the strategy under test is what keeps it safe; without
+    /// one, races give wrong counts, which the checks report.
     final class State: @unchecked Sendable {
         let views: UnsafeMutablePointer<Int>
         let pages: Int

@@ -26,14 +26,17 @@ final class DeferredViolations: Sendable {
     private struct Collected {
         var count = 0
         var samples: [ViolationSample] = []
+        var firstAt: UInt64?
     }
 
     private let collected = Mutex(Collected())
     static let sampleLimit = 10
 
     func record(_ sample: ViolationSample) {
+        let now = MonotonicClock.now()
         collected.withLock {
             $0.count += 1
+            if $0.firstAt == nil { $0.firstAt = now }
             if $0.samples.count < Self.sampleLimit { $0.samples.append(sample) }
         }
     }
@@ -41,6 +44,9 @@ final class DeferredViolations: Sendable {
     var report: ViolationReport {
         collected.withLock { ViolationReport(count: $0.count, samples: $0.samples) }
     }
+
+    /// When the first of them was seen (monotonic ns), for time-to-detection.
+    var firstAt: UInt64? { collected.withLock { $0.firstAt } }
 }
 
 /// A worker's operations flattened for the blocking hot loop, in raw memory the

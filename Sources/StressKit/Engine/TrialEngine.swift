@@ -74,6 +74,7 @@ public enum TrialEngine {
         let window = UsageWindow()
         let schedule = PacingSchedule()
         var deferred = ViolationReport.none
+        var deferredFirst: UInt64?
         switch strategy {
         case .blocking(let s):
             let access = BlockingAccess(s, labels: board.labels)
@@ -84,6 +85,7 @@ public enum TrialEngine {
                 throw error
             }
             deferred = access.deferredWrites?.report ?? .none
+            deferredFirst = access.deferredWrites?.firstAt
         case .isolating(let s):
             guard settings.load.mode == .closed else {
                 watchdog.stop(watching)
@@ -96,7 +98,8 @@ public enum TrialEngine {
                            window: window, schedule: schedule)
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
-        output.violations.firstAfterNs = reports.compactMap(\.firstViolationAt).min().map { Int($0 &- trialStart) }
+        let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }
+        output.violations.firstAfterNs = firsts.min().map { Int($0 &- trialStart) }
         return output
     }
 
