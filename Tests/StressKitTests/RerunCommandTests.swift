@@ -36,8 +36,12 @@ final class RerunCommandTests: XCTestCase {
     }
 
     func testTrialRerunKeepsEveryOverrideAndRerunsExactlyThatTrial() throws {
-        // Every repetition crashes (or is skipped where jemalloc is missing),
-        // so every trial prints its rerun command.
+        // Every repetition crashes, so every trial prints its rerun command.
+        // The allocator override is jemalloc where it is installed (as in CI);
+        // elsewhere jemalloc trials would be skipped, so the system allocator
+        // is named explicitly instead: an override all the same.
+        let jemalloc = Jemalloc.libraryPath != nil
+        let allocator = jemalloc ? "jemalloc" : "system"
         let plan = try writePlan("""
             experiments:
               - workload: _fault
@@ -49,12 +53,12 @@ final class RerunCommandTests: XCTestCase {
             """)
         let dir = URL(fileURLWithPath: plan).deletingLastPathComponent()
         let first = dir.appendingPathComponent("first.json").path
-        let overrides = ["--repetitions", "3", "--allocator", "jemalloc", "--fuzz", "yield", "--stop-on-violation",
+        let overrides = ["--repetitions", "3", "--allocator", allocator, "--fuzz", "yield", "--stop-on-violation",
                          "--deadlock-after", "1500ms", "--trial-timeout", "20s"]
         let run = try TestSupport.cli(["run", plan, "--json", first, "-q"] + overrides)
         XCTAssertEqual(run.status, 3, run.stdout + run.stderr)
         let original = try report(first)
-        XCTAssertEqual(original.trials.map(\.trial.id), (0..<3).map { "_fault/pthread-mutex/jemalloc/t1/r\($0)" })
+        XCTAssertEqual(original.trials.map(\.trial.id), (0..<3).map { "_fault/pthread-mutex/\(jemalloc ? "jemalloc/" : "")t1/r\($0)" })
         let trial = original.trials[1]
         let command = try XCTUnwrap(trial.rerunCommand)
         XCTAssertEqual(command, "stressbench run '\(plan)' --only \(trial.trial.id) --seed \(trial.trial.seed) "

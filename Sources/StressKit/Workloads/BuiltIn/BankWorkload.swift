@@ -364,6 +364,10 @@ public struct BankWorkload: Workload {
     ) -> @Sendable (State, inout OpFrame) -> StepResult {
         { state, frame in
             let others = state.branchOccupancy.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
+            // Inside the window that must be exclusive: a worker the fuzzer
+            // holds here (on one CPU, a yield to the other pool thread) is
+            // where a broken nest shows as an overlap.
+            frame.fuzzPoint()
             let result = body(state, &frame)
             state.branchOccupancy.wrappingSubtract(1, ordering: .acquiringAndReleasing)
             guard others == 0 else {

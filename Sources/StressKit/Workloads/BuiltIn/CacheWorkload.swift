@@ -230,6 +230,11 @@ public struct CacheWorkload: Workload {
                 let key = frame.r0, field = frame.r1, index = 2 * key + field
                 let old = state.records[index]
                 if let broken = state.observe(old, key: key, field: field, thread: frame.thread) { return .violation(broken) }
+                // Between the read and the write of the update: where another
+                // writer on the read side (write-through-read) slips in. On one
+                // CPU the OS rarely preempts inside so short a window; a fuzzer
+                // yielding here makes it happen.
+                frame.fuzzPoint()
                 let word = Word.encode(key: key, field: field, version: Word.version(old) + 1, writer: frame.thread + 1)
                 state.records[index] = word
                 state.remember(word, key: key, field: field, thread: frame.thread)
