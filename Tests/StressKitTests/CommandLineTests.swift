@@ -73,6 +73,10 @@ final class CommandLineTests: XCTestCase {
         let r = try TestSupport.cli(["run", plan, "--json", json, "--csv", csv])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("Latency is service time per operation"))
+        // The table says which clock timed the ops and how many were timed.
+        XCTAssertTrue(r.stdout.contains("\nTiming: "), r.stdout)
+        XCTAssertTrue(r.stdout.contains(" a read); "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("sample: auto") || r.stdout.contains("every operation timed"), r.stdout)
         XCTAssertTrue(r.stdout.contains("counter   pthread-mutex        2"), r.stdout)
         XCTAssertTrue(r.stdout.hasSuffix("2 trial(s): 2 passed; exit code 0\n"), r.stdout)
         XCTAssertFalse(r.stderr.contains("[2/2]"), "no progress when standard error is not a terminal: \(r.stderr)")

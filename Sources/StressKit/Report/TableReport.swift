@@ -39,6 +39,7 @@ public enum TableReport {
         var text = "Latency is service time per operation (closed loop: each worker starts its next op when the last ends);\n"
         text += "percentiles come from per-thread HdrHistograms merged over all workers. ops/s is over the measured window.\n"
         if showPaced { text += "resp p99: paced trials, from each op's intended start to its end (no coordinated omission).\n" }
+        if let timing = timingLine(report.trials) { text += timing + "\n" }
         text += "\n"
         text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
         let (problems, skipped) = problemsAndSkippedGroups(report.trials)
@@ -49,6 +50,33 @@ public enum TableReport {
         if !blocks.isEmpty { text += "\n" + blocks.joined(separator: "\n") + "\n" }
         text += "\n" + summaryLine(report) + "\n"
         return text
+    }
+
+    /// Which clock timed the operations and how many of them were timed, so a
+    /// reader knows whether a percentile is exact or estimated from a sample
+    /// (nil when no trial was measured).
+    static func timingLine(_ trials: [TrialResult]) -> String? {
+        let timings = trials.compactMap { $0.measurement?.timing }
+        guard !timings.isEmpty else { return nil }
+        let clocks = Set(timings.map(\.clock)).sorted().map { clock -> String in
+            let reads = timings.filter { $0.clock == clock }.map(\.clockReadNs)
+            let name = clock == "tsc" ? "the CPU's time-stamp counter" : clock == "monotonic" ? "CLOCK_MONOTONIC" : clock
+            return name + String(format: " (%.0f ns a read)", reads.reduce(0, +) / Double(reads.count))
+        }
+        // 0: a trial that timed nothing (it ended before its first sample).
+        let intervals = timings.map(\.sampleEvery).filter { $0 > 0 }
+        let lo = intervals.min() ?? 0, hi = intervals.max() ?? 0
+        let sampled: String
+        if intervals.isEmpty {
+            sampled = "no operation timed"
+        } else if hi <= 1 {
+            sampled = "every operation timed"
+        } else {
+            let range = lo == hi ? "1 op in \(lo)" : "1 op in \(lo) to 1 in \(hi)"
+            let auto = timings.contains { $0.sampling == "auto" } ? " (sample: auto: cheaper ops sampled more sparsely)" : ""
+            sampled = "\(range) timed per trial\(auto), each counted for its interval"
+        }
+        return "Timing: " + clocks.joined(separator: ", ") + "; " + sampled + "."
     }
 
     /// The trials that did not pass, one by one, except that skipped trials
