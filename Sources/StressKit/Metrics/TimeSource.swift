@@ -24,7 +24,7 @@ public struct TimingSettings: Sendable, Codable, Hashable {
         /// Every operation at first; after ``TimingSettings/autoProbeOps`` timed
         /// operations each worker picks its own `n` so that the clock reads cost
         /// at most ``TimingSettings/autoClockShare`` of an operation's mean
-        /// service time (1 for operations of a microsecond or more, so their
+        /// service time (1 for operations of about half a microsecond or more, so their
         /// histogram holds every operation and the true max).
         case auto
     }
@@ -37,8 +37,8 @@ public struct TimingSettings: Sendable, Codable, Hashable {
     /// The default: the TSC where it is trustworthy, `auto` sampling. Two clock
     /// reads cost about 20 ns here, more than an uncontended lock: timing every
     /// operation would cut the throughput of the cheapest strategies by more
-    /// than half, so for them `auto` times a random sample; operations of a
-    /// microsecond or more are all timed.
+    /// than a third, so for them `auto` times a random sample; operations of about
+    /// half a microsecond or more are all timed.
     public static let standard = TimingSettings(clock: .auto, sampling: .auto)
 
     /// Operations a worker times before `auto` picks its interval.

@@ -7,7 +7,8 @@
 /// heap block (``DispatchFunctionQueue``); the overlay's barrier path is the
 /// costlier of the two, so the gap to `rw-queue` is wider than between
 /// `serial-queue` and `serial-queue-f`. Not reentrant: a barrier sync from
-/// inside the queue deadlocks.
+/// inside the queue is a sync onto the queue the thread is already on, which
+/// libdispatch traps (the trial is recorded as `crashed`).
 public final class RWQueueFunctionStrategy: SectionPassingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue-f",
