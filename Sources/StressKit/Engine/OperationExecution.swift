@@ -367,7 +367,9 @@ private func isolated<State: AnyObject & Sendable>(
     _ body: @Sendable (State, inout OpFrame) -> StepResult, _ state: State, _ frame: inout OpFrame
 ) -> StepResult {
     frame.fuzzIsolated(.afterAcquire)
+    frame.insideActor = true
     let result = body(state, &frame)
+    frame.insideActor = false
     frame.fuzzIsolated(.beforeRelease)
     return result
 }

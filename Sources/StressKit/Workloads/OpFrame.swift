@@ -35,6 +35,10 @@ public struct OpFrame: Sendable {
     /// Raw clock ticks this operation spent waiting to acquire, over its steps.
     var acquireTicks: UInt64 = 0
     var acquired = false
+    /// True while a step body runs inside an actor's isolated code, where a
+    /// workload's own fuzz point must not make a PCT wait (it would hold the
+    /// actor the other workers need), as the built-in points there do not.
+    var insideActor = false
 
     /// Makes a frame for worker `thread` with its own random stream.
     public init(thread: Int, seed: UInt64) {
@@ -56,7 +60,9 @@ public struct OpFrame: Sendable {
     /// points already.
     @inline(__always)
     public mutating func fuzzPoint() {
-        if fuzz.active { fuzz.hit(.user) }
+        if fuzz.active {
+            if insideActor { fuzz.hitIsolated(.user) } else { fuzz.hit(.user) }
+        }
     }
 
     /// The clock reading before asking for a critical section (0 when this
