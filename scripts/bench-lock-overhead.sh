@@ -17,7 +17,9 @@
 #   ratio          baseline ns/op / harness ns/op = harness ops/s / baseline ops/s
 #                  (the issue's goal for the default timing: >= 0.95)
 #   added          harness ns/op - baseline ns/op, and for `sample: 1` the
-#                  allowance: two clock reads (as measured by the run) + 5 ns
+#                  allowance: the clock reads a timed lock operation needs (3: its
+#                  start, the moment it acquired, for the acquire-wait histogram,
+#                  and its end; as the run measured them) + 5 ns
 # Each figure is the best of REPS runs (default 5): the others absorb warm-up
 # and interruptions. Needs only the toolchain, awk and a release build (made here).
 set -euo pipefail
@@ -60,7 +62,7 @@ PY
         ratio=$(awk -v h="$harness" -v b="$baseline" 'BEGIN { printf "%.2f", b / h }')
         added=$(awk -v h="$harness" -v b="$baseline" 'BEGIN { printf "%.1f", h - b }')
         allowance="-"
-        [ "$sample" = 1 ] && allowance=$(awk -v c="$clock" 'BEGIN { printf "%.1f", 2 * c + 5 }')
+        [ "$sample" = 1 ] && allowance=$(awk -v c="$clock" 'BEGIN { printf "%.1f", 3 * c + 5 }')
         printf '%-14s %-10s %9s %6s %9s %7s %9s %11s\n' "$lock" "sample $sample" "$harness" "$every" "$baseline" "$ratio" "$added" "$allowance"
     done
 done

@@ -49,14 +49,29 @@ final class DeferredViolations: Sendable {
     var firstAt: UInt64? { collected.withLock { $0.firstAt } }
 }
 
+/// A workload's state as the blocking hot loop passes it: its type erased, so
+/// that the loop need not be generic over it (see ``_MeasuredLoop``).
+typealias ErasedState = any AnyObject & Sendable
+
+/// A step body that takes an erased state.
+typealias ErasedStepBody = @Sendable (ErasedState, inout OpFrame) -> StepResult
+
 /// A worker's operations flattened for the blocking hot loop, in raw memory the
 /// worker owns: each step's access and body (no names: copying a `Step` would
 /// retain its strings) and the site words it publishes, worked out once here so
-/// that publishing in the loop is a single store of a constant.
-struct CompiledProgram<State: AnyObject & Sendable> {
+/// that publishing in the loop is a single store of a constant. Each body sits
+/// in an object of its own, called without a reference count
+/// (``call(_:_:_:)``): calling a closure loaded from raw memory would otherwise
+/// retain and release its context around every call.
+///
+/// Not generic: the bodies take an ``ErasedState``, so the loop that runs them
+/// can be compiled once per strategy type (``_MeasuredLoop``) and not once per
+/// pair of strategy and workload, which Swift would not do.
+struct CompiledProgram {
     struct CompiledStep {
-        let access: Step<State>.Access
-        let body: @Sendable (State, inout OpFrame) -> StepResult
+        let access: StepAccess
+        /// The body, in ``CompiledProgram/bodies``, at the same index as the step.
+        let body: Unmanaged<BodyBox>
         /// The step's site id (its index in the board's labels).
         let site: Int
         /// Published before the step asks for its section (`acquiring`), or as
@@ -66,6 +81,28 @@ struct CompiledProgram<State: AnyObject & Sendable> {
         let inside: SiteWord
         /// Nested writes: published holding the outer section, asking for the inner.
         let waitingInner: SiteWord
+
+        init(access: StepAccess, body: @escaping ErasedStepBody, site: Int, waiting: SiteWord, inside: SiteWord, waitingInner: SiteWord) {
+            self.access = access
+            self.body = .passRetained(BodyBox(body))
+            self.site = site
+            self.waiting = waiting
+            self.inside = inside
+            self.waitingInner = waitingInner
+        }
+
+        /// Calls the body, borrowed: no reference count changes, as the
+        /// program keeps every body alive until ``CompiledProgram/deallocate()``.
+        @inline(__always)
+        func call(_ state: ErasedState, _ frame: inout OpFrame) -> StepResult {
+            body._withUnsafeGuaranteedRef { $0.body(state, &frame) }
+        }
+    }
+
+    /// A step body in an object of its own (see ``CompiledStep/call(_:_:)``).
+    final class BodyBox {
+        let body: ErasedStepBody
+        init(_ body: @escaping ErasedStepBody) { self.body = body }
     }
 
     /// The steps of every operation, one after another.
@@ -77,7 +114,7 @@ struct CompiledProgram<State: AnyObject & Sendable> {
 
     /// Flattens `operations`, whose step `k` of operation `i` has site id
     /// `siteBase[i] + k` (the board's numbering). Free it with ``deallocate()``.
-    init(_ operations: [Operation<State>], siteBase: [Int]) {
+    init<State>(_ operations: [Operation<State>], siteBase: [Int]) {
         let total = operations.reduce(0) { $0 + $1.steps.count }
         steps = .allocate(capacity: total)
         starts = .allocate(capacity: operations.count + 1)
@@ -88,25 +125,26 @@ struct CompiledProgram<State: AnyObject & Sendable> {
             between.initializeElement(at: i, to: SiteWord(site: siteBase[i], phase: .betweenOperations))
             for (k, step) in op.steps.enumerated() {
                 let site = siteBase[i] + k
+                let body = Self.erase(step.body)
                 let compiled: CompiledStep
                 switch step.access {
                 case .unguarded:
                     let running = SiteWord(site: site, phase: .running)
-                    compiled = CompiledStep(access: step.access, body: step.body, site: site,
+                    compiled = CompiledStep(access: step.access, body: body, site: site,
                                             waiting: running, inside: running, waitingInner: running)
                 case .read(let r):
-                    compiled = CompiledStep(access: step.access, body: step.body, site: site,
+                    compiled = CompiledStep(access: step.access, body: body, site: site,
                                             waiting: SiteWord(site: site, phase: .acquiring, resource: r),
                                             inside: SiteWord(site: site, phase: .inside, resource: r),
                                             waitingInner: SiteWord(site: site, phase: .acquiring, resource: r))
                 case .write(let r):
-                    compiled = CompiledStep(access: step.access, body: step.body, site: site,
+                    compiled = CompiledStep(access: step.access, body: body, site: site,
                                             waiting: SiteWord(site: site, phase: .acquiring, resource: r, write: true),
                                             inside: SiteWord(site: site, phase: .inside, resource: r, write: true),
                                             waitingInner: SiteWord(site: site, phase: .acquiring, resource: r, write: true))
                 case .nestedWrite(let outer, let inner):
                     compiled = CompiledStep(
-                        access: step.access, body: step.body, site: site,
+                        access: step.access, body: body, site: site,
                         waiting: SiteWord(site: site, phase: .acquiring, resource: outer, write: true),
                         inside: SiteWord(site: site, phase: .insideInner, resource: outer, inner: inner, write: true),
                         waitingInner: SiteWord(site: site, phase: .acquiringInner, resource: outer, inner: inner, write: true))
@@ -118,8 +156,37 @@ struct CompiledProgram<State: AnyObject & Sendable> {
         starts[operations.count] = next
     }
 
+    /// A body with its state's type erased. The two function types differ only
+    /// in the type of the first parameter, a class reference in both (a
+    /// class-bound generic parameter and a class existential with no witness
+    /// table are each passed as one borrowed pointer), so the value is the same
+    /// function; the engine only ever calls it with the state it was made for.
+    /// The cast is of a struct holding the function, not of the function: a
+    /// function value handed to a generic parameter (as `unsafeBitCast`'s is)
+    /// would be wrapped in two conversion thunks, costing two calls per step.
+    /// Without the erasure the loop would be generic over the state, and Swift
+    /// does not specialize a function over one generic parameter (the strategy)
+    /// while another stays generic.
+    private static func erase<State: AnyObject & Sendable>(
+        _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
+    ) -> ErasedStepBody {
+        unsafeBitCast(TypedBody(body: body), to: ErasedBody.self).body
+    }
+
+    /// A step body in a struct, so that casting the struct copies the function
+    /// as it is stored (see ``erase(_:)``).
+    private struct TypedBody<State: AnyObject & Sendable> {
+        let body: @Sendable (State, inout OpFrame) -> StepResult
+    }
+
+    /// ``TypedBody`` with the state's type erased: the same layout.
+    private struct ErasedBody {
+        let body: ErasedStepBody
+    }
+
     /// Frees the program (the worker's last use of it).
     func deallocate() {
+        for step in steps { step.body.release() }
         steps.deinitialize()
         steps.deallocate()
         starts.deallocate()
@@ -131,8 +198,8 @@ struct CompiledProgram<State: AnyObject & Sendable> {
 /// calling thread. Returns the result that ended the operation and the index of
 /// that step within the operation.
 @inline(__always)
-func execute<State: AnyObject & Sendable>(
-    _ op: Int, _ program: CompiledProgram<State>, state: State, access: BlockingAccess, frame: inout OpFrame
+func execute(
+    _ op: Int, _ program: CompiledProgram, state: ErasedState, access: BlockingAccess, frame: inout OpFrame
 ) -> (StepResult, Int) {
     let strategy = access.strategy
     let first = program.starts[op]
@@ -141,61 +208,8 @@ func execute<State: AnyObject & Sendable>(
     var result = StepResult.next
     frame.fuzz(.operationStart)
     while true {
-        let step = program.steps.baseAddress! + (first &+ index)
-        frame.probe.publish(step.pointee.waiting)
-        switch step.pointee.access {
-        case .unguarded:
-            result = step.pointee.body(state, &frame)
-        case .read(let r):
-            frame.fuzz(.beforeAcquire)
-            let asked = frame.askedAt(step: index)
-            if let sections = access.sections {
-                result = passSection(step, state, asked, &frame) { sections.read(r, section: $0) }
-            } else {
-                strategy.read(r) {
-                    frame.entered(asked)
-                    frame.probe.publish(step.pointee.inside)
-                    result = guarded(step, state, &frame)
-                }
-            }
-            frame.fuzz(.afterRelease)
-        case .write(let r):
-            frame.fuzz(.beforeAcquire)
-            if let deferred = access.deferredWrites {
-                submit(step.pointee.body, label: access.labels[step.pointee.site], resource: r, state: state,
-                       frame: frame, strategy: strategy, deferred)
-                result = .next
-            } else if let sections = access.sections {
-                let asked = frame.askedAt(step: index)
-                result = passSection(step, state, asked, &frame) { sections.write(r, section: $0) }
-            } else {
-                let asked = frame.askedAt(step: index)
-                strategy.write(r) {
-                    frame.entered(asked)
-                    frame.probe.publish(step.pointee.inside)
-                    result = guarded(step, state, &frame)
-                }
-            }
-            frame.fuzz(.afterRelease)
-        case .nestedWrite(let outer, let inner):
-            // A write inside a write, exactly as real code nests them.
-            frame.fuzz(.beforeAcquire)
-            let asked = frame.askedAt(step: index)
-            strategy.write(outer) {
-                frame.entered(asked)
-                frame.probe.publish(step.pointee.waitingInner)
-                frame.fuzz(.afterAcquire)
-                frame.fuzz(.beforeAcquire)
-                let askedInner = frame.askedAt()
-                strategy.write(inner) {
-                    frame.entered(askedInner)
-                    frame.probe.publish(step.pointee.inside)
-                    result = guarded(step, state, &frame)
-                }
-                frame.fuzz(.beforeRelease)
-            }
-            frame.fuzz(.afterRelease)
-        }
+        let at = index
+        result = runStep(program.steps.baseAddress! + (first &+ index), at, state: state, access: access, strategy: strategy, frame: &frame)
         // A pattern match, not `!=`: comparing the enum would call its
         // synthesized equality (and copy the message) on every step.
         guard case .next = result else { break }
@@ -213,14 +227,79 @@ func execute<State: AnyObject & Sendable>(
     return (result, index)
 }
 
+/// One step of ``execute(_:_:state:access:frame:)``: publishes where the
+/// worker is, asks for the step's access and runs the body.
+@inline(__always)
+private func runStep(
+    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ index: Int, state: ErasedState, access: BlockingAccess,
+    strategy: any BlockingStrategy, frame: inout OpFrame
+) -> StepResult {
+    var result = StepResult.next
+    frame.probe.publish(step.pointee.waiting)
+    switch step.pointee.access {
+    case .unguarded:
+        result = step.pointee.call(state, &frame)
+    case .read(let r):
+        frame.fuzz(.beforeAcquire)
+        let asked = frame.askedAt(step: index)
+        if let sections = access.sections {
+            result = passSection(step, state, asked, &frame) { sections.read(r, section: $0) }
+        } else {
+            strategy.read(r) {
+                frame.entered(asked)
+                frame.probe.publish(step.pointee.inside)
+                result = guarded(step, state, &frame)
+            }
+        }
+        frame.fuzz(.afterRelease)
+    case .write(let r):
+        frame.fuzz(.beforeAcquire)
+        if let deferred = access.deferredWrites {
+            submit(step.pointee.body.takeUnretainedValue().body, label: access.labels[step.pointee.site], resource: r, state: state,
+                   frame: frame, strategy: strategy, deferred)
+            result = .next
+        } else if let sections = access.sections {
+            let asked = frame.askedAt(step: index)
+            result = passSection(step, state, asked, &frame) { sections.write(r, section: $0) }
+        } else {
+            let asked = frame.askedAt(step: index)
+            strategy.write(r) {
+                frame.entered(asked)
+                frame.probe.publish(step.pointee.inside)
+                result = guarded(step, state, &frame)
+            }
+        }
+        frame.fuzz(.afterRelease)
+    case .nestedWrite(let outer, let inner):
+        // A write inside a write, exactly as real code nests them.
+        frame.fuzz(.beforeAcquire)
+        let asked = frame.askedAt(step: index)
+        strategy.write(outer) {
+            frame.entered(asked)
+            frame.probe.publish(step.pointee.waitingInner)
+            frame.fuzz(.afterAcquire)
+            frame.fuzz(.beforeAcquire)
+            let askedInner = frame.askedAt()
+            strategy.write(inner) {
+                frame.entered(askedInner)
+                frame.probe.publish(step.pointee.inside)
+                result = guarded(step, state, &frame)
+            }
+            frame.fuzz(.beforeRelease)
+        }
+        frame.fuzz(.afterRelease)
+    }
+    return result
+}
+
 /// A step body inside its critical section, with the fuzz points just after
 /// acquiring and just before releasing.
 @inline(__always)
-private func guarded<State: AnyObject & Sendable>(
-    _ step: UnsafeMutablePointer<CompiledProgram<State>.CompiledStep>, _ state: State, _ frame: inout OpFrame
+private func guarded(
+    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ state: ErasedState, _ frame: inout OpFrame
 ) -> StepResult {
     frame.fuzz(.afterAcquire)
-    let result = step.pointee.body(state, &frame)
+    let result = step.pointee.call(state, &frame)
     frame.fuzz(.beforeRelease)
     return result
 }
@@ -229,8 +308,8 @@ private func guarded<State: AnyObject & Sendable>(
 /// values: the same work as the closure the other strategies get, reached
 /// through a record on this stack frame, so nothing is allocated.
 @inline(__always)
-private func passSection<State: AnyObject & Sendable>(
-    _ step: UnsafeMutablePointer<CompiledProgram<State>.CompiledStep>, _ state: State, _ asked: UInt64,
+private func passSection(
+    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ state: ErasedState, _ asked: UInt64,
     _ frame: inout OpFrame, _ enter: (CriticalSection) -> Void
 ) -> StepResult {
     withUnsafeMutablePointer(to: &frame) { frame in
@@ -245,20 +324,20 @@ private func passSection<State: AnyObject & Sendable>(
 }
 
 /// What a ``CriticalSection`` from the engine needs, on the engine's stack.
-private struct SectionRecord<State: AnyObject & Sendable> {
+private struct SectionRecord {
     let frame: UnsafeMutablePointer<OpFrame>
-    let step: UnsafeMutablePointer<CompiledProgram<State>.CompiledStep>
+    let step: UnsafeMutablePointer<CompiledProgram.CompiledStep>
     // unowned(unsafe): the record lives on the caller's stack for one call,
     // while the caller holds `state`; a strong reference would cost a retain
     // and a release per operation.
-    unowned(unsafe) let state: State
+    unowned(unsafe) let state: ErasedState
     let asked: UInt64
     var result = StepResult.next
 }
 
 /// The engine's side of a ``CriticalSection``: the guarded step.
-private struct EngineSection<State: AnyObject & Sendable>: SectionBody {
-    let record: UnsafeMutablePointer<SectionRecord<State>>
+private struct EngineSection: SectionBody {
+    let record: UnsafeMutablePointer<SectionRecord>
 
     func run() {
         let r = record
@@ -272,8 +351,8 @@ private struct EngineSection<State: AnyObject & Sendable>: SectionBody {
 /// frame; what it changes is lost to later steps, as with any `async` block.
 /// Its fuzz points (block entry and exit) run on whichever thread runs it, from
 /// the copy's fuzzer, so they are as reproducible as the submitting worker's.
-private func submit<State: AnyObject & Sendable>(
-    _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult, label: String, resource: Int, state: State,
+private func submit(
+    _ body: @escaping ErasedStepBody, label: String, resource: Int, state: ErasedState,
     frame: OpFrame, strategy: any BlockingStrategy, _ deferred: DeferredViolations
 ) {
     strategy.submitWrite(resource) {

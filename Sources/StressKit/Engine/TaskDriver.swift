@@ -32,7 +32,7 @@ enum TaskDriver {
                 worker.publish(.betweenOperations)
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
-                    let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+                    let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
                     worker.end(i, result, step: step, measured: false)
                 }
                 worker.publish(.atBarrier)
@@ -42,11 +42,11 @@ enum TaskDriver {
                 worker.startNs = MonotonicClock.now()
                 switch settings.stop {
                 case .duration:
-                    while control.current != TrialControl.stop { await timedOperation(&worker, state, strategy) }
+                    while control.current != TrialControl.stop { await timedOperation(&worker, operations, state, strategy) }
                 case .operations(let count):
                     var left = count
                     while left > 0 && control.current != TrialControl.stop {
-                        await timedOperation(&worker, state, strategy)
+                        await timedOperation(&worker, operations, state, strategy)
                         left -= 1
                     }
                 }
@@ -86,16 +86,16 @@ enum TaskDriver {
 
     @inline(__always)
     private static func timedOperation<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ state: State, _ strategy: any IsolatingStrategy
+        _ worker: inout Worker, _ operations: [Operation<State>], _ state: State, _ strategy: any IsolatingStrategy
     ) async {
         let i = worker.begin()
         if worker.shouldTime() {
             let start = worker.startTiming()
-            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
             worker.finishTiming(start)
             worker.end(i, result, step: step, measured: true)
         } else {
-            let (result, step) = await execute(worker.operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
             worker.end(i, result, step: step, measured: true)
         }
     }

@@ -83,6 +83,9 @@ enum ThreadDriver {
         let measureGate = ThreadGate(parties: n)
         let endGate = ThreadGate(parties: n)
         let reports = ReportSlots(count: n)
+        // The loop compiled for the strategy's type, where it changes nothing but
+        // speed (see _MeasuredLoop).
+        let direct = !settings.fuzz.isActive && access.sections == nil && access.deferredWrites == nil
         var threads: [OSThread] = []
 
         for t in 0..<n {
@@ -115,6 +118,11 @@ enum ThreadDriver {
                 worker.startNs = MonotonicClock.now()
                 if settings.load.mode == .paced {
                     pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
+                } else if direct {
+                    withUnsafeMutablePointer(to: &worker) { w in
+                        access.strategy._runMeasuredLoop(_MeasuredLoop(
+                            worker: w, program: program, state: state, control: control, operations: settings.stop.opsPerThread))
+                    }
                 } else {
                     switch settings.stop {
                     case .duration:
@@ -174,8 +182,8 @@ enum ThreadDriver {
     /// window); one behind starts at once and catches up without skipping.
     /// Service time goes to the usual histogram, end − intended start to the
     /// response histogram.
-    private static func pacedLoop<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ program: CompiledProgram<State>, _ state: State, _ access: BlockingAccess,
+    private static func pacedLoop(
+        _ worker: inout Worker, _ program: CompiledProgram, _ state: ErasedState, _ access: BlockingAccess,
         _ control: TrialControl, _ settings: TrialSettings, _ perWorkerRate: Double
     ) {
         let clock = worker.clock
@@ -225,8 +233,8 @@ enum ThreadDriver {
     /// sampling says so, booked. One call site of `execute`, so it is inlined
     /// here once rather than called.
     @inline(__always)
-    private static func timedOperation<State: AnyObject & Sendable>(
-        _ worker: inout Worker<State>, _ program: CompiledProgram<State>, _ state: State, _ access: BlockingAccess
+    private static func timedOperation(
+        _ worker: inout Worker, _ program: CompiledProgram, _ state: ErasedState, _ access: BlockingAccess
     ) {
         let i = worker.begin()
         let timed = worker.shouldTime()

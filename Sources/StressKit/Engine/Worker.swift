@@ -30,11 +30,15 @@ struct OperationPicker: Sendable {
 }
 
 /// Everything one worker owns during a trial: its frame, its statistics and its
-/// own copy of the operation table. Nothing here is shared, so recording needs
-/// no lock and no atomic; counts and histograms live in raw memory the worker
-/// allocated, so recording is a store, with no array uniqueness check.
-struct Worker<State: AnyObject & Sendable> {
-    let operations: [Operation<State>]
+/// operations' names. Nothing here is shared, so recording needs no lock and no
+/// atomic; counts and histograms live in raw memory the worker allocated, so
+/// recording is a store, with no array uniqueness check. Not generic over the
+/// workload's state (the operations themselves are the driver's), so that the
+/// measured loop compiled for a strategy's type (``_MeasuredLoop``) can use it.
+struct Worker {
+    /// Each operation's name and its steps' names, for violation samples.
+    let names: [(operation: String, steps: [String])]
+    let operationCount: Int
     let picker: OperationPicker
     let siteBase: [Int]
     var frame: OpFrame
@@ -51,8 +55,11 @@ struct Worker<State: AnyObject & Sendable> {
     /// and the ticks they took.
     private var probeLeft: Int
     private var probeTicks: UInt64 = 0
+    /// Whether a probe operation waited to acquire (then it read the clock once more).
+    private var probeAcquired = false
     private var sampler: SplitMix64
-    private var countdown = 0
+    /// Operations to run untimed before the next timed one.
+    private(set) var countdown = 0
     private var lastEnd: UInt64 = 0
     private(set) var maxStallTicks: UInt64 = 0
     /// Paced runs: the largest start delay behind the schedule.
@@ -61,7 +68,7 @@ struct Worker<State: AnyObject & Sendable> {
     var allocatedAtStart: UInt64?
     var allocatedBytes: UInt64?
     /// Completed operations by index: measured ones in `0..<n`, warm-up ones in `n..<2n`.
-    private let counts: UnsafeMutablePointer<Int>
+    let counts: UnsafeMutablePointer<Int>
     var violationCount = 0
     /// Set when the trial stops at its first violation.
     var stopSignal: TrialControl?
@@ -71,9 +78,10 @@ struct Worker<State: AnyObject & Sendable> {
     let samplesLimit: Int
     var startNs: UInt64 = 0
     var endNs: UInt64 = 0
-    private var opNumber = 0
+    /// Operations started so far (warm-up included): the next one's number.
+    var opNumber = 0
 
-    init(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
+    init<State>(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
         clock = TimeSource.resolve(settings.timing.clock)
         switch settings.timing.sampling {
@@ -85,7 +93,8 @@ struct Worker<State: AnyObject & Sendable> {
             probeLeft = TimingSettings.autoProbeOps
         }
         sampler = SplitMix64(seed: SplitMix64.derive(seed, 0x7_1111 &+ UInt64(thread)))
-        self.operations = operations
+        names = operations.map { ($0.name, $0.steps.map(\.name)) }
+        operationCount = operations.count
         picker = OperationPicker(weights: operations.map(\.weight))
         siteBase = Array(board.siteBase)
         frame = OpFrame(thread: thread, seed: SplitMix64.derive(seed, UInt64(thread)))
@@ -157,6 +166,13 @@ struct Worker<State: AnyObject & Sendable> {
         return true
     }
 
+    /// Notes that `n` operations ran untimed (at most ``countdown``), as `n`
+    /// calls of ``shouldTime()`` answering no would.
+    @inline(__always)
+    mutating func ranUntimed(_ n: Int) {
+        countdown &-= n
+    }
+
     /// Starts timing an operation; returns the raw start reading.
     @inline(__always)
     mutating func startTiming() -> UInt64 {
@@ -181,7 +197,7 @@ struct Worker<State: AnyObject & Sendable> {
         histogram.record(ticks, weight: weight)
         if frame.acquired { acquireHistogram.record(frame.acquireTicks, weight: weight) }
         completed(at: end)
-        if probeLeft > 0 { probe(ticks) }
+        if probeLeft > 0 { probe(ticks, acquired: frame.acquired) }
     }
 
     /// Notes a timed completion at `end`: the gap since the previous one is a
@@ -194,33 +210,45 @@ struct Worker<State: AnyObject & Sendable> {
 
     /// `auto` sampling: adds one probe measurement, and once there are enough,
     /// picks this worker's interval from their mean.
-    private mutating func probe(_ ticks: UInt64) {
+    ///
+    /// A timed operation's span holds clock reads of its own: about one
+    /// (the end of the first and the start of the last), and the acquire
+    /// timestamp when it takes a section. They are taken off the mean, or the
+    /// interval would be chosen against an operation made slower by being timed;
+    /// and the acquire read is counted in what a timed operation costs.
+    private mutating func probe(_ ticks: UInt64, acquired: Bool) {
         probeTicks &+= ticks
+        probeAcquired = probeAcquired || acquired
         probeLeft -= 1
         guard probeLeft == 0 else { return }
-        let meanNs = Double(probeTicks) / Double(TimingSettings.autoProbeOps) * clock.nanosecondsPerTick
-        sampleEvery = TimingSettings.autoInterval(meanNs: meanNs, clockReadNs: clock.readCost)
+        let readsInside = probeAcquired ? 2.0 : 1.0
+        let measuredNs = Double(probeTicks) / Double(TimingSettings.autoProbeOps) * clock.nanosecondsPerTick
+        let meanNs = Swift.max(measuredNs - readsInside * clock.readCost, measuredNs * 0.1)
+        // autoInterval charges two reads; with the acquire read it is three.
+        let perReadNs = clock.readCost * (readsInside + 1) / 2
+        sampleEvery = TimingSettings.autoInterval(meanNs: meanNs, clockReadNs: perReadNs)
     }
 
     /// Books a finished operation (and its violation, if a step reported one).
     @inline(__always)
     mutating func end(_ index: Int, _ result: StepResult, step: Int, measured: Bool) {
         frame.probe.completed(opNumber)
-        counts[measured ? index : operations.count &+ index] &+= 1
+        counts[measured ? index : operationCount &+ index] &+= 1
         if case .violation(let message) = result { recordViolation(index, step: step, message) }
     }
 
-    private mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
+    @inline(never)
+    mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
         if violationCount == 0 {
             firstViolationAt = MonotonicClock.now()
             stopSignal?.enter(TrialControl.stop)
         }
         violationCount += 1
         guard samples.count < samplesLimit else { return }
-        let op = operations[index]
+        let op = names[index]
         samples.append(ViolationSample(
-            thread: frame.thread, operation: op.name,
-            step: op.steps.indices.contains(step) ? op.steps[step].name : nil,
+            thread: frame.thread, operation: op.operation,
+            step: op.steps.indices.contains(step) ? op.steps[step] : nil,
             opNumber: frame.opNumber, message: message
         ))
     }
@@ -228,7 +256,7 @@ struct Worker<State: AnyObject & Sendable> {
     /// The worker's report, in nanoseconds; frees the worker's raw memory, so
     /// it is the last thing a worker does.
     mutating func finish() -> WorkerReport {
-        let n = operations.count
+        let n = operationCount
         let measured = (0..<n).map { counts[$0] }
         let warmup = (0..<n).map { counts[n + $0] }
         let perTick = clock.nanosecondsPerTick

@@ -149,6 +149,9 @@ public protocol BlockingStrategy: AnyObject, Sendable {
     /// Waits until work submitted asynchronously has run; called before final
     /// checks. Default: nothing to wait for.
     func quiesce()
+    /// The engine's measured loop, compiled for this strategy's type. Leave it
+    /// to the default implementation (see ``_MeasuredLoop``).
+    func _runMeasuredLoop(_ loop: _MeasuredLoop)
 }
 
 extension BlockingStrategy {

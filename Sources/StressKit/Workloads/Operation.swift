@@ -10,6 +10,21 @@ public enum StepResult: Sendable, Equatable {
     case violation(String)
 }
 
+/// The access a step asks for: ``Step/Access``.
+public enum StepAccess: Sendable, Equatable {
+    /// No critical section: work done outside any lock (argument choice, a
+    /// decision between two critical sections).
+    case unguarded
+    /// Shared (reader) access to resource `n`.
+    case read(Int)
+    /// Exclusive (writer) access to resource `n`.
+    case write(Int)
+    /// Exclusive access to `outer`, then, while still holding it, to `inner`:
+    /// a transaction inside a transaction when both are the same resource (it
+    /// deadlocks under a non-recursive lock), a lock-order pattern when they differ.
+    case nestedWrite(outer: Int, inner: Int)
+}
+
 /// One step of an operation: a body that runs under a stated kind of access to
 /// the workload's shared state.
 ///
@@ -21,20 +36,8 @@ public enum StepResult: Sendable, Equatable {
 /// that splits a read-modify-write across two steps is a real bug under every
 /// strategy, and fuzzing and the watchdog can see exactly where each worker is.
 public struct Step<State: AnyObject & Sendable>: Sendable {
-    /// The access a step asks for.
-    public enum Access: Sendable, Equatable {
-        /// No critical section: work done outside any lock (argument choice, a
-        /// decision between two critical sections).
-        case unguarded
-        /// Shared (reader) access to resource `n`.
-        case read(Int)
-        /// Exclusive (writer) access to resource `n`.
-        case write(Int)
-        /// Exclusive access to `outer`, then, while still holding it, to `inner`:
-        /// a transaction inside a transaction when both are the same resource (it
-        /// deadlocks under a non-recursive lock), a lock-order pattern when they differ.
-        case nestedWrite(outer: Int, inner: Int)
-    }
+    /// The access a step asks for (one type for every workload's state).
+    public typealias Access = StepAccess
 
     /// The step's name, shown in violation messages and deadlock reports.
     public let name: String

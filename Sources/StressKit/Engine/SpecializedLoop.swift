@@ -1,0 +1,178 @@
+/// One worker's measured closed loop, handed to a blocking strategy so that it
+/// runs compiled for the strategy's own type.
+///
+/// This is how the engine stays blind to concrete strategies and still gets a
+/// loop where the lock is called directly: the loop is a generic function of
+/// the strategy's type, and ``BlockingStrategy/_runMeasuredLoop(_:)`` (whose
+/// default implementation every strategy inherits) calls it with `Self`. In an
+/// optimized build each built-in strategy's witness of that requirement is a
+/// copy of the loop specialized for it: `read` and `write` are inlined, so an
+/// uncontended `pthread_mutex` counter costs the lock, the workload's step and
+/// a few stores of bookkeeping (see `scripts/bench-lock-overhead.sh`), not two
+/// more indirect calls and the generic engine's per-operation branches. A
+/// strategy from another module gets the same loop unspecialized (calls through
+/// its witness table), which is correct, only slower.
+///
+/// The engine uses it only where it changes nothing but speed: fuzzing off
+/// (every fuzz point is then a branch not taken), closed loop, writes not
+/// deferred, closures rather than ``CriticalSection`` values. Anything else
+/// runs the general ``execute(_:_:state:access:frame:)``.
+///
+/// Not meant to be made or run outside the engine; its contents are internal.
+public struct _MeasuredLoop {
+    let worker: UnsafeMutablePointer<Worker>
+    let program: CompiledProgram
+    /// Borrowed by every operation (the loop is passed borrowed), so holding
+    /// it costs no reference counting per operation.
+    let state: ErasedState
+    let control: TrialControl
+    /// Operations this worker runs, or nil to run until the trial stops.
+    let operations: Int?
+
+    /// The most operations run between two looks at the trial's phase: small
+    /// enough that a stop is seen within microseconds, large enough that the
+    /// look costs nothing per op.
+    static let batch = 64
+
+    /// Runs the loop with `strategy` as a concrete type: untimed operations
+    /// in batches (up to the next timed one), each timed one on its own.
+    func run<S: BlockingStrategy>(_ strategy: S) {
+        var left = operations ?? Int.max
+        while left > 0 && control.current != TrialControl.stop {
+            let untimed = Swift.min(worker.pointee.countdown, left, Self.batch)
+            if untimed > 0 {
+                untimedBatch(untimed, strategy)
+                worker.pointee.ranUntimed(untimed)
+                left &-= untimed
+            } else {
+                operation(strategy)
+                left &-= 1
+            }
+        }
+    }
+
+    /// `count` operations, none of them timed, with what the loop needs in
+    /// locals: per operation the pick, the frame's reset, the steps (site words
+    /// published as in ``execute(_:_:state:access:frame:)``), the count and
+    /// the progress report to the watchdog.
+    @inline(__always)
+    private func untimedBatch<S: BlockingStrategy>(_ count: Int, _ strategy: S) {
+        let w = worker
+        let picker = w.pointee.picker
+        let siteBase = w.pointee.siteBase
+        let counts = w.pointee.counts
+        let program = self.program
+        let state = self.state
+        var number = w.pointee.opNumber
+        for _ in 0..<count {
+            let i = picker.pick(&w.pointee.frame.random)
+            w.pointee.frame.beginOperation(number: number, siteBase: siteBase[i])
+            number &+= 1
+            let (result, step) = executeDirect(i, program, strategy, state: state, frame: &w.pointee.frame, timed: false)
+            switch result {
+            case .next, .finish:
+                counts[i] &+= 1
+                // Exact progress for the watchdog's report (one store).
+                w.pointee.frame.probe.completed(number)
+            case .violation(let message):
+                w.pointee.opNumber = number
+                w.pointee.end(i, .violation(message), step: step, measured: true)
+            }
+        }
+        w.pointee.opNumber = number
+    }
+
+    /// One measured operation: picked, run, timed when the sampling says so,
+    /// booked.
+    @inline(__always)
+    private func operation<S: BlockingStrategy>(_ strategy: S) {
+        let i = worker.pointee.begin()
+        if worker.pointee.shouldTime() {
+            let start = worker.pointee.startTiming()
+            let (result, step) = executeDirect(i, program, strategy, state: state, frame: &worker.pointee.frame, timed: true)
+            worker.pointee.finishTiming(start)
+            worker.pointee.end(i, result, step: step, measured: true)
+        } else {
+            let (result, step) = executeDirect(i, program, strategy, state: state, frame: &worker.pointee.frame, timed: false)
+            worker.pointee.end(i, result, step: step, measured: true)
+        }
+    }
+}
+
+extension BlockingStrategy {
+    /// Runs the engine's measured loop compiled for this strategy's type. The
+    /// engine calls it; a strategy does not implement it (the default is the
+    /// only sensible one: see ``_MeasuredLoop``).
+    public func _runMeasuredLoop(_ loop: _MeasuredLoop) {
+        loop.run(self)
+    }
+}
+
+/// ``execute(_:_:state:access:frame:)`` without fuzz points, deferred writes or
+/// sections, with the strategy's type known: the same steps, the same site words
+/// published, the same acquire timing when `timed`.
+@inline(__always)
+func executeDirect<S: BlockingStrategy>(
+    _ op: Int, _ program: CompiledProgram, _ strategy: S, state: ErasedState, frame: inout OpFrame, timed: Bool
+) -> (StepResult, Int) {
+    let first = program.starts[op]
+    let count = program.starts[op &+ 1] &- first
+    var index = 0
+    var result: StepResult
+    while true {
+        let at = index
+        result = directStep(program.steps.baseAddress! + (first &+ index), at, strategy, state: state, frame: &frame, timed: timed)
+        guard case .next = result else { break }
+        index &+= 1
+        if index == count {
+            index &-= 1
+            break
+        }
+    }
+    frame.probe.publish(program.between[op])
+    return (result, index)
+}
+
+/// One step of ``executeDirect(_:_:_:state:frame:timed:)``.
+@inline(__always)
+private func directStep<S: BlockingStrategy>(
+    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ index: Int, _ strategy: S, state: ErasedState, frame: inout OpFrame, timed: Bool
+) -> StepResult {
+    frame.probe.publish(step.pointee.waiting)
+    switch step.pointee.access {
+    case .unguarded:
+        return step.pointee.call(state, &frame)
+    case .read(let r):
+        let asked = timed ? frame.askedAt(step: index) : 0
+        var result = StepResult.next
+        strategy.read(r) {
+            if timed { frame.entered(asked) }
+            frame.probe.publish(step.pointee.inside)
+            result = step.pointee.call(state, &frame)
+        }
+        return result
+    case .write(let r):
+        let asked = timed ? frame.askedAt(step: index) : 0
+        var result = StepResult.next
+        strategy.write(r) {
+            if timed { frame.entered(asked) }
+            frame.probe.publish(step.pointee.inside)
+            result = step.pointee.call(state, &frame)
+        }
+        return result
+    case .nestedWrite(let outer, let inner):
+        let asked = timed ? frame.askedAt(step: index) : 0
+        var result = StepResult.next
+        strategy.write(outer) {
+            if timed { frame.entered(asked) }
+            frame.probe.publish(step.pointee.waitingInner)
+            let askedInner = timed ? frame.askedAt() : 0
+            strategy.write(inner) {
+                if timed { frame.entered(askedInner) }
+                frame.probe.publish(step.pointee.inside)
+                result = step.pointee.call(state, &frame)
+            }
+        }
+        return result
+    }
+}
