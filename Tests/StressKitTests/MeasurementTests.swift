@@ -64,6 +64,8 @@ final class MeasurementTests: XCTestCase {
         XCTAssertEqual(TimingSettings.autoInterval(meanNs: 100_000, clockReadNs: 25), 1)
         XCTAssertEqual(TimingSettings.autoInterval(meanNs: 0.01, clockReadNs: 10), TimingSettings.autoMaxInterval)
         XCTAssertEqual(TimingSettings.autoInterval(meanNs: 0, clockReadNs: 10), TimingSettings.autoMaxInterval)
+        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 640, clockReadNs: 10, reads: 3), 1, "32 ns is 5% of 640 ns")
+        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 639, clockReadNs: 10, reads: 3), 2)
     }
 
     func testSampledTimingCountsEachSampleForItsShare() throws {

@@ -105,8 +105,21 @@ struct CompiledProgram {
         init(_ body: @escaping ErasedStepBody) { self.body = body }
     }
 
+    /// One operation, as the specialized loop reads it: one load per operation.
+    struct CompiledOperation {
+        /// Its first step, in ``CompiledProgram/steps``.
+        let steps: UnsafeMutablePointer<CompiledStep>
+        let stepCount: Int
+        /// The site id of its step 0.
+        let siteBase: Int
+        /// The word published after it.
+        let between: SiteWord
+    }
+
     /// The steps of every operation, one after another.
     let steps: UnsafeMutableBufferPointer<CompiledStep>
+    /// The operations, by index.
+    let operations: UnsafeMutableBufferPointer<CompiledOperation>
     /// Where each operation's steps start, and (last) the number of steps.
     let starts: UnsafeMutableBufferPointer<Int>
     /// Per operation: the word published after it (between operations).
@@ -154,6 +167,11 @@ struct CompiledProgram {
             }
         }
         starts[operations.count] = next
+        self.operations = .allocate(capacity: operations.count)
+        for i in operations.indices {
+            self.operations.initializeElement(at: i, to: CompiledOperation(
+                steps: steps.baseAddress! + starts[i], stepCount: starts[i + 1] - starts[i], siteBase: siteBase[i], between: between[i]))
+        }
     }
 
     /// A body with its state's type erased. The two function types differ only
@@ -191,6 +209,7 @@ struct CompiledProgram {
         steps.deallocate()
         starts.deallocate()
         between.deallocate()
+        operations.deallocate()
     }
 }
 

@@ -29,9 +29,8 @@ public struct _MeasuredLoop {
     /// Operations this worker runs, or nil to run until the trial stops.
     let operations: Int?
 
-    /// The most operations run between two looks at the trial's phase: small
-    /// enough that a stop is seen within microseconds, large enough that the
-    /// look costs nothing per op.
+    /// The most untimed operations run in one batch (the trial's phase is
+    /// still looked at before each).
     static let batch = 64
 
     /// Runs the loop with `strategy` as a concrete type: untimed operations
@@ -41,9 +40,9 @@ public struct _MeasuredLoop {
         while left > 0 && control.current != TrialControl.stop {
             let untimed = Swift.min(worker.pointee.countdown, left, Self.batch)
             if untimed > 0 {
-                untimedBatch(untimed, strategy)
-                worker.pointee.ranUntimed(untimed)
-                left &-= untimed
+                let ran = untimedBatch(untimed, strategy)
+                worker.pointee.ranUntimed(ran)
+                left &-= ran
             } else {
                 operation(strategy)
                 left &-= 1
@@ -51,24 +50,27 @@ public struct _MeasuredLoop {
         }
     }
 
-    /// `count` operations, none of them timed, with what the loop needs in
-    /// locals: per operation the pick, the frame's reset, the steps (site words
-    /// published as in ``execute(_:_:state:access:frame:)``), the count and
-    /// the progress report to the watchdog.
+    /// Up to `count` operations, none of them timed, with what the loop needs
+    /// in locals: per operation the look at the trial's phase (a stop, or the
+    /// first violation with `stop_on_violation`, ends the batch at once), the
+    /// pick, the frame's reset, the steps (site words published as in
+    /// ``execute(_:_:state:access:frame:)``), the count and the progress report
+    /// to the watchdog. Returns how many ran.
     @inline(__always)
-    private func untimedBatch<S: BlockingStrategy>(_ count: Int, _ strategy: S) {
+    private func untimedBatch<S: BlockingStrategy>(_ count: Int, _ strategy: S) -> Int {
         let w = worker
         let picker = w.pointee.picker
-        let siteBase = w.pointee.siteBase
         let counts = w.pointee.counts
-        let program = self.program
+        let operations = program.operations.baseAddress!
         let state = self.state
         var number = w.pointee.opNumber
-        for _ in 0..<count {
+        var left = count
+        repeat {
             let i = picker.pick(&w.pointee.frame.random)
-            w.pointee.frame.beginOperation(number: number, siteBase: siteBase[i])
+            let op = operations + i
+            w.pointee.frame.beginOperation(number: number, siteBase: op.pointee.siteBase)
             number &+= 1
-            let (result, step) = executeDirect(i, program, strategy, state: state, frame: &w.pointee.frame, timed: false)
+            let (result, step) = executeDirect(op, strategy, state: state, frame: &w.pointee.frame, timed: false)
             switch result {
             case .next, .finish:
                 counts[i] &+= 1
@@ -78,8 +80,10 @@ public struct _MeasuredLoop {
                 w.pointee.opNumber = number
                 w.pointee.end(i, .violation(message), step: step, measured: true)
             }
-        }
+            left &-= 1
+        } while left > 0 && control.current != TrialControl.stop
         w.pointee.opNumber = number
+        return count &- left
     }
 
     /// One measured operation: picked, run, timed when the sampling says so,
@@ -89,11 +93,11 @@ public struct _MeasuredLoop {
         let i = worker.pointee.begin()
         if worker.pointee.shouldTime() {
             let start = worker.pointee.startTiming()
-            let (result, step) = executeDirect(i, program, strategy, state: state, frame: &worker.pointee.frame, timed: true)
+            let (result, step) = executeDirect(program.operations.baseAddress! + i, strategy, state: state, frame: &worker.pointee.frame, timed: true)
             worker.pointee.finishTiming(start)
             worker.pointee.end(i, result, step: step, measured: true)
         } else {
-            let (result, step) = executeDirect(i, program, strategy, state: state, frame: &worker.pointee.frame, timed: false)
+            let (result, step) = executeDirect(program.operations.baseAddress! + i, strategy, state: state, frame: &worker.pointee.frame, timed: false)
             worker.pointee.end(i, result, step: step, measured: true)
         }
     }
@@ -113,27 +117,24 @@ extension BlockingStrategy {
 /// published, the same acquire timing when `timed`.
 @inline(__always)
 func executeDirect<S: BlockingStrategy>(
-    _ op: Int, _ program: CompiledProgram, _ strategy: S, state: ErasedState, frame: inout OpFrame, timed: Bool
+    _ op: UnsafeMutablePointer<CompiledProgram.CompiledOperation>, _ strategy: S, state: ErasedState, frame: inout OpFrame, timed: Bool
 ) -> (StepResult, Int) {
-    let first = program.starts[op]
-    let count = program.starts[op &+ 1] &- first
+    let steps = op.pointee.steps
+    var result = directStep(steps, 0, strategy, state: state, frame: &frame, timed: timed)
     var index = 0
-    var result: StepResult
-    while true {
-        let at = index
-        result = directStep(program.steps.baseAddress! + (first &+ index), at, strategy, state: state, frame: &frame, timed: timed)
-        guard case .next = result else { break }
-        index &+= 1
-        if index == count {
-            index &-= 1
-            break
+    // Most operations are one step: the loop below is for the others.
+    if op.pointee.stepCount > 1 {
+        let last = op.pointee.stepCount &- 1
+        while case .next = result, index < last {
+            index &+= 1
+            result = directStep(steps + index, index, strategy, state: state, frame: &frame, timed: timed)
         }
     }
-    frame.probe.publish(program.between[op])
+    frame.probe.publish(op.pointee.between)
     return (result, index)
 }
 
-/// One step of ``executeDirect(_:_:_:state:frame:timed:)``.
+/// One step of ``executeDirect(_:_:state:frame:timed:)``.
 @inline(__always)
 private func directStep<S: BlockingStrategy>(
     _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ index: Int, _ strategy: S, state: ErasedState, frame: inout OpFrame, timed: Bool

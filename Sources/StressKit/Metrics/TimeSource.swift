@@ -24,7 +24,7 @@ public struct TimingSettings: Sendable, Codable, Hashable {
         /// Every operation at first; after ``TimingSettings/autoProbeOps`` timed
         /// operations each worker picks its own `n` so that the clock reads cost
         /// at most ``TimingSettings/autoClockShare`` of an operation's mean
-        /// service time (1 for operations of about half a microsecond or more, so their
+        /// untimed service time (1 for operations of about half a microsecond or more, so their
         /// histogram holds every operation and the true max).
         case auto
     }
@@ -62,12 +62,14 @@ public struct TimingSettings: Sendable, Codable, Hashable {
     }
 
     /// The interval `auto` picks for operations whose mean service time is
-    /// `meanNs`, when one clock read costs `clockReadNs`: the smallest `n` for
-    /// which two reads and a record (about 2 ns) every `n` operations stay
-    /// within ``autoClockShare`` of the operations' time.
-    public static func autoInterval(meanNs: Double, clockReadNs: Double) -> Int {
+    /// `meanNs` (untimed), when one clock read costs `clockReadNs` and a timed
+    /// operation makes `reads` of them (two; three when it also times its wait
+    /// to acquire): the smallest `n` for which the reads and a record (about
+    /// 2 ns) every `n` operations stay within ``autoClockShare`` of the
+    /// operations' time.
+    public static func autoInterval(meanNs: Double, clockReadNs: Double, reads: Int = 2) -> Int {
         guard meanNs > 0, meanNs.isFinite else { return autoMaxInterval }
-        let cost = 2 * clockReadNs + 2
+        let cost = Double(reads) * clockReadNs + 2
         let n = (cost / (autoClockShare * meanNs)).rounded(.up)
         return n >= Double(autoMaxInterval) ? autoMaxInterval : Swift.max(1, Int(n))
     }

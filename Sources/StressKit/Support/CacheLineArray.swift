@@ -24,10 +24,11 @@ public struct CacheLineArray<T: ~Copyable>: @unchecked Sendable {
         for i in 0..<count { _ = (base + i * Self.stride).bindMemory(to: T.self, capacity: 1) }
     }
 
-    /// The address of element `index`.
+    /// The address of element `index` (unchecked, as any raw pointer
+    /// arithmetic: callers pass indices below the count they allocated).
     @inline(__always)
     public subscript(index: Int) -> UnsafeMutablePointer<T> {
-        (base + index * Self.stride).assumingMemoryBound(to: T.self)
+        (base + index &* Self.stride).assumingMemoryBound(to: T.self)
     }
 
     /// Frees the memory (elements must already be deinitialised if they need it).

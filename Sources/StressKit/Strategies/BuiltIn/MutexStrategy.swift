@@ -18,10 +18,10 @@ public final class MutexStrategy: BlockingStrategy, Sendable {
         let mutex = Mutex<Void>(())
     }
 
-    private let boxes: [Box]
+    private let boxes: ObjectTable<Box>
 
     public init(setup: StrategySetup) throws {
-        boxes = (0..<setup.resources).map { _ in Box() }
+        boxes = ObjectTable((0..<setup.resources).map { _ in Box() })
     }
 
     @inline(__always)
@@ -29,6 +29,6 @@ public final class MutexStrategy: BlockingStrategy, Sendable {
 
     @inline(__always)
     public func write(_ resource: Int, _ body: () -> Void) {
-        boxes[resource].mutex.withLock { _ in body() }
+        boxes.withObject(resource) { $0.mutex.withLock { _ in body() } }
     }
 }

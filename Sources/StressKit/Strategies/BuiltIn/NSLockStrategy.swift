@@ -13,10 +13,10 @@ public final class NSLockStrategy: BlockingStrategy, Sendable {
         reentrant: false, sharedReads: false
     )
 
-    private let locks: [NSLock]
+    private let locks: ObjectTable<NSLock>
 
     public init(setup: StrategySetup) throws {
-        locks = (0..<setup.resources).map { _ in NSLock() }
+        locks = ObjectTable((0..<setup.resources).map { _ in NSLock() })
     }
 
     @inline(__always)
@@ -24,9 +24,10 @@ public final class NSLockStrategy: BlockingStrategy, Sendable {
 
     @inline(__always)
     public func write(_ resource: Int, _ body: () -> Void) {
-        let lock = locks[resource]
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+        locks.withObject(resource) { lock in
+            lock.lock()
+            defer { lock.unlock() }
+            body()
+        }
     }
 }

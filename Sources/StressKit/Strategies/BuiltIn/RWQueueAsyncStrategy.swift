@@ -17,29 +17,29 @@ public final class RWQueueAsyncStrategy: BlockingStrategy, Sendable {
         reentrant: false, sharedReads: true, asynchronousWrites: true, primitive: .queue
     )
 
-    private let queues: [DispatchQueue]
+    private let queues: ObjectTable<DispatchQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = (0..<setup.resources).map {
+        queues = ObjectTable((0..<setup.resources).map {
             DispatchQueue(label: "stressbench.rw-queue-async.\($0)", attributes: .concurrent)
-        }
+        })
     }
 
     @inline(__always)
-    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 
     /// A synchronous barrier write, used for nested writes (which cannot be deferred).
     @inline(__always)
     public func write(_ resource: Int, _ body: () -> Void) {
-        queues[resource].sync(flags: .barrier, execute: body)
+        queues.withObject(resource) { $0.sync(flags: .barrier, execute: body) }
     }
 
     public func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void) {
-        queues[resource].async(flags: .barrier, execute: body)
+        queues.withObject(resource) { $0.async(flags: .barrier, execute: body) }
     }
 
     /// An empty barrier `sync` returns once everything submitted before it has run.
     public func quiesce() {
-        for queue in queues { queue.sync(flags: .barrier) {} }
+        for queue in queues.all { queue.sync(flags: .barrier) {} }
     }
 }

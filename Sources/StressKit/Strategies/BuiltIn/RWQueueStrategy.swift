@@ -13,19 +13,19 @@ public final class RWQueueStrategy: BlockingStrategy, Sendable {
         reentrant: false, sharedReads: true, primitive: .queue
     )
 
-    private let queues: [DispatchQueue]
+    private let queues: ObjectTable<DispatchQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = (0..<setup.resources).map {
+        queues = ObjectTable((0..<setup.resources).map {
             DispatchQueue(label: "stressbench.rw-queue.\($0)", attributes: .concurrent)
-        }
+        })
     }
 
     @inline(__always)
-    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 
     @inline(__always)
     public func write(_ resource: Int, _ body: () -> Void) {
-        queues[resource].sync(flags: .barrier, execute: body)
+        queues.withObject(resource) { $0.sync(flags: .barrier, execute: body) }
     }
 }

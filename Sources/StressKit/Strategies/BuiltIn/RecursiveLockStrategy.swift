@@ -14,15 +14,15 @@ public final class RecursiveLockStrategy: BlockingStrategy, Sendable {
         reentrant: true, sharedReads: false
     )
 
-    private let locks: [NSRecursiveLock]
+    private let locks: ObjectTable<NSRecursiveLock>
 
     public init(setup: StrategySetup) throws {
-        locks = (0..<setup.resources).map { _ in NSRecursiveLock() }
+        locks = ObjectTable((0..<setup.resources).map { _ in NSRecursiveLock() })
     }
 
     @inline(__always)
     public func read(_ resource: Int, _ body: () -> Void) { write(resource, body) }
 
     @inline(__always)
-    public func write(_ resource: Int, _ body: () -> Void) { locks[resource].withLock(body) }
+    public func write(_ resource: Int, _ body: () -> Void) { locks.withObject(resource) { $0.withLock(body) } }
 }

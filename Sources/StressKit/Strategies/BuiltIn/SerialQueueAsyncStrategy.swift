@@ -19,25 +19,25 @@ public final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
         reentrant: false, sharedReads: false, asynchronousWrites: true, primitive: .queue
     )
 
-    private let queues: [DispatchQueue]
+    private let queues: ObjectTable<DispatchQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = (0..<setup.resources).map { DispatchQueue(label: "stressbench.serial-queue-async.\($0)") }
+        queues = ObjectTable((0..<setup.resources).map { DispatchQueue(label: "stressbench.serial-queue-async.\($0)") })
     }
 
     @inline(__always)
-    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 
     /// A synchronous write, used for nested writes (which cannot be deferred).
     @inline(__always)
-    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func write(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 
     public func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void) {
-        queues[resource].async(execute: body)
+        queues.withObject(resource) { $0.async(execute: body) }
     }
 
     /// An empty `sync` on each queue returns once everything submitted before it has run.
     public func quiesce() {
-        for queue in queues { queue.sync {} }
+        for queue in queues.all { queue.sync {} }
     }
 }

@@ -16,17 +16,17 @@ public final class SerialQueueFunctionStrategy: SectionPassingStrategy, Sendable
         reentrant: false, sharedReads: false, primitive: .queue
     )
 
-    private let queues: [DispatchFunctionQueue]
+    private let queues: ObjectTable<DispatchFunctionQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = (0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.serial-queue-f.\($0)", concurrent: false) }
+        queues = ObjectTable((0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.serial-queue-f.\($0)", concurrent: false) })
     }
 
-    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(body) } }
 
-    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(body) }
+    public func write(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(body) } }
 
-    public func read(_ resource: Int, section: CriticalSection) { queues[resource].sync(section) }
+    public func read(_ resource: Int, section: CriticalSection) { queues.withObject(resource) { $0.sync(section) } }
 
-    public func write(_ resource: Int, section: CriticalSection) { queues[resource].sync(section) }
+    public func write(_ resource: Int, section: CriticalSection) { queues.withObject(resource) { $0.sync(section) } }
 }

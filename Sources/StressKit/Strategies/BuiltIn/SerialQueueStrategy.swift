@@ -15,15 +15,15 @@ public final class SerialQueueStrategy: BlockingStrategy, Sendable {
         reentrant: false, sharedReads: false, primitive: .queue
     )
 
-    private let queues: [DispatchQueue]
+    private let queues: ObjectTable<DispatchQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = (0..<setup.resources).map { DispatchQueue(label: "stressbench.serial-queue.\($0)") }
+        queues = ObjectTable((0..<setup.resources).map { DispatchQueue(label: "stressbench.serial-queue.\($0)") })
     }
 
     @inline(__always)
-    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 
     @inline(__always)
-    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func write(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 }

@@ -20,17 +20,17 @@ public final class TargetQueueStrategy: BlockingStrategy, Sendable {
     )
 
     private let target: DispatchQueue
-    private let queues: [DispatchQueue]
+    private let queues: ObjectTable<DispatchQueue>
 
     public init(setup: StrategySetup) throws {
         let target = DispatchQueue(label: "stressbench.target-queue.shared")
         self.target = target
-        queues = (0..<setup.resources).map { DispatchQueue(label: "stressbench.target-queue.\($0)", target: target) }
+        queues = ObjectTable((0..<setup.resources).map { DispatchQueue(label: "stressbench.target-queue.\($0)", target: target) })
     }
 
     @inline(__always)
-    public func read(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 
     @inline(__always)
-    public func write(_ resource: Int, _ body: () -> Void) { queues[resource].sync(execute: body) }
+    public func write(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
 }

@@ -1,0 +1,42 @@
+/// One object per resource (a lock, a queue), reached without touching its
+/// reference count.
+///
+/// Loading a class reference out of an array to call it makes Swift retain it
+/// for the call and release it after: two atomic read-modify-writes on the
+/// object's header per operation, which an uncontended lock's own cost is of
+/// the same order as, and which an application calling a lock it holds in a
+/// stored property does not pay. A strategy that keeps its primitives here
+/// pays neither: ``withObject(_:_:)`` lends the object (the table keeps it
+/// alive) instead of copying the reference.
+public struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
+    /// Owns the objects.
+    private let objects: [Object]
+    /// The same objects, unowned, so that reading one copies a pointer only.
+    private let references: [UnmanagedObject]
+
+    /// An `Unmanaged` reference to an object the table owns (and so keeps
+    /// alive while the table exists).
+    private struct UnmanagedObject: @unchecked Sendable {
+        // @unchecked: `Unmanaged` is not `Sendable`, but the object is (see the
+        // table's constraint), and the table owns it for the reference's life.
+        let reference: Unmanaged<Object>
+    }
+
+    /// A table of `objects`, in resource order.
+    public init(_ objects: [Object]) {
+        self.objects = objects
+        references = objects.map { UnmanagedObject(reference: .passUnretained($0)) }
+    }
+
+    /// The number of objects.
+    public var count: Int { objects.count }
+
+    /// Every object, in resource order (for setup and tear-down, not for the hot path).
+    public var all: [Object] { objects }
+
+    /// Calls `body` with object `index`, lent for the call.
+    @inline(__always)
+    public func withObject<R>(_ index: Int, _ body: (Object) throws -> R) rethrows -> R {
+        try references[index].reference._withUnsafeGuaranteedRef(body)
+    }
+}
