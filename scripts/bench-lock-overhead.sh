@@ -20,6 +20,8 @@
 #                  allowance: the clock reads a timed lock operation needs (3: its
 #                  start, the moment it acquired, for the acquire-wait histogram,
 #                  and its end; as the run measured them) + 5 ns
+# A last line gives the floor for any harness with pluggable workloads: the
+# pthread hand loop with its increment behind one indirect call.
 # Each figure is the best of REPS runs (default 5): the others absorb warm-up
 # and interruptions. Needs only the toolchain, awk and a release build (made here).
 set -euo pipefail
@@ -66,3 +68,11 @@ PY
         printf '%-14s %-10s %9s %6s %9s %7s %9s %11s\n' "$lock" "sample $sample" "$harness" "$every" "$baseline" "$ratio" "$added" "$allowance"
     done
 done
+
+# The floor for any harness whose workloads are plugged in: the pthread loop
+# with the increment behind one indirect call (what calling a workload's step
+# costs at the least), and the ratio it would reach.
+plain=$("$bin" _baseline pthread-mutex --iterations "$OPS" --rounds "$REPS" | awk '{ print $(NF - 1) }')
+indirect=$("$bin" _baseline pthread-mutex-indirect --iterations "$OPS" --rounds "$REPS" | awk '{ print $(NF - 1) }')
+printf '\nfloor: pthread-mutex hand loop %s ns/op; with the increment behind one indirect call %s ns/op (ratio %s)\n' \
+    "$plain" "$indirect" "$(awk -v a="$plain" -v b="$indirect" 'BEGIN { printf "%.2f", a / b }')"

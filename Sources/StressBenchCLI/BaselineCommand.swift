@@ -40,7 +40,7 @@ struct BaselineCommand: ParsableCommand {
         for loop in selected {
             let best = (0..<rounds).map { _ in loop.time(iterations: iterations) }.min()!
             let nsPerOp = Double(best) / Double(iterations)
-            print("\(loop.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(iterations) iterations  \(String(format: "%.2f", nsPerOp)) ns/op")
+            print("\(loop.rawValue.padding(toLength: 24, withPad: " ", startingAt: 0)) \(iterations) iterations  \(String(format: "%.2f", nsPerOp)) ns/op")
         }
     }
 }
@@ -53,6 +53,10 @@ enum BaselineLoop: String, CaseIterable {
     case none
     /// `pthread_mutex_lock` / `pthread_mutex_unlock` (normal type).
     case pthreadMutex = "pthread-mutex"
+    /// The same, with the increment behind one indirect call (a closure the
+    /// optimiser cannot see into), as a harness whose workloads are plugged in
+    /// must make at least once per operation: the floor for such a harness.
+    case pthreadMutexIndirect = "pthread-mutex-indirect"
     /// `Synchronization.Mutex.withLock`.
     case mutex
     /// Foundation `NSLock.lock()` / `unlock()`.
@@ -95,6 +99,19 @@ enum BaselineLoop: String, CaseIterable {
                 for _ in 0..<n {
                     pthread_mutex_lock(lock)
                     counter.pointee &+= 1
+                    pthread_mutex_unlock(lock)
+                }
+            }
+            pthread_mutex_destroy(lock)
+            lock.deallocate()
+        case .pthreadMutexIndirect:
+            let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+            pthread_mutex_init(lock, nil)
+            let increment = opaqueIncrement()
+            elapsed = timed {
+                for _ in 0..<n {
+                    pthread_mutex_lock(lock)
+                    increment(counter)
                     pthread_mutex_unlock(lock)
                 }
             }
@@ -155,3 +172,9 @@ private func escape(_ pointer: UnsafeMutablePointer<Int>) {}
 /// Consumes a value where the optimiser cannot see it.
 @inline(never) @_optimize(none)
 private func escape(_ value: Int) {}
+
+/// An increment the optimiser cannot see into: calling it is an indirect call.
+@inline(never) @_optimize(none)
+private func opaqueIncrement() -> (UnsafeMutablePointer<Int>) -> Void {
+    { $0.pointee &+= 1 }
+}
