@@ -54,7 +54,7 @@ struct CompiledProgram {
         init(_ body: @escaping ErasedStepBody) { self.body = body }
     }
 
-    /// One operation, as the specialized loop reads it: one load per operation.
+    /// One operation: where its steps are and what to publish after it.
     struct CompiledOperation {
         /// Its first step, in ``CompiledProgram/steps``.
         let steps: UnsafeMutablePointer<CompiledStep>
@@ -69,22 +69,18 @@ struct CompiledProgram {
     let steps: UnsafeMutableBufferPointer<CompiledStep>
     /// The operations, by index.
     let operations: UnsafeMutableBufferPointer<CompiledOperation>
-    /// Where each operation's steps start, and (last) the number of steps.
-    let starts: UnsafeMutableBufferPointer<Int>
-    /// Per operation: the word published after it (between operations).
-    let between: UnsafeMutableBufferPointer<SiteWord>
 
     /// Flattens `operations`, whose step `k` of operation `i` has site id
     /// `siteBase[i] + k` (the board's numbering). Free it with ``deallocate()``.
     init<State>(_ operations: [Operation<State>], siteBase: [Int]) {
         let total = operations.reduce(0) { $0 + $1.steps.count }
         steps = .allocate(capacity: total)
-        starts = .allocate(capacity: operations.count + 1)
-        between = .allocate(capacity: operations.count)
+        self.operations = .allocate(capacity: operations.count)
         var next = 0
         for (i, op) in operations.enumerated() {
-            starts[i] = next
-            between.initializeElement(at: i, to: SiteWord(site: siteBase[i], phase: .betweenOperations))
+            self.operations.initializeElement(at: i, to: CompiledOperation(
+                steps: steps.baseAddress! + next, stepCount: op.steps.count, siteBase: siteBase[i],
+                between: SiteWord(site: siteBase[i], phase: .betweenOperations)))
             for (k, step) in op.steps.enumerated() {
                 let site = siteBase[i] + k
                 let body = Self.erase(step.body)
@@ -114,12 +110,6 @@ struct CompiledProgram {
                 steps.initializeElement(at: next, to: compiled)
                 next += 1
             }
-        }
-        starts[operations.count] = next
-        self.operations = .allocate(capacity: operations.count)
-        for i in operations.indices {
-            self.operations.initializeElement(at: i, to: CompiledOperation(
-                steps: steps.baseAddress! + starts[i], stepCount: starts[i + 1] - starts[i], siteBase: siteBase[i], between: between[i]))
         }
     }
 
@@ -156,8 +146,6 @@ struct CompiledProgram {
         for step in steps { step.body.release() }
         steps.deinitialize()
         steps.deallocate()
-        starts.deallocate()
-        between.deallocate()
         operations.deallocate()
     }
 }

@@ -57,19 +57,18 @@ func execute(
     _ op: Int, _ program: CompiledProgram, state: ErasedState, access: BlockingAccess, frame: inout OpFrame
 ) -> (StepResult, Int) {
     let strategy = access.strategy
-    let first = program.starts[op]
-    let count = program.starts[op + 1] &- first
+    let operation = program.operations[op]
     var index = 0
     var result = StepResult.next
     frame.fuzz(.operationStart)
     while true {
         let at = index
-        result = runStep(program.steps.baseAddress! + (first &+ index), at, state: state, access: access, strategy: strategy, frame: &frame)
+        result = runStep(operation.steps + index, at, state: state, access: access, strategy: strategy, frame: &frame)
         // A pattern match, not `!=`: comparing the enum would call its
         // synthesized equality (and copy the message) on every step.
         guard case .next = result else { break }
         index &+= 1
-        if index == count {
+        if index == operation.stepCount {
             index &-= 1
             break
         }
@@ -78,7 +77,7 @@ func execute(
         frame.fuzz(.betweenSteps)
     }
     frame.fuzz(.operationEnd)
-    frame.probe.publish(program.between[op])
+    frame.probe.publish(operation.between)
     return (result, index)
 }
 

@@ -44,7 +44,7 @@ public struct _MeasuredLoop {
                 worker.pointee.ranUntimed(ran)
                 left &-= ran
             } else {
-                operation(strategy)
+                timedOperation(strategy)
                 left &-= 1
             }
         }
@@ -86,20 +86,17 @@ public struct _MeasuredLoop {
         return count &- left
     }
 
-    /// One measured operation: picked, run, timed when the sampling says so,
-    /// booked.
+    /// One timed operation: the sampling's countdown is at 0, so
+    /// ``Worker/shouldTime()`` says yes (and draws the next gap).
     @inline(__always)
-    private func operation<S: BlockingStrategy>(_ strategy: S) {
+    private func timedOperation<S: BlockingStrategy>(_ strategy: S) {
         let i = worker.pointee.begin()
-        if worker.pointee.shouldTime() {
-            let start = worker.pointee.startTiming()
-            let (result, step) = executeDirect(program.operations.baseAddress! + i, strategy, state: state, frame: &worker.pointee.frame, timed: true)
-            worker.pointee.finishTiming(start)
-            worker.pointee.end(i, result, step: step, measured: true)
-        } else {
-            let (result, step) = executeDirect(program.operations.baseAddress! + i, strategy, state: state, frame: &worker.pointee.frame, timed: false)
-            worker.pointee.end(i, result, step: step, measured: true)
-        }
+        let timed = worker.pointee.shouldTime()
+        assert(timed, "run() times an operation only when the countdown is at 0")
+        let start = worker.pointee.startTiming()
+        let (result, step) = executeDirect(program.operations.baseAddress! + i, strategy, state: state, frame: &worker.pointee.frame, timed: true)
+        worker.pointee.finishTiming(start)
+        worker.pointee.end(i, result, step: step, measured: true)
     }
 }
 
