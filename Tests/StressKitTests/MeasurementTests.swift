@@ -54,18 +54,63 @@ final class MeasurementTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(m.latency?.count), timed, "each timed op counts at least once")
     }
 
-    /// The interval `auto` picks: clock reads within 5% of the operation's time.
-    func testAutoIntervalKeepsTheClockWithinItsShare() {
-        // 2 reads of 10 ns and 2 ns of recording = 22 ns; 5% of 7 ns is 0.35 ns.
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 7, clockReadNs: 10), 63)
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 440, clockReadNs: 10), 1, "22 ns is 5% of 440 ns")
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 441, clockReadNs: 10), 1)
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 439, clockReadNs: 10), 2)
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 100_000, clockReadNs: 25), 1)
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 0.01, clockReadNs: 10), TimingSettings.autoMaxInterval)
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 0, clockReadNs: 10), TimingSettings.autoMaxInterval)
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 640, clockReadNs: 10, reads: 3), 1, "32 ns is 5% of 640 ns")
-        XCTAssertEqual(TimingSettings.autoInterval(meanNs: 639, clockReadNs: 10, reads: 3), 2)
+    /// The interval `auto` picks: what timing adds within 5% of the operations' time.
+    func testAutoIntervalKeepsTimingWithinItsShare() {
+        // Timing adds 22 ns; 5% of 7 ns is 0.35 ns: 22 / 0.35 = 62.9.
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 7, timedNs: 29), 63)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 440, timedNs: 462), 1, "22 ns is 5% of 440 ns")
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 441, timedNs: 463), 1)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 439, timedNs: 461), 2)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 100_000, timedNs: 100_050), 1)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 0.01, timedNs: 40), TimingSettings.autoMaxInterval)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 0, timedNs: 40), TimingSettings.autoMaxInterval)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 50, timedNs: 49), 1, "timing that costs nothing measurable: time every op")
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: .nan, timedNs: 40), TimingSettings.autoMaxInterval)
+    }
+
+    /// The probe behind `auto`: rounds of timed then untimed operations, whose
+    /// costs it takes from the timed ones' start readings; the medians pick the
+    /// interval, so one preempted round changes nothing.
+    func testAutoSamplingProbeMeasuresTimedAndUntimedOperations() {
+        // A timed op takes 50 ticks and an untimed one 10 (1 ns a tick): timing
+        // adds 40 ns, 5% of 10 ns is 0.5 ns, so the interval is 80.
+        func run(preemptedRound: Int?) -> [AutoSamplingProbe.Next] {
+            var probe = AutoSamplingProbe()
+            var now: UInt64 = 1_000
+            var steps: [AutoSamplingProbe.Next] = []
+            for round in 0... {
+                var next = AutoSamplingProbe.Next.time
+                while next == .time {
+                    next = probe.add(start: now, nanosecondsPerTick: 1)
+                    steps.append(next)
+                    now += 50
+                }
+                guard case .skip(let n) = next else { return steps }
+                XCTAssertEqual(n, AutoSamplingProbe.untimedPerRound)
+                now += UInt64(n) * 10
+                // A 1 ms preemption in one untimed stretch.
+                if round == preemptedRound { now += 1_000_000 }
+            }
+            return steps
+        }
+        for preempted in [nil, 0, 3] {
+            let steps = run(preemptedRound: preempted)
+            XCTAssertEqual(steps.last, .interval(80), "preempted round \(String(describing: preempted))")
+            XCTAssertEqual(steps.filter { $0 == .time }.count, AutoSamplingProbe.rounds * (AutoSamplingProbe.timedPerRound - 1))
+            XCTAssertEqual(steps.count, TimingSettings.autoProbeOps + 1, "every probe op timed, and the first one after it")
+        }
+        // Slow operations: all timed, decided after the first round.
+        var probe = AutoSamplingProbe()
+        var next = AutoSamplingProbe.Next.time
+        var now: UInt64 = 0
+        var timed = 0
+        while next == .time {
+            next = probe.add(start: now, nanosecondsPerTick: 1)
+            now += 2_000
+            timed += 1
+        }
+        XCTAssertEqual(next, .interval(1))
+        XCTAssertEqual(timed, AutoSamplingProbe.timedPerRound)
     }
 
     func testSampledTimingCountsEachSampleForItsShare() throws {

@@ -3,26 +3,45 @@ import XCTest
 
 /// A workload whose second step reports a violation on every `every`-th
 /// operation a worker starts: a violation at a known operation and step, with
-/// no race involved, so the tests below know exactly what must be booked.
+/// no race involved, so the tests below know exactly what must be booked. With
+/// `one_step` the operation is a single step (the specialized loop's batch for
+/// one operation of one step) that checks and reports the same way.
 struct EveryNthViolationWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "every-nth-violation",
         summary: "two steps; the second reports a violation on every n-th operation",
-        parameters: [.integer("every", "operations between two violations", default: 1000, range: 1...1_000_000)]
+        parameters: [
+            .integer("every", "operations between two violations", default: 1000, range: 1...1_000_000),
+            .flag("one_step", "one step that reports, instead of two", default: false),
+        ]
     )
 
     final class State: Sendable {}
 
     let every: Int
+    let oneStep: Bool
 
     init(parameters: WorkloadParameters) throws {
         every = try parameters.integer("every")
+        oneStep = try parameters.flag("one_step")
     }
 
     func makeState(threads: Int) -> State { State() }
 
     func operations() -> [WorkloadOperation] {
         let every = self.every
+        if oneStep {
+            return [
+                WorkloadOperation("op", weight: 1, steps: [
+                    .write("only") { _, frame in
+                        // Registers are zeroed before every operation.
+                        guard frame.r0 == 0 else { return .violation("register not reset: \(frame.r0)") }
+                        frame.r0 = 1
+                        return (frame.opNumber + 1) % every == 0 ? .violation("op \(frame.opNumber)") : .next
+                    },
+                ]),
+            ]
+        }
         return [
             WorkloadOperation("op", weight: 1, steps: [
                 .read("first") { _, frame in
@@ -77,16 +96,39 @@ final class SpecializedLoopTests: XCTestCase {
         }
     }
 
+    /// The plain counter is one operation of one step: the specialized loop
+    /// runs it in its batch for that case, which must count what the general
+    /// loop counts and leave the counter at the number of increments.
+    func testOneOperationOfOneStepRunsAsInTheGeneralLoop() throws {
+        for fuzz in ["light", "off"] {
+            let report = try TestSupport.runInProcess("""
+                defaults: { threads: 1, ops: 20000, warmup: 0s, seed: 7, timing: {sample: 16} }
+                experiments:
+                  - workload: counter
+                    parameters: { read_ratio: 0 }
+                    strategies: [\(locks.joined(separator: ", "))]
+                    fuzz: \(fuzz)
+                """)
+            XCTAssertEqual(report.trials.count, locks.count)
+            for t in report.trials {
+                // The final check compares the counter with the increments counted.
+                XCTAssertEqual(t.outcome, .passed, "\(t.trial.id) fuzz \(fuzz)")
+                XCTAssertEqual(try XCTUnwrap(t.measurement, t.trial.id).operations, ["increment": 20000, "read": 0], t.trial.id)
+            }
+        }
+    }
+
     /// Violations found in the specialized loop's batches are booked as the
-    /// general loop books them: each one, with its operation, step and op number.
+    /// general loop books them: each one, with its operation, step and op
+    /// number; in the batch for one operation of one step too.
     func testSpecializedLoopBooksEveryViolationWithItsSite() throws {
         var registry = StressRegistry.builtIn
         registry.register(workload: EveryNthViolationWorkload.self)
-        for sample in ["1", "100", "auto"] {
+        for (oneStep, sample) in [(false, "1"), (false, "100"), (false, "auto"), (true, "1"), (true, "100"), (true, "auto")] {
             let report = try PlanRunner.run(yaml: """
                 experiments:
                   - workload: every-nth-violation
-                    parameters: { every: 997 }
+                    parameters: { every: 997, one_step: \(oneStep) }
                     strategies: [\(locks.joined(separator: ", "))]
                     threads: 1
                     ops: 9970
@@ -94,15 +136,16 @@ final class SpecializedLoopTests: XCTestCase {
                     timing: {sample: \(sample)}
                 """, file: "test.yaml", registry: registry)
             for t in report.trials {
-                XCTAssertEqual(t.outcome, .violated, t.trial.id)
-                XCTAssertEqual(t.violations.count, 10, t.trial.id)
-                let first = try XCTUnwrap(t.violations.samples.first, t.trial.id)
-                XCTAssertEqual(first.operation, "op", t.trial.id)
-                XCTAssertEqual(first.step, "second", t.trial.id)
-                XCTAssertEqual(first.opNumber, 996, t.trial.id)
-                XCTAssertEqual(first.message, "op 996", t.trial.id)
-                XCTAssertEqual(Array(t.violations.samples.map(\.opNumber).prefix(3)), [996, 1993, 2990], t.trial.id)
-                XCTAssertEqual(try XCTUnwrap(t.measurement, t.trial.id).totalOps, 9970, t.trial.id)
+                let label = "\(t.trial.id) one_step \(oneStep)"
+                XCTAssertEqual(t.outcome, .violated, label)
+                XCTAssertEqual(t.violations.count, 10, label)
+                let first = try XCTUnwrap(t.violations.samples.first, label)
+                XCTAssertEqual(first.operation, "op", label)
+                XCTAssertEqual(first.step, oneStep ? "only" : "second", label)
+                XCTAssertEqual(first.opNumber, 996, label)
+                XCTAssertEqual(first.message, "op 996", label)
+                XCTAssertEqual(Array(t.violations.samples.map(\.opNumber).prefix(3)), [996, 1993, 2990], label)
+                XCTAssertEqual(try XCTUnwrap(t.measurement, t.trial.id).totalOps, 9970, label)
             }
         }
     }

@@ -56,12 +56,16 @@ public struct _MeasuredLoop {
     /// pick, the frame's reset, the steps (site words published as in
     /// ``execute(_:_:state:access:frame:)``), the count and the progress report
     /// to the watchdog. Returns how many ran.
-    @inline(__always)
+    @inline(never)
     private func untimedBatch<S: BlockingStrategy>(_ count: Int, _ strategy: S) -> Int {
         let w = worker
         let picker = w.pointee.picker
-        let counts = w.pointee.counts
         let operations = program.operations.baseAddress!
+        if let only = picker.single, operations[only].stepCount == 1 {
+            return uniformBatch(count, only, strategy)
+        }
+        let counts = w.pointee.counts
+        let probe = w.pointee.frame.probe
         let state = self.state
         var number = w.pointee.opNumber
         var left = count
@@ -70,12 +74,12 @@ public struct _MeasuredLoop {
             let op = operations + i
             w.pointee.frame.beginOperation(number: number, siteBase: op.pointee.siteBase)
             number &+= 1
-            let (result, step) = executeDirect(op, strategy, state: state, frame: &w.pointee.frame, timed: false)
+            let (result, step) = executeDirect(op, strategy, state: state, frame: &w.pointee.frame, probe: probe, timed: false)
             switch result {
             case .next, .finish:
                 counts[i] &+= 1
                 // Exact progress for the watchdog's report (one store).
-                w.pointee.frame.probe.completed(number)
+                probe.completed(number)
             case .violation(let message):
                 w.pointee.opNumber = number
                 w.pointee.end(i, .violation(message), step: step, measured: true)
@@ -86,17 +90,66 @@ public struct _MeasuredLoop {
         return count &- left
     }
 
+    /// ``untimedBatch(_:_:)`` when the worker has one operation of one step
+    /// (the counter's increment, a plain lock benchmark): no pick, and what the
+    /// operation publishes and calls is read once, into locals, not again after
+    /// every call of its body (which the compiler must assume could change
+    /// memory). The same operations, words and counts as the general batch.
+    @inline(__always)
+    private func uniformBatch<S: BlockingStrategy>(_ count: Int, _ i: Int, _ strategy: S) -> Int {
+        let w = worker
+        let op = program.operations[i]
+        let step = op.steps.pointee
+        let counted = w.pointee.counts + i
+        let probe = w.pointee.frame.probe
+        let state = self.state
+        var number = w.pointee.opNumber
+        var left = count
+        repeat {
+            w.pointee.frame.beginOperation(number: number, siteBase: op.siteBase)
+            number &+= 1
+            let result = directStep(step, 0, strategy, state: state, frame: &w.pointee.frame, probe: probe, timed: false)
+            probe.publish(op.between)
+            switch result {
+            case .next, .finish:
+                counted.pointee &+= 1
+                probe.completed(number)
+            case .violation(let message):
+                w.pointee.opNumber = number
+                w.pointee.end(i, .violation(message), step: 0, measured: true)
+            }
+            left &-= 1
+        } while left > 0 && control.current != TrialControl.stop
+        w.pointee.opNumber = number
+        return count &- left
+    }
+
     /// One timed operation: the sampling's countdown is at 0, so
-    /// ``Worker/shouldTime()`` says yes (and draws the next gap).
+    /// ``Worker/shouldTime()`` says yes (and draws the next gap). As lean as a
+    /// batch's operation around its clock reads (with `sample: 1` every
+    /// operation comes here): the operation's own site base, the probe in a
+    /// local, the result looked at once.
     @inline(__always)
     private func timedOperation<S: BlockingStrategy>(_ strategy: S) {
-        let i = worker.pointee.begin()
-        let timed = worker.pointee.shouldTime()
+        let w = worker
+        let i = w.pointee.picker.pick(&w.pointee.frame.random)
+        let op = program.operations.baseAddress! + i
+        let number = w.pointee.opNumber
+        w.pointee.frame.beginOperation(number: number, siteBase: op.pointee.siteBase)
+        w.pointee.opNumber = number &+ 1
+        let timed = w.pointee.shouldTime()
         assert(timed, "run() times an operation only when the countdown is at 0")
-        let start = worker.pointee.startTiming()
-        let (result, step) = executeDirect(program.operations.baseAddress! + i, strategy, state: state, frame: &worker.pointee.frame, timed: true)
-        worker.pointee.finishTiming(start)
-        worker.pointee.end(i, result, step: step, measured: true)
+        let probe = w.pointee.frame.probe
+        let start = w.pointee.startTiming()
+        let (result, step) = executeDirect(op, strategy, state: state, frame: &w.pointee.frame, probe: probe, timed: true)
+        w.pointee.finishTiming(start)
+        switch result {
+        case .next, .finish:
+            w.pointee.counts[i] &+= 1
+            probe.completed(number &+ 1)
+        case .violation(let message):
+            w.pointee.end(i, .violation(message), step: step, measured: true)
+        }
     }
 }
 
@@ -114,39 +167,43 @@ extension BlockingStrategy {
 /// published, the same acquire timing when `timed`.
 @inline(__always)
 func executeDirect<S: BlockingStrategy>(
-    _ op: UnsafeMutablePointer<CompiledProgram.CompiledOperation>, _ strategy: S, state: ErasedState, frame: inout OpFrame, timed: Bool
+    _ op: UnsafeMutablePointer<CompiledProgram.CompiledOperation>, _ strategy: S, state: ErasedState, frame: inout OpFrame,
+    probe: SiteProbe, timed: Bool
 ) -> (StepResult, Int) {
     let steps = op.pointee.steps
-    var result = directStep(steps, 0, strategy, state: state, frame: &frame, timed: timed)
+    var result = directStep(steps.pointee, 0, strategy, state: state, frame: &frame, probe: probe, timed: timed)
     var index = 0
     // Most operations are one step: the loop below is for the others.
     if op.pointee.stepCount > 1 {
         let last = op.pointee.stepCount &- 1
         while case .next = result, index < last {
             index &+= 1
-            result = directStep(steps + index, index, strategy, state: state, frame: &frame, timed: timed)
+            result = directStep(steps[index], index, strategy, state: state, frame: &frame, probe: probe, timed: timed)
         }
     }
-    frame.probe.publish(op.pointee.between)
+    probe.publish(op.pointee.between)
     return (result, index)
 }
 
-/// One step of ``executeDirect(_:_:state:frame:timed:)``.
+/// One step of ``executeDirect(_:_:state:frame:probe:timed:)`` (`probe` is the
+/// frame's, in a local: the frame is handed to the body, so a probe read from it
+/// would be read again after every call).
 @inline(__always)
 private func directStep<S: BlockingStrategy>(
-    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ index: Int, _ strategy: S, state: ErasedState, frame: inout OpFrame, timed: Bool
+    _ step: CompiledProgram.CompiledStep, _ index: Int, _ strategy: S, state: ErasedState, frame: inout OpFrame,
+    probe: SiteProbe, timed: Bool
 ) -> StepResult {
-    frame.probe.publish(step.pointee.waiting)
-    switch step.pointee.access {
+    probe.publish(step.waiting)
+    switch step.access {
     case .unguarded:
-        return step.pointee.call(state, &frame)
+        return step.call(state, &frame)
     case .read(let r):
         let asked = timed ? frame.askedAt(step: index) : 0
         var result = StepResult.next
         strategy.read(r) {
             if timed { frame.entered(asked) }
-            frame.probe.publish(step.pointee.inside)
-            result = step.pointee.call(state, &frame)
+            probe.publish(step.inside)
+            result = step.call(state, &frame)
         }
         return result
     case .write(let r):
@@ -154,8 +211,8 @@ private func directStep<S: BlockingStrategy>(
         var result = StepResult.next
         strategy.write(r) {
             if timed { frame.entered(asked) }
-            frame.probe.publish(step.pointee.inside)
-            result = step.pointee.call(state, &frame)
+            probe.publish(step.inside)
+            result = step.call(state, &frame)
         }
         return result
     case .nestedWrite(let outer, let inner):
@@ -163,12 +220,12 @@ private func directStep<S: BlockingStrategy>(
         var result = StepResult.next
         strategy.write(outer) {
             if timed { frame.entered(asked) }
-            frame.probe.publish(step.pointee.waitingInner)
+            probe.publish(step.waitingInner)
             let askedInner = timed ? frame.askedAt() : 0
             strategy.write(inner) {
                 if timed { frame.entered(askedInner) }
-                frame.probe.publish(step.pointee.inside)
-                result = step.pointee.call(state, &frame)
+                probe.publish(step.inside)
+                result = step.call(state, &frame)
             }
         }
         return result

@@ -4,7 +4,7 @@ struct OperationPicker: Sendable {
     private let thresholds: [UInt64]
     /// The only operation with a weight, when there is exactly one: then no
     /// random draw is needed.
-    private let single: Int?
+    let single: Int?
 
     init(weights: [Double]) {
         let weighted = weights.indices.filter { weights[$0] > 0 }
@@ -51,12 +51,8 @@ struct Worker {
     /// operations run), and the longest gap between two timed completions.
     let clock: TimeSource
     private(set) var sampleEvery: Int
-    /// `auto` sampling: timed operations left before the interval is chosen,
-    /// and the ticks they took.
-    private var probeLeft: Int
-    private var probeTicks: UInt64 = 0
-    /// Whether a probe operation waited to acquire (then it read the clock once more).
-    private var probeAcquired = false
+    /// `auto` sampling: the measurement that picks the interval, while it runs.
+    private var autoProbe: AutoSamplingProbe?
     private var sampler: SplitMix64
     /// Operations to run untimed before the next timed one.
     private(set) var countdown = 0
@@ -87,10 +83,10 @@ struct Worker {
         switch settings.timing.sampling {
         case .every(let n):
             sampleEvery = n
-            probeLeft = 0
+            autoProbe = nil
         case .auto:
             sampleEvery = 1
-            probeLeft = TimingSettings.autoProbeOps
+            autoProbe = AutoSamplingProbe()
         }
         sampler = SplitMix64(seed: SplitMix64.derive(seed, 0x7_1111 &+ UInt64(thread)))
         names = operations.map { ($0.name, $0.steps.map(\.name)) }
@@ -197,7 +193,7 @@ struct Worker {
         histogram.record(ticks, weight: weight)
         if frame.acquired { acquireHistogram.record(frame.acquireTicks, weight: weight) }
         completed(at: end)
-        if probeLeft > 0 { probe(ticks, acquired: frame.acquired) }
+        if autoProbe != nil { probe(start: start) }
     }
 
     /// Notes a timed completion at `end`: the gap since the previous one is a
@@ -208,27 +204,21 @@ struct Worker {
         lastEnd = end
     }
 
-    /// `auto` sampling: adds one probe measurement, and once there are enough,
-    /// picks this worker's interval from their mean.
-    ///
-    /// A timed operation's span holds clock time of its own: part of the first
-    /// and last reads, and the acquire timestamp when it takes a section. It is
-    /// taken off the mean, or the interval would be chosen against an
-    /// operation made slower by being timed; and the acquire read is counted in
-    /// what a timed operation costs. How much: reads overlap the work around
-    /// them, so less than their cost each. Measured on the 1-thread
-    /// `pthread-mutex` counter with every op timed: a mean span of 34.7 ns
-    /// against about 22 ns per untimed op, about one read (11.6 ns) with the
-    /// acquire; half a read is taken without one.
-    private mutating func probe(_ ticks: UInt64, acquired: Bool) {
-        probeTicks &+= ticks
-        probeAcquired = probeAcquired || acquired
-        probeLeft -= 1
-        guard probeLeft == 0 else { return }
-        let readsInside = probeAcquired ? 1.0 : 0.5
-        let measuredNs = Double(probeTicks) / Double(TimingSettings.autoProbeOps) * clock.nanosecondsPerTick
-        let meanNs = Swift.max(measuredNs - readsInside * clock.readCost, measuredNs * 0.1)
-        sampleEvery = TimingSettings.autoInterval(meanNs: meanNs, clockReadNs: clock.readCost, reads: probeAcquired ? 3 : 2)
+    /// `auto` sampling: hands a timed operation's start to the probe and does
+    /// what it says: time the next one too, run some untimed (the countdown),
+    /// or take the interval it chose (and draw the first gap).
+    @inline(never)
+    private mutating func probe(start: UInt64) {
+        switch autoProbe?.add(start: start, nanosecondsPerTick: clock.nanosecondsPerTick) {
+        case .time, nil:
+            break
+        case .skip(let n):
+            countdown = n
+        case .interval(let n):
+            autoProbe = nil
+            sampleEvery = n
+            if n > 1 { countdown = sampler.next(below: 2 &* n &- 1) }
+        }
     }
 
     /// Books a finished operation (and its violation, if a step reported one).

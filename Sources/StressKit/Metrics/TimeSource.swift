@@ -21,11 +21,12 @@ public struct TimingSettings: Sendable, Codable, Hashable {
         /// cannot fall into step with the workload), each recorded with a count
         /// of `n`. `every(1)` times every operation.
         case every(Int)
-        /// Every operation at first; after ``TimingSettings/autoProbeOps`` timed
-        /// operations each worker picks its own `n` so that the clock reads cost
-        /// at most ``TimingSettings/autoClockShare`` of an operation's mean
-        /// untimed service time (1 for operations of about half a microsecond or more, so their
-        /// histogram holds every operation and the true max).
+        /// Each worker first measures what timing costs its operations (a few
+        /// rounds of timed and untimed ones: ``TimingSettings/autoProbeOps``
+        /// timed in all), then picks its own `n` so that timing takes at most
+        /// ``TimingSettings/autoClockShare`` of the operations' time (1 for
+        /// operations of about a microsecond or more, so their histogram holds
+        /// every operation and the true max).
         case auto
     }
 
@@ -34,17 +35,19 @@ public struct TimingSettings: Sendable, Codable, Hashable {
     /// Which operations are timed.
     public var sampling: Sampling
 
-    /// The default: the TSC where it is trustworthy, `auto` sampling. Two clock
-    /// reads cost about 20 ns here, more than an uncontended lock: timing every
-    /// operation would cut the throughput of the cheapest strategies by more
-    /// than a third, so for them `auto` times a random sample; operations of about
-    /// half a microsecond or more are all timed.
+    /// The default: the TSC where it is trustworthy, `auto` sampling. Timing an
+    /// operation costs 40 to 50 ns on the reference machine (a lock's takes
+    /// three clock reads: start, acquired, end; and the recording), several
+    /// times an uncontended lock: timing every operation would cut the
+    /// throughput of the cheapest strategies to a fifth, so for them `auto` times
+    /// a random sample; operations of about a microsecond or more are all timed.
     public static let standard = TimingSettings(clock: .auto, sampling: .auto)
 
-    /// Operations a worker times before `auto` picks its interval.
-    public static let autoProbeOps = 256
-    /// The largest share of an operation's service time `auto` lets the clock
-    /// reads (and recording) take.
+    /// Operations a worker times while `auto` measures what timing costs (it
+    /// also runs twice as many untimed among them), before it picks its interval.
+    public static let autoProbeOps = AutoSamplingProbe.rounds * AutoSamplingProbe.timedPerRound
+    /// The largest share of the operations' time `auto` lets timing take (its
+    /// clock reads, recording and bookkeeping, as measured).
     public static let autoClockShare = 0.05
     /// The longest interval `auto` picks: even the cheapest operations keep
     /// thousands of samples a second per worker.
@@ -61,16 +64,18 @@ public struct TimingSettings: Sendable, Codable, Hashable {
         self.init(clock: clock, sampling: .every(sampleEvery))
     }
 
-    /// The interval `auto` picks for operations whose mean service time is
-    /// `meanNs` (untimed), when one clock read costs `clockReadNs` and a timed
-    /// operation makes `reads` of them (two; three when it also times its wait
-    /// to acquire): the smallest `n` for which the reads and a record (about
-    /// 2 ns) every `n` operations stay within ``autoClockShare`` of the
-    /// operations' time.
-    public static func autoInterval(meanNs: Double, clockReadNs: Double, reads: Int = 2) -> Int {
-        guard meanNs > 0, meanNs.isFinite else { return autoMaxInterval }
-        let cost = Double(reads) * clockReadNs + 2
-        let n = (cost / (autoClockShare * meanNs)).rounded(.up)
+    /// The interval `auto` picks when an untimed operation takes `untimedNs`
+    /// and a timed one `timedNs` (each a whole loop iteration, as a worker
+    /// measures them: ``AutoSamplingProbe``): the smallest `n` for which the
+    /// difference, paid once every `n` operations, stays within
+    /// ``autoClockShare`` of the operations' time. 1 when timing costs nothing
+    /// measurable.
+    public static func autoInterval(untimedNs: Double, timedNs: Double) -> Int {
+        guard untimedNs.isFinite, timedNs.isFinite else { return autoMaxInterval }
+        let cost = timedNs - untimedNs
+        guard cost > 0 else { return 1 }
+        guard untimedNs > 0 else { return autoMaxInterval }
+        let n = (cost / (autoClockShare * untimedNs)).rounded(.up)
         return n >= Double(autoMaxInterval) ? autoMaxInterval : Swift.max(1, Int(n))
     }
 
