@@ -25,9 +25,10 @@
 # pthread hand loop with its increment behind one indirect call.
 #
 # How: REPS pairs (default 7), each a harness run (one trial, its own child
-# process, after a 200 ms warm-up) and a hand-loop round of the same length
-# straight after it; ratios are taken within a pair and the median pair is
-# reported (ns/op columns: the medians). On a shared VM the speed of the same
+# process, after a 200 ms warm-up) and the hand loop's best of two rounds of
+# the same length, next to each other (which runs first alternates); the ratio
+# column is the median of the pairs' ratios, with their range, and the other
+# columns the medians of their own figures. On a shared VM the speed of the same
 # loop drifts by 10-30% from one minute to the next; pairing seconds apart
 # keeps that drift out of the ratio, which best-of-N figures taken minutes
 # apart (this script's earlier method) did not.
@@ -57,9 +58,13 @@ experiments:
     timing: {sample: $sample}
 PLAN
         : > "$tmp/pairs"
-        for _ in $(seq "$REPS"); do
+        for rep in $(seq "$REPS"); do
+            # Alternate which of the pair runs first, so drift has no fixed
+            # direction; the hand loop's best of 2 rounds (the first warms it,
+            # as the harness's 200 ms warm-up does).
+            [ $((rep % 2)) = 0 ] && base=$("$bin" _baseline "$lock" --iterations "$OPS" --rounds 2 | awk '{ print $(NF - 1) }')
             "$bin" run "$tmp/plan.yaml" --json "$tmp/run.json" -q >/dev/null
-            base=$("$bin" _baseline "$lock" --iterations "$OPS" --rounds 1 | awk '{ print $(NF - 1) }')
+            [ $((rep % 2)) = 1 ] && base=$("$bin" _baseline "$lock" --iterations "$OPS" --rounds 2 | awk '{ print $(NF - 1) }')
             python3 - "$tmp/run.json" "$base" >> "$tmp/pairs" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["trials"][0]
@@ -74,7 +79,7 @@ rows = [tuple(map(float, line.split())) for line in open(sys.argv[1])]
 harness = statistics.median(r[0] for r in rows)
 base = statistics.median(r[1] for r in rows)
 ratios = sorted(r[1] / r[0] for r in rows)
-every = int(statistics.median(r[2] for r in rows))
+every = round(statistics.median(r[2] for r in rows))
 allowance = "-" if sys.argv[3] != "1" else f"{3 * statistics.median(r[3] for r in rows) + 5:.1f}"
 added = statistics.median(r[0] - r[1] for r in rows)
 print(f"{sys.argv[2]:<14} {'sample ' + sys.argv[3]:<10} {harness:9.2f} {every:6d} {base:9.2f} {statistics.median(ratios):7.2f} "
@@ -85,8 +90,15 @@ done
 
 # The floor for any harness whose workloads are plugged in: the pthread loop
 # with the increment behind one indirect call (what calling a workload's step
-# costs at the least), and the ratio it would reach.
-plain=$("$bin" _baseline pthread-mutex --iterations "$OPS" --rounds "$REPS" | awk '{ print $(NF - 1) }')
-indirect=$("$bin" _baseline pthread-mutex-indirect --iterations "$OPS" --rounds "$REPS" | awk '{ print $(NF - 1) }')
-printf '\nfloor: pthread-mutex hand loop %s ns/op; with the increment behind one indirect call %s ns/op (ratio %s)\n' \
-    "$plain" "$indirect" "$(awk -v a="$plain" -v b="$indirect" 'BEGIN { printf "%.2f", a / b }')"
+# costs at the least), and the ratio it would reach; paired like the rest.
+for rep in $(seq "$REPS"); do
+    "$bin" _baseline pthread-mutex pthread-mutex-indirect --iterations "$OPS" --rounds 2 | awk '{ print $(NF - 1) }' | paste -s -d ' '
+done > "$tmp/floor"
+python3 - "$tmp/floor" <<'PY'
+import statistics, sys
+rows = [tuple(map(float, line.split())) for line in open(sys.argv[1])]
+plain = statistics.median(r[0] for r in rows)
+indirect = statistics.median(r[1] for r in rows)
+print(f"\nfloor: pthread-mutex hand loop {plain:.2f} ns/op; with the increment behind one indirect call {indirect:.2f} ns/op "
+      f"(ratio {statistics.median(r[0] / r[1] for r in rows):.2f}, median of {len(rows)} pairs)")
+PY

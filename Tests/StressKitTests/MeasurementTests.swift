@@ -33,8 +33,9 @@ final class MeasurementTests: XCTestCase {
         XCTAssertNotNil(r.cpuNsPerOp)
     }
 
-    /// The default, `auto`: each worker times its first operations, then picks
-    /// an interval from their mean; the record says so and how many were timed.
+    /// The default, `auto`: each worker measures what timing costs (rounds of
+    /// timed and untimed operations), then picks an interval; the record says
+    /// so and how many were timed.
     func testAutoSamplingTimesTheFirstOperationsThenPicksAnInterval() throws {
         let report = try TestSupport.runInProcess("""
             experiments:
@@ -47,11 +48,32 @@ final class MeasurementTests: XCTestCase {
         let timing = try XCTUnwrap(m.timing)
         XCTAssertEqual(timing.sampling, "auto")
         let timed = try XCTUnwrap(timing.timedOps)
-        XCTAssertGreaterThanOrEqual(timed, 2 * TimingSettings.autoProbeOps, "the probe times every op at first")
+        XCTAssertGreaterThanOrEqual(timed, 2 * TimingSettings.autoProbeOps, "each worker's probe times its rounds' operations")
         XCTAssertLessThanOrEqual(timed, 100_000)
         XCTAssertGreaterThanOrEqual(timing.sampleEvery, 1)
         XCTAssertLessThanOrEqual(timing.sampleEvery, TimingSettings.autoMaxInterval)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(m.latency?.count), timed, "each timed op counts at least once")
+    }
+
+    /// Operations slow against any timing cost are all timed under `auto`: the
+    /// probe sees it in its first round and stops there, with no untimed
+    /// stretch, so the histogram holds every operation and the true max.
+    func testAutoSamplingTimesEverySlowOperation() throws {
+        let report = try TestSupport.runInProcess("""
+            experiments:
+              - workload: _busywork
+                parameters: { work: 50000 }
+                strategies: [mutex]
+                threads: 1
+                ops: 300
+                warmup: 0s
+            """)
+        let m = try XCTUnwrap(report.trials[0].measurement)
+        let timing = try XCTUnwrap(m.timing)
+        XCTAssertEqual(timing.sampling, "auto")
+        XCTAssertEqual(timing.timedOps, 300)
+        XCTAssertEqual(timing.sampleEvery, 1)
+        XCTAssertEqual(try XCTUnwrap(m.latency?.count), 300)
     }
 
     /// The interval `auto` picks: what timing adds within 5% of the operations' time.
@@ -74,7 +96,7 @@ final class MeasurementTests: XCTestCase {
     func testAutoSamplingProbeMeasuresTimedAndUntimedOperations() {
         // A timed op takes 50 ticks and an untimed one 10 (1 ns a tick): timing
         // adds 40 ns, 5% of 10 ns is 0.5 ns, so the interval is 80.
-        func run(preemptedRound: Int?) -> [AutoSamplingProbe.Next] {
+        func run(preemptedRound: Int?, preemptedTimedOp: Int? = nil) -> [AutoSamplingProbe.Next] {
             var probe = AutoSamplingProbe()
             var now: UInt64 = 1_000
             var steps: [AutoSamplingProbe.Next] = []
@@ -84,6 +106,9 @@ final class MeasurementTests: XCTestCase {
                     next = probe.add(start: now, nanosecondsPerTick: 1)
                     steps.append(next)
                     now += 50
+                    // A 1 ms preemption of one timed op (its round's figure
+                    // is an outlier, and in round 0 the op looks slow).
+                    if steps.count == preemptedTimedOp { now += 1_000_000 }
                 }
                 guard case .skip(let n) = next else { return steps }
                 XCTAssertEqual(n, AutoSamplingProbe.untimedPerRound)
@@ -93,9 +118,9 @@ final class MeasurementTests: XCTestCase {
             }
             return steps
         }
-        for preempted in [nil, 0, 3] {
-            let steps = run(preemptedRound: preempted)
-            XCTAssertEqual(steps.last, .interval(80), "preempted round \(String(describing: preempted))")
+        for (preempted, timedOp) in [(nil, nil), (0, nil), (3, nil), (nil, 5), (nil, 40)] {
+            let steps = run(preemptedRound: preempted, preemptedTimedOp: timedOp)
+            XCTAssertEqual(steps.last, .interval(80), "preempted round \(String(describing: preempted)), timed op \(String(describing: timedOp))")
             XCTAssertEqual(steps.filter { $0 == .time }.count, AutoSamplingProbe.rounds * (AutoSamplingProbe.timedPerRound - 1))
             XCTAssertEqual(steps.count, TimingSettings.autoProbeOps + 1, "every probe op timed, and the first one after it")
         }

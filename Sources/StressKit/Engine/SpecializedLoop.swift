@@ -59,11 +59,11 @@ public struct _MeasuredLoop {
     @inline(never)
     private func untimedBatch<S: BlockingStrategy>(_ count: Int, _ strategy: S) -> Int {
         let w = worker
-        let picker = w.pointee.picker
         let operations = program.operations.baseAddress!
-        if let only = picker.single, operations[only].stepCount == 1 {
+        if let only = w.pointee.picker.single, operations[only].stepCount == 1 {
             return uniformBatch(count, only, strategy)
         }
+        let picker = w.pointee.picker
         let counts = w.pointee.counts
         let probe = w.pointee.frame.probe
         let state = self.state

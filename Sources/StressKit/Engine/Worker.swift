@@ -193,7 +193,7 @@ struct Worker {
         histogram.record(ticks, weight: weight)
         if frame.acquired { acquireHistogram.record(frame.acquireTicks, weight: weight) }
         completed(at: end)
-        if autoProbe != nil { probe(start: start) }
+        if autoProbe != nil { autoSample(start: start) }
     }
 
     /// Notes a timed completion at `end`: the gap since the previous one is a
@@ -208,7 +208,7 @@ struct Worker {
     /// what it says: time the next one too, run some untimed (the countdown),
     /// or take the interval it chose (and draw the first gap).
     @inline(never)
-    private mutating func probe(start: UInt64) {
+    private mutating func autoSample(start: UInt64) {
         switch autoProbe?.add(start: start, nanosecondsPerTick: clock.nanosecondsPerTick) {
         case .time, nil:
             break
