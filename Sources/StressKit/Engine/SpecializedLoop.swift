@@ -67,8 +67,11 @@ public struct _MeasuredLoop {
         let counts = w.pointee.counts
         let probe = w.pointee.frame.probe
         let state = self.state
-        var number = w.pointee.opNumber
-        var left = count
+        // The op number is the loop's counter (how many ran and how many are
+        // left follow from it): one value fewer kept across the body's call.
+        let first = w.pointee.opNumber
+        let last = first &+ count
+        var number = first
         repeat {
             let i = picker.pick(&w.pointee.frame.random)
             let op = operations + i
@@ -84,17 +87,18 @@ public struct _MeasuredLoop {
                 w.pointee.opNumber = number
                 w.pointee.end(i, .violation(message), step: step, measured: true)
             }
-            left &-= 1
-        } while left > 0 && control.current != TrialControl.stop
+        } while number != last && control.current != TrialControl.stop
         w.pointee.opNumber = number
-        return count &- left
+        return number &- first
     }
 
     /// ``untimedBatch(_:_:)`` when the worker has one operation of one step
     /// (the counter's increment, a plain lock benchmark): no pick, and what the
     /// operation publishes and calls is read once, into locals, not again after
     /// every call of its body (which the compiler must assume could change
-    /// memory). The same operations, words and counts as the general batch.
+    /// memory). The frame's site base is set once and the count is added when
+    /// the batch ends: fewer stores for the lock's atomic instructions to wait
+    /// for. The same operations, words and counts as the general batch.
     @inline(__always)
     private func uniformBatch<S: BlockingStrategy>(_ count: Int, _ i: Int, _ strategy: S) -> Int {
         let w = worker
@@ -103,25 +107,33 @@ public struct _MeasuredLoop {
         let counted = w.pointee.counts + i
         let probe = w.pointee.frame.probe
         let state = self.state
-        var number = w.pointee.opNumber
-        var left = count
+        // The op number is the loop's only counter (how many ran and how many
+        // are left both follow from it), so nothing else is written back to
+        // the stack on every operation.
+        let first = w.pointee.opNumber
+        let last = first &+ count
+        var number = first
+        var violations = 0
+        w.pointee.frame.siteBase = op.siteBase
         repeat {
-            w.pointee.frame.beginOperation(number: number, siteBase: op.siteBase)
+            w.pointee.frame.beginOperation(number: number)
             number &+= 1
             let result = directStep(step, 0, strategy, state: state, frame: &w.pointee.frame, probe: probe, timed: false)
             probe.publish(op.between)
             switch result {
             case .next, .finish:
-                counted.pointee &+= 1
                 probe.completed(number)
             case .violation(let message):
+                // Booked (and counted) by the worker, as in the general batch.
+                violations &+= 1
                 w.pointee.opNumber = number
                 w.pointee.end(i, .violation(message), step: 0, measured: true)
             }
-            left &-= 1
-        } while left > 0 && control.current != TrialControl.stop
+        } while number != last && control.current != TrialControl.stop
+        let ran = number &- first
+        counted.pointee &+= ran &- violations
         w.pointee.opNumber = number
-        return count &- left
+        return ran
     }
 
     /// One timed operation: the sampling's countdown is at 0, so

@@ -48,9 +48,19 @@ public struct OpFrame: Sendable {
 
     @inline(__always)
     mutating func beginOperation(number: Int, siteBase: Int) {
-        opNumber = number
         self.siteBase = siteBase
-        r0 = 0; r1 = 0; r2 = 0; r3 = 0
+        beginOperation(number: number)
+    }
+
+    /// The same for an operation at the site base the frame already has (the
+    /// specialized loop's batch of one operation sets it once). Registers are
+    /// zeroed only when one is not: a load and a branch instead of two stores
+    /// for operations that never use them, and every store before a lock's
+    /// atomic instruction must drain before it can run.
+    @inline(__always)
+    mutating func beginOperation(number: Int) {
+        opNumber = number
+        if r0 | r1 | r2 | r3 != 0 { r0 = 0; r1 = 0; r2 = 0; r3 = 0 }
     }
 
     /// A fuzz point a workload may place anywhere in a step body (between two
