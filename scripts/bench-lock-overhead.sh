@@ -6,9 +6,11 @@
 #
 #   scripts/bench-lock-overhead.sh                      # pthread-mutex and mutex
 #   LOCKS="pthread-mutex mutex nslock" OPS=20000000 REPS=9 scripts/bench-lock-overhead.sh
+#   SAMPLES="auto 1024 1" scripts/bench-lock-overhead.sh  # the timings to run (default "auto 1")
 #
 # For each lock it runs the harness with the default timing (`sample: auto`)
-# and with every operation timed (`sample: 1`), and prints:
+# and with every operation timed (`sample: 1`), or with each of SAMPLES, and
+# prints:
 #   ns/op          the measured window's wall time / operations (1e9 / ops/s):
 #                  picking the operation, the step, the lock, the bookkeeping,
 #                  and the clock reads of the timed operations
@@ -25,8 +27,10 @@
 # pthread hand loop with its increment behind one indirect call.
 #
 # How: REPS pairs (default 7), each a harness run (one trial, its own child
-# process, after a 200 ms warm-up) and the hand loop's best of two rounds of
-# the same length, next to each other (which runs first alternates); the ratio
+# process, after a 200 ms warm-up) and one hand-loop round of the same length
+# after a warm-up round, next to each other (which runs first alternates): one
+# measured run a side. (Until 2026-11-24 the hand loop's side was the best of
+# two rounds, which can only favour it: by 1-8% in runs of 2026-11-24.) The ratio
 # column is the median of the pairs' ratios, with their range, and the other
 # columns the medians of their own figures. On a shared VM the speed of the same
 # loop drifts by 10-30% from one minute to the next; pairing seconds apart
@@ -45,9 +49,14 @@ bin=.build/release/stressbench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# One measured hand-loop round per lock named, after a warm-up round: ns/op.
+hand() {
+    "$bin" _baseline "$@" --iterations "$OPS" --warmup-rounds 1 --rounds 1 | awk '{ print $(NF - 1) }' | paste -s -d ' '
+}
+
 printf '%-14s %-10s %9s %6s %9s %7s %-11s %7s %9s\n' lock timing "ns/op" every baseline ratio range added allowance
 for lock in $LOCKS; do
-    for sample in auto 1; do
+    for sample in ${SAMPLES:-auto 1}; do
         cat > "$tmp/plan.yaml" <<PLAN
 experiments:
   - workload: counter
@@ -60,11 +69,12 @@ PLAN
         : > "$tmp/pairs"
         for rep in $(seq "$REPS"); do
             # Alternate which of the pair runs first, so drift has no fixed
-            # direction; the hand loop's best of 2 rounds (the first warms it,
-            # as the harness's 200 ms warm-up does).
-            [ $((rep % 2)) = 0 ] && base=$("$bin" _baseline "$lock" --iterations "$OPS" --rounds 2 | awk '{ print $(NF - 1) }')
+            # direction. The hand loop's warm-up round plays the part of the
+            # harness's 200 ms warm-up; then one round, as the harness's one
+            # trial (a best of several would pick the luckiest).
+            [ $((rep % 2)) = 0 ] && base=$(hand "$lock")
             "$bin" run "$tmp/plan.yaml" --json "$tmp/run.json" -q >/dev/null
-            [ $((rep % 2)) = 1 ] && base=$("$bin" _baseline "$lock" --iterations "$OPS" --rounds 2 | awk '{ print $(NF - 1) }')
+            [ $((rep % 2)) = 1 ] && base=$(hand "$lock")
             python3 - "$tmp/run.json" "$base" >> "$tmp/pairs" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["trials"][0]
@@ -92,7 +102,7 @@ done
 # with the increment behind one indirect call (what calling a workload's step
 # costs at the least), and the ratio it would reach; paired like the rest.
 for rep in $(seq "$REPS"); do
-    "$bin" _baseline pthread-mutex pthread-mutex-indirect --iterations "$OPS" --rounds 2 | awk '{ print $(NF - 1) }' | paste -s -d ' '
+    hand pthread-mutex pthread-mutex-indirect
 done > "$tmp/floor"
 python3 - "$tmp/floor" <<'PY'
 import statistics, sys

@@ -28,8 +28,15 @@ struct BaselineCommand: ParsableCommand {
     @Option(help: "Rounds; the fastest is reported (the others absorb warm-up and interruptions).")
     var rounds = 5
 
+    @Option(help: ArgumentHelp(
+        "Rounds run first and not reported (warm-up).",
+        discussion: "With --warmup-rounds 1 --rounds 1 the figure is one run after a warm-up, as the harness's own trial is: a fair partner for it (the best of several rounds is biased fast on a noisy host)."
+    ))
+    var warmupRounds = 0
+
     func validate() throws {
         guard iterations > 0, rounds > 0 else { throw ValidationError("--iterations and --rounds must be at least 1") }
+        guard warmupRounds >= 0 else { throw ValidationError("--warmup-rounds must be at least 0") }
         for name in locks where name != "all" && BaselineLoop(rawValue: name) == nil {
             throw ValidationError("unknown lock '\(name)'; expected one of \(BaselineLoop.allCases.map(\.rawValue).joined(separator: ", ")) or all")
         }
@@ -38,6 +45,7 @@ struct BaselineCommand: ParsableCommand {
     func run() throws {
         let selected = locks.contains("all") ? BaselineLoop.allCases : locks.compactMap(BaselineLoop.init(rawValue:))
         for loop in selected {
+            for _ in 0..<warmupRounds { _ = loop.time(iterations: iterations) }
             let best = (0..<rounds).map { _ in loop.time(iterations: iterations) }.min()!
             let nsPerOp = Double(best) / Double(iterations)
             print("\(loop.rawValue.padding(toLength: 24, withPad: " ", startingAt: 0)) \(iterations) iterations  \(String(format: "%.2f", nsPerOp)) ns/op")

@@ -180,6 +180,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("cannot read the file: No such file or directory"), missing.stderr)
     }
 
+    /// The hidden `_baseline` command, as `scripts/bench-lock-overhead.sh` and
+    /// `scripts/bench-builds.py` read it: one line per loop, in the order asked,
+    /// with the ns/op second to last; the warm-up round is accepted and not
+    /// reported; bad counts are usage errors, not traps.
+    func testBaselineCommandPrintsWhatTheOverheadScriptsRead() throws {
+        let r = try TestSupport.cli(["_baseline", "pthread-mutex", "mutex", "--iterations", "1000", "--warmup-rounds", "1", "--rounds", "1"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        XCTAssertEqual(lines.map(\.first), ["pthread-mutex", "mutex"], r.stdout)
+        for fields in lines {
+            XCTAssertEqual(fields.last, "ns/op", r.stdout)
+            XCTAssertGreaterThan(Double(fields[fields.count - 2]) ?? 0, 0, r.stdout)
+            XCTAssertEqual(Array(fields[1...2]), ["1000", "iterations"], r.stdout)
+        }
+        for flag in ["--warmup-rounds=-1", "--rounds=0"] {
+            let bad = try TestSupport.cli(["_baseline", "mutex", flag])
+            XCTAssertEqual(bad.status, 2, "\(flag): \(bad.stderr)")
+            XCTAssertTrue(bad.stderr.contains("must be at least"), bad.stderr)
+        }
+    }
+
     /// What `help run` says about --in-process is what happens: the watchdog
     /// reports a hang and the run ends with status 3 (no timeout applies).
     func testInProcessHelpMatchesWhatAHangDoes() throws {

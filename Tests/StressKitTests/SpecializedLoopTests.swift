@@ -5,7 +5,8 @@ import XCTest
 /// operation a worker starts: a violation at a known operation and step, with
 /// no race involved, so the tests below know exactly what must be booked. With
 /// `one_step` the operation is a single step (the specialized loop's batch for
-/// one operation of one step) that checks and reports the same way.
+/// one operation of one step) that checks and reports the same way, under the
+/// access `access` names (that batch has a loop of its own for each kind).
 struct EveryNthViolationWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "every-nth-violation",
@@ -13,6 +14,7 @@ struct EveryNthViolationWorkload: Workload {
         parameters: [
             .integer("every", "operations between two violations", default: 1000, range: 1...1_000_000),
             .flag("one_step", "one step that reports, instead of two", default: false),
+            .choice("access", "the one step's access", default: "write", choices: ["write", "read", "unguarded", "nested"]),
         ]
     )
 
@@ -20,11 +22,21 @@ struct EveryNthViolationWorkload: Workload {
 
     let every: Int
     let oneStep: Bool
+    let access: StepAccess
 
     init(parameters: WorkloadParameters) throws {
         every = try parameters.integer("every")
         oneStep = try parameters.flag("one_step")
+        access = switch try parameters.text("access") {
+        case "read": .read(0)
+        case "unguarded": .unguarded
+        case "nested": .nestedWrite(outer: 0, inner: 1)
+        default: .write(0)
+        }
     }
+
+    /// Two, for the nested write's inner resource.
+    var resourceCount: Int { 2 }
 
     func makeState(threads: Int) -> State { State() }
 
@@ -33,7 +45,7 @@ struct EveryNthViolationWorkload: Workload {
         if oneStep {
             return [
                 WorkloadOperation("op", weight: 1, steps: [
-                    .write("only") { _, frame in
+                    Step<State>("only", access: access) { _, frame in
                         // Registers are zeroed before every operation.
                         guard frame.r0 == 0 else { return .violation("register not reset: \(frame.r0)") }
                         frame.r0 = 1
@@ -124,11 +136,13 @@ final class SpecializedLoopTests: XCTestCase {
     func testSpecializedLoopBooksEveryViolationWithItsSite() throws {
         var registry = StressRegistry.builtIn
         registry.register(workload: EveryNthViolationWorkload.self)
-        for (oneStep, sample) in [(false, "1"), (false, "100"), (false, "auto"), (true, "1"), (true, "100"), (true, "auto")] {
+        let cases = [(false, "write", "1"), (false, "write", "100"), (false, "write", "auto")]
+            + ["write", "read", "unguarded", "nested"].flatMap { access in ["1", "100", "auto"].map { (true, access, $0) } }
+        for (oneStep, access, sample) in cases {
             let report = try PlanRunner.run(yaml: """
                 experiments:
                   - workload: every-nth-violation
-                    parameters: { every: 997, one_step: \(oneStep) }
+                    parameters: { every: 997, one_step: \(oneStep), access: \(access) }
                     strategies: [\(locks.joined(separator: ", "))]
                     threads: 1
                     ops: 9970
@@ -136,7 +150,7 @@ final class SpecializedLoopTests: XCTestCase {
                     timing: {sample: \(sample)}
                 """, file: "test.yaml", registry: registry)
             for t in report.trials {
-                let label = "\(t.trial.id) one_step \(oneStep)"
+                let label = "\(t.trial.id) one_step \(oneStep) access \(access) sample \(sample)"
                 XCTAssertEqual(t.outcome, .violated, label)
                 XCTAssertEqual(t.violations.count, 10, label)
                 let first = try XCTUnwrap(t.violations.samples.first, label)

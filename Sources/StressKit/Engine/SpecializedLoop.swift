@@ -96,17 +96,56 @@ public struct _MeasuredLoop {
     /// (the counter's increment, a plain lock benchmark): no pick, and what the
     /// operation publishes and calls is read once, into locals, not again after
     /// every call of its body (which the compiler must assume could change
-    /// memory). The frame's site base is set once and the count is added when
-    /// the batch ends: fewer stores for the lock's atomic instructions to wait
-    /// for. The same operations, words and counts as the general batch.
+    /// memory). The kind of access is looked at once too, not per operation:
+    /// each kind gets its own copy of the loop (``uniformLoop(_:_:_:)``), where
+    /// the look would otherwise be an indirect jump per operation. The frame's
+    /// site base is set once and the count is added when the batch ends: fewer
+    /// stores for the lock's atomic instructions to wait for. The same
+    /// operations, words and counts as the general batch.
     @inline(__always)
     private func uniformBatch<S: BlockingStrategy>(_ count: Int, _ i: Int, _ strategy: S) -> Int {
+        let step = program.operations[i].steps.pointee
+        let probe = worker.pointee.frame.probe
+        let state = self.state
+        switch step.access {
+        case .read(let r):
+            return uniformLoop(count, i) { frame in
+                probe.publish(step.waiting)
+                var result = StepResult.next
+                strategy.read(r) {
+                    probe.publish(step.inside)
+                    result = step.call(state, &frame)
+                }
+                return result
+            }
+        case .write(let r):
+            return uniformLoop(count, i) { frame in
+                probe.publish(step.waiting)
+                var result = StepResult.next
+                strategy.write(r) {
+                    probe.publish(step.inside)
+                    result = step.call(state, &frame)
+                }
+                return result
+            }
+        case .unguarded, .nestedWrite:
+            return uniformLoop(count, i) { frame in
+                directStep(step, 0, strategy, state: state, frame: &frame, probe: probe, timed: false)
+            }
+        }
+    }
+
+    /// The loop of ``uniformBatch(_:_:_:)``: `body` runs the step and
+    /// publishes its site words (waiting, then inside, where the step's access
+    /// puts them). Inlined with its body, so each kind of access has a loop of
+    /// its own with no call of `body`.
+    @inline(__always)
+    private func uniformLoop(_ count: Int, _ i: Int, _ body: (inout OpFrame) -> StepResult) -> Int {
         let w = worker
         let op = program.operations[i]
-        let step = op.steps.pointee
         let counted = w.pointee.counts + i
         let probe = w.pointee.frame.probe
-        let state = self.state
+        let control = self.control
         // The op number is the loop's only counter (how many ran and how many
         // are left both follow from it), so nothing else is written back to
         // the stack on every operation.
@@ -118,7 +157,7 @@ public struct _MeasuredLoop {
         repeat {
             w.pointee.frame.beginOperation(number: number)
             number &+= 1
-            let result = directStep(step, 0, strategy, state: state, frame: &w.pointee.frame, probe: probe, timed: false)
+            let result = body(&w.pointee.frame)
             probe.publish(op.between)
             switch result {
             case .next, .finish:

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Paired comparison of several stressbench builds on the uncontended counter.
+
+For work on the hot loop: is build B faster than build A, and how far is each
+from the hand-written loop? On a shared VM the same loop drifts by 10-30%
+from one minute to the next, so builds timed minutes apart cannot be compared;
+here every repetition runs each build's trial and the hand loop back to back
+(the order rotates from one repetition to the next), and each build's figure is
+the median over the repetitions of (hand loop ns/op / build ns/op) within the
+repetition.
+
+    scripts/bench-builds.py --lock mutex --reps 15 main=/tmp/sb-main new=.build/release/stressbench
+
+Each build runs one trial of the `counter` workload (1 thread, --ops
+operations, 200 ms warm-up, --sample timing) in its own child process, as
+`scripts/bench-lock-overhead.sh` does; the hand loop is the first build's
+hidden `_baseline` command (one round after a warm-up round). Prints, per
+build: median ns/op, the median paired ratio and its range. The ablation in
+docs/benchmarks/overhead-ablation-2026-11-24/ was measured with it.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("builds", nargs="+", metavar="NAME=BINARY", help="stressbench binaries to compare, each with a label")
+    parser.add_argument("--lock", default="pthread-mutex", help="strategy (and hand loop) to time (default pthread-mutex)")
+    parser.add_argument("--ops", type=int, default=10_000_000, help="operations per trial and per hand-loop round (default 10M)")
+    parser.add_argument("--reps", type=int, default=12, help="repetitions (default 12)")
+    parser.add_argument("--sample", default="auto", help="the trials' timing: auto or an interval (default auto)")
+    args = parser.parse_args()
+
+    builds = []
+    for spec in args.builds:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            parser.error(f"expected NAME=BINARY, got {spec!r}")
+        if not os.access(path, os.X_OK):
+            parser.error(f"{path}: not an executable")
+        builds.append((name, path))
+    if any(name == "hand" for name, _ in builds):
+        parser.error("'hand' is the hand loop's label; name the builds otherwise")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = os.path.join(tmp, "plan.yaml")
+        with open(plan, "w") as f:
+            f.write(f"experiments:\n  - workload: counter\n    strategies: [{args.lock}]\n    threads: [1]\n"
+                    f"    ops: {args.ops}\n    warmup: 200ms\n    timing: {{sample: {args.sample}}}\n")
+        out = os.path.join(tmp, "run.json")
+
+        def trial(binary: str) -> float:
+            subprocess.run([binary, "run", plan, "--json", out, "-q"], stdout=subprocess.DEVNULL, check=False)
+            t = json.load(open(out))["trials"][0]
+            if t["outcome"] != "passed":
+                sys.exit(f"{binary}: trial {t['outcome']}")
+            m = t["measurement"]
+            return m["elapsedNs"] / m["totalOps"]
+
+        def hand() -> float:
+            line = subprocess.run([builds[0][1], "_baseline", args.lock, "--iterations", str(args.ops),
+                                   "--warmup-rounds", "1", "--rounds", "1"],
+                                  capture_output=True, text=True, check=True).stdout
+            return float(line.split()[-2])
+
+        runners = [("hand", hand)] + [(name, lambda path=path: trial(path)) for name, path in builds]
+        rows = []
+        for rep in range(args.reps):
+            k = rep % len(runners)
+            rows.append({name: run() for name, run in runners[k:] + runners[:k]})
+
+    print(f"{args.lock}, counter, 1 thread, {args.ops} ops, sample {args.sample}, {args.reps} repetitions")
+    print(f"{'build':<32} {'ns/op':>7} {'ratio':>6}  range")
+    for name, _ in runners:
+        ratios = sorted(r["hand"] / r[name] for r in rows)
+        print(f"{name:<32} {statistics.median(r[name] for r in rows):7.2f} {statistics.median(ratios):6.2f}  "
+              f"{ratios[0]:.2f}-{ratios[-1]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
