@@ -13,9 +13,12 @@ repetition.
 
 Each build runs one trial of the `counter` workload (1 thread, --ops
 operations, 200 ms warm-up, --sample timing) in its own child process, as
-`scripts/bench-lock-overhead.sh` does; the hand loop is the first build's
-hidden `_baseline` command (one round after a warm-up round). Prints, per
-build: median ns/op, the median paired ratio and its range. The ablation in
+`scripts/bench-lock-overhead.sh` does. The hand loop is the hidden `_baseline`
+command of --hand (default: the last build named), one round after a warm-up
+round; it needs `_baseline --warmup-rounds` (builds from 2026-11-24 on), and
+--lock must be one of its loops as well as a strategy: pthread-mutex, mutex,
+nslock (`stressbench _baseline --help` lists the loops). Prints, per build:
+median ns/op, the median paired ratio and its range. The ablation in
 docs/benchmarks/overhead-ablation-2026-11-24/ was measured with it.
 """
 import argparse
@@ -34,7 +37,10 @@ def main() -> int:
     parser.add_argument("--ops", type=int, default=10_000_000, help="operations per trial and per hand-loop round (default 10M)")
     parser.add_argument("--reps", type=int, default=12, help="repetitions (default 12)")
     parser.add_argument("--sample", default="auto", help="the trials' timing: auto or an interval (default auto)")
+    parser.add_argument("--hand", metavar="BINARY", help="the stressbench whose _baseline times the hand loop (default: the last build)")
     args = parser.parse_args()
+    if args.ops < 1 or args.reps < 1:
+        parser.error("--ops and --reps must be at least 1")
 
     builds = []
     for spec in args.builds:
@@ -44,8 +50,14 @@ def main() -> int:
         if not os.access(path, os.X_OK):
             parser.error(f"{path}: not an executable")
         builds.append((name, path))
-    if any(name == "hand" for name, _ in builds):
+    names = [name for name, _ in builds]
+    if "hand" in names:
         parser.error("'hand' is the hand loop's label; name the builds otherwise")
+    if len(set(names)) != len(names):
+        parser.error("each build needs a name of its own")
+    hand_binary = args.hand or builds[-1][1]
+    if not os.access(hand_binary, os.X_OK):
+        parser.error(f"{hand_binary}: not an executable")
 
     with tempfile.TemporaryDirectory() as tmp:
         plan = os.path.join(tmp, "plan.yaml")
@@ -55,18 +67,28 @@ def main() -> int:
         out = os.path.join(tmp, "run.json")
 
         def trial(binary: str) -> float:
-            subprocess.run([binary, "run", plan, "--json", out, "-q"], stdout=subprocess.DEVNULL, check=False)
+            # A run that fails before writing its results must not be read
+            # as the previous build's file.
+            if os.path.exists(out):
+                os.remove(out)
+            r = subprocess.run([binary, "run", plan, "--json", out, "-q"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+            if not os.path.exists(out):
+                sys.exit(f"{binary}: exit {r.returncode}, no results written\n{r.stderr.strip()}")
             t = json.load(open(out))["trials"][0]
             if t["outcome"] != "passed":
-                sys.exit(f"{binary}: trial {t['outcome']}")
+                sys.exit(f"{binary}: trial {t['outcome']} (exit {r.returncode})")
             m = t["measurement"]
             return m["elapsedNs"] / m["totalOps"]
 
         def hand() -> float:
-            line = subprocess.run([builds[0][1], "_baseline", args.lock, "--iterations", str(args.ops),
-                                   "--warmup-rounds", "1", "--rounds", "1"],
-                                  capture_output=True, text=True, check=True).stdout
-            return float(line.split()[-2])
+            r = subprocess.run([hand_binary, "_baseline", args.lock, "--iterations", str(args.ops),
+                                "--warmup-rounds", "1", "--rounds", "1"], capture_output=True, text=True)
+            fields = r.stdout.split()
+            if r.returncode != 0 or len(fields) < 2 or fields[-1] != "ns/op":
+                sys.exit(f"{hand_binary} _baseline {args.lock} --warmup-rounds 1: exit {r.returncode}\n{r.stderr.strip()}\n"
+                         "(--hand must be a build with `_baseline --warmup-rounds`, and --lock one of its loops)")
+            return float(fields[-2])
 
         runners = [("hand", hand)] + [(name, lambda path=path: trial(path)) for name, path in builds]
         rows = []

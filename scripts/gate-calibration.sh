@@ -9,8 +9,8 @@
 #
 # PLAN defaults to scripts/gate-calibration.yaml (the hidden _busywork
 # workload, 2 cells, about 6 minutes for N=20). Any other plan works for A/A,
-# e.g. --plan Plans/ci-gate.yaml (33 cells, about 4 minutes a run, so about
-# 2.5 hours for N=20); A/B needs a plan whose experiments use _busywork, the
+# e.g. --plan Plans/ci-gate.yaml (33 cells, about 1.5 minutes a run, so about
+# an hour for N=20); A/B needs a plan whose experiments use _busywork, the
 # only workload STRESSBENCH_BUSYWORK_EXTRA_PERCENT slows down, and is skipped
 # for plans without one.
 #

@@ -25,7 +25,7 @@ struct BaselineCommand: ParsableCommand {
     @Option(help: "Iterations per round.")
     var iterations = 10_000_000
 
-    @Option(help: "Rounds; the fastest is reported (the others absorb warm-up and interruptions).")
+    @Option(help: "Rounds; the fastest is reported (the others absorb interruptions, and the first warms up unless --warmup-rounds does).")
     var rounds = 5
 
     @Option(help: ArgumentHelp(

@@ -127,6 +127,17 @@ final class PlanLoaderTests: XCTestCase {
         ])
     }
 
+    func testUnknownOrderIsLocatedWithTheChoices() {
+        let p = TestSupport.problems("""
+            order: interleave
+            experiments:
+              - workload: counter
+            """)
+        XCTAssertEqual(p.map { "\($0.line ?? 0): \($0.path): \($0.message)" }, [
+            "1: order: 'interleave' is not one of matrix, interleaved; did you mean 'interleaved'?",
+        ])
+    }
+
     func testUnknownWorkloadAndStrategy() {
         let p = TestSupport.problems("""
             experiments:

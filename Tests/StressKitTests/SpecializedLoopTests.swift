@@ -1,4 +1,7 @@
-import StressKit
+import CStressSupport
+import Foundation
+@testable import StressKit
+import Synchronization
 import XCTest
 
 /// A workload whose second step reports a violation on every `every`-th
@@ -6,7 +9,8 @@ import XCTest
 /// no race involved, so the tests below know exactly what must be booked. With
 /// `one_step` the operation is a single step (the specialized loop's batch for
 /// one operation of one step) that checks and reports the same way, under the
-/// access `access` names (that batch has a loop of its own for each kind).
+/// access `access` names (that batch has a loop of its own for reads and one
+/// for writes; unguarded and nested steps share a third).
 struct EveryNthViolationWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "every-nth-violation",
@@ -42,12 +46,24 @@ struct EveryNthViolationWorkload: Workload {
 
     func operations() -> [WorkloadOperation] {
         let every = self.every
+        // What the step must find published while its body runs.
+        let (insidePhase, insideWrite): (WorkerPhase, Bool) = switch access {
+        case .read: (.inside, false)
+        case .write: (.inside, true)
+        case .unguarded: (.running, false)
+        case .nestedWrite: (.insideInner, true)
+        }
         if oneStep {
             return [
                 WorkloadOperation("op", weight: 1, steps: [
                     Step<State>("only", access: access) { _, frame in
                         // Registers are zeroed before every operation.
                         guard frame.r0 == 0 else { return .violation("register not reset: \(frame.r0)") }
+                        // The watchdog sees this worker inside the step's section.
+                        let word = SiteWord(raw: stress_load_relaxed(frame.probe.slot))
+                        guard word.phase == insidePhase, word.isWrite == insideWrite, word.site == frame.siteBase else {
+                            return .violation("site word \(word.phase) write \(word.isWrite) site \(word.site ?? -1)")
+                        }
                         frame.r0 = 1
                         return (frame.opNumber + 1) % every == 0 ? .violation("op \(frame.opNumber)") : .next
                     },
@@ -70,6 +86,37 @@ struct EveryNthViolationWorkload: Workload {
     }
 
     func finalCheck(_ state: State, _ totals: RunTotals) -> [String] { [] }
+}
+
+/// A lock per resource that counts the read and the write sections it is asked
+/// for: with one thread a read lock and a write lock behave alike, so only the
+/// counts tell which of the two the engine called.
+final class CountingLockStrategy: BlockingStrategy {
+    static let descriptor = StrategyDescriptor(
+        name: "counting-lock", summary: "an NSLock per resource that counts the read and write sections asked for",
+        reentrant: false, sharedReads: false
+    )
+
+    /// Sections asked for, over every instance: a test resets them before a
+    /// plan that runs this strategy in one trial.
+    static let reads = Atomic<Int>(0)
+    static let writes = Atomic<Int>(0)
+
+    private let locks: ObjectTable<NSLock>
+
+    init(setup: StrategySetup) {
+        locks = ObjectTable((0..<setup.resources).map { _ in NSLock() })
+    }
+
+    func read(_ resource: Int, _ body: () -> Void) {
+        Self.reads.add(1, ordering: .relaxed)
+        locks.withObject(resource) { $0.withLock(body) }
+    }
+
+    func write(_ resource: Int, _ body: () -> Void) {
+        Self.writes.add(1, ordering: .relaxed)
+        locks.withObject(resource) { $0.withLock(body) }
+    }
 }
 
 /// The measured loop compiled for each strategy's type (used when fuzzing is
@@ -136,14 +183,17 @@ final class SpecializedLoopTests: XCTestCase {
     func testSpecializedLoopBooksEveryViolationWithItsSite() throws {
         var registry = StressRegistry.builtIn
         registry.register(workload: EveryNthViolationWorkload.self)
+        registry.register(strategy: CountingLockStrategy.self)
         let cases = [(false, "write", "1"), (false, "write", "100"), (false, "write", "auto")]
             + ["write", "read", "unguarded", "nested"].flatMap { access in ["1", "100", "auto"].map { (true, access, $0) } }
         for (oneStep, access, sample) in cases {
+            CountingLockStrategy.reads.store(0, ordering: .relaxed)
+            CountingLockStrategy.writes.store(0, ordering: .relaxed)
             let report = try PlanRunner.run(yaml: """
                 experiments:
                   - workload: every-nth-violation
                     parameters: { every: 997, one_step: \(oneStep), access: \(access) }
-                    strategies: [\(locks.joined(separator: ", "))]
+                    strategies: [\(locks.joined(separator: ", ")), counting-lock]
                     threads: 1
                     ops: 9970
                     warmup: 0s
@@ -161,6 +211,17 @@ final class SpecializedLoopTests: XCTestCase {
                 XCTAssertEqual(Array(t.violations.samples.map(\.opNumber).prefix(3)), [996, 1993, 2990], label)
                 XCTAssertEqual(try XCTUnwrap(t.measurement, t.trial.id).totalOps, 9970, label)
             }
+            // Each operation asked for the sections its steps name, and for no other.
+            let label = "one_step \(oneStep) access \(access) sample \(sample)"
+            let (reads, writes): (Int, Int) = switch (oneStep, access) {
+            case (false, _): (9970, 9970)
+            case (true, "read"): (9970, 0)
+            case (true, "write"): (0, 9970)
+            case (true, "nested"): (0, 2 * 9970)
+            default: (0, 0)
+            }
+            XCTAssertEqual(CountingLockStrategy.reads.load(ordering: .relaxed), reads, label)
+            XCTAssertEqual(CountingLockStrategy.writes.load(ordering: .relaxed), writes, label)
         }
     }
 }

@@ -32,6 +32,36 @@ final class TrialMatrixTests: XCTestCase {
         XCTAssertEqual(trials[8].warmupNs, 50_000_000)
     }
 
+    /// `order: interleaved` runs every cell's first repetition, then every
+    /// cell's second, and so on: the same trials, with the same ids and seeds,
+    /// indexed by the order they run in; a cell with fewer repetitions drops
+    /// out of the later rounds.
+    func testInterleavedOrderRunsRepetitionFirst() throws {
+        // Two cells of two repetitions and one of three.
+        let text = """
+            experiments:
+              - { workload: counter, strategies: [mutex, actor], threads: 1, repetitions: 2 }
+              - { name: b, workload: bank, strategies: [pthread-mutex], threads: 2, repetitions: 3 }
+            """
+        let nested = TrialMatrix.expand(try TestSupport.plan(text))
+        let plan = try TestSupport.plan("order: interleaved\n" + text)
+        XCTAssertEqual(plan.order, .interleaved)
+        let trials = TrialMatrix.expand(plan)
+        XCTAssertEqual(trials.map(\.id), [
+            "counter/mutex/t1/r0", "counter/actor/t1/r0", "b/pthread-mutex/t2/r0",
+            "counter/mutex/t1/r1", "counter/actor/t1/r1", "b/pthread-mutex/t2/r1",
+            "b/pthread-mutex/t2/r2",
+        ])
+        XCTAssertEqual(trials.map(\.index), Array(0..<7))
+        let byId = Dictionary(uniqueKeysWithValues: nested.map { ($0.id, $0) })
+        for t in trials {
+            let same = try XCTUnwrap(byId[t.id])
+            XCTAssertEqual([t.seed, UInt64(t.repetition), UInt64(t.threads)], [same.seed, UInt64(same.repetition), UInt64(same.threads)], t.id)
+        }
+        XCTAssertEqual(try TestSupport.plan("order: matrix\n" + text).order, .matrix)
+        XCTAssertEqual(try TestSupport.plan(text).order, .matrix, "the default")
+    }
+
     func testSeedsDependOnCellNotStrategyAndAreStable() throws {
         let plan = try TestSupport.plan("""
             experiments:

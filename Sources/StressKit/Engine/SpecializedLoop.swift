@@ -97,8 +97,10 @@ public struct _MeasuredLoop {
     /// operation publishes and calls is read once, into locals, not again after
     /// every call of its body (which the compiler must assume could change
     /// memory). The kind of access is looked at once too, not per operation:
-    /// each kind gets its own copy of the loop (``uniformLoop(_:_:_:)``), where
-    /// the look would otherwise be an indirect jump per operation. The frame's
+    /// a read and a write each get their own copy of the loop
+    /// (``uniformLoop(_:_:_:)``), where the look would otherwise be an indirect
+    /// jump per operation; the rarer unguarded and nested steps share one copy
+    /// that still looks per operation (``directStep``). The frame's
     /// site base is set once and the count is added when the batch ends: fewer
     /// stores for the lock's atomic instructions to wait for. The same
     /// operations, words and counts as the general batch.
@@ -137,8 +139,8 @@ public struct _MeasuredLoop {
 
     /// The loop of ``uniformBatch(_:_:_:)``: `body` runs the step and
     /// publishes its site words (waiting, then inside, where the step's access
-    /// puts them). Inlined with its body, so each kind of access has a loop of
-    /// its own with no call of `body`.
+    /// puts them). Inlined with its body, so each caller in
+    /// ``uniformBatch(_:_:_:)`` has a loop of its own with no call of `body`.
     @inline(__always)
     private func uniformLoop(_ count: Int, _ i: Int, _ body: (inout OpFrame) -> StepResult) -> Int {
         let w = worker

@@ -1,7 +1,9 @@
-/// Expands a plan into its trials: for each experiment, every strategy × thread
-/// count × repetition, in that nesting order.
+/// Expands a plan into its trials: for each experiment, every strategy ×
+/// allocator × thread count × repetition, in that nesting order, or repetition
+/// first (``TrialOrder/interleaved``).
 public enum TrialMatrix {
-    /// Every trial of `plan`, with ids, seeds and timeouts worked out.
+    /// Every trial of `plan`, with ids, seeds and timeouts worked out, in the
+    /// order they run; a trial's ``TrialSpec/index`` is its place in that order.
     ///
     /// A trial's seed derives from the experiment's base seed, the experiment
     /// name, the thread count and the repetition, but not from the strategy: every
@@ -42,7 +44,11 @@ public enum TrialMatrix {
                 }
             }
         }
-        return trials
+        guard plan.order == .interleaved else { return trials }
+        // Repetition first, the matrix order within a round (the sort is stable).
+        var ordered = trials.enumerated().sorted { ($0.element.repetition, $0.offset) < ($1.element.repetition, $1.offset) }.map(\.element)
+        for i in ordered.indices { ordered[i].index = i }
+        return ordered
     }
 
     /// The seed of one trial (below 2^53, see ``TrialSpec/seed``).

@@ -11,6 +11,8 @@ public struct Plan: Sendable {
     public var experiments: [Experiment]
     /// Thresholds and baseline-comparison settings (the `thresholds` and `gate` keys).
     public var gate = GatePolicy()
+    /// The order trials run in (the `order` key).
+    public var order = TrialOrder.matrix
 
     /// A plan.
     public init(name: String, file: String, description: String? = nil, experiments: [Experiment]) {
@@ -19,6 +21,22 @@ public struct Plan: Sendable {
         self.description = description
         self.experiments = experiments
     }
+}
+
+/// The order a plan's trials run in.
+public enum TrialOrder: String, Sendable, CaseIterable {
+    /// Each cell's repetitions one after another: experiment, then strategy,
+    /// allocator, threads, repetition, in that nesting order.
+    case matrix
+    /// Repetition first: every cell's first repetition, then every cell's
+    /// second, and so on (cells in matrix order within a round). A cell's
+    /// repetitions are then spread over the whole run instead of sitting
+    /// together in one stretch of it, so a slow stretch of a shared machine
+    /// (which can last seconds and move a contended queue's throughput tenfold)
+    /// falls on some repetitions of many cells, not on all repetitions of a
+    /// few: the spread a baseline comparison sees within a cell is then the
+    /// spread between runs too, and it calls fewer false regressions.
+    case interleaved
 }
 
 /// One experiment: a workload with parameters, crossed with strategies, thread

@@ -27,7 +27,7 @@ public struct PlanLoader: Sendable {
     /// A loader for `registry`.
     public init(registry: StressRegistry) { self.registry = registry }
 
-    static let topKeys = ["name", "description", "defaults", "experiments", "thresholds", "gate"]
+    static let topKeys = ["name", "description", "order", "defaults", "experiments", "thresholds", "gate"]
     static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation"]
     static let experimentKeys = ["name", "description", "workload", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
@@ -77,12 +77,19 @@ public struct PlanLoader: Sendable {
         var defaults = Layer()
         var experimentsNode: Node?
         var gate = GatePolicy()
+        var order = TrialOrder.matrix
         var thresholdsSeen = 0
         for (key, value) in entries {
             let path = PlanKeyPath.root.appending(key)
             switch key {
             case "name": name = r.string(value, path).flatMap { checkName($0, path, value, &r) } ?? name
             case "description": description = r.string(value, path)
+            case "order":
+                guard let word = r.string(value, path) else { break }
+                let choices = TrialOrder.allCases.map(\.rawValue)
+                if let chosen = TrialOrder(rawValue: word) { order = chosen } else {
+                    r.fail(path, value, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
+                }
             case "defaults":
                 guard let d = r.mapping(value, path, allowed: Self.sharedKeys + ["thresholds"]) else { break }
                 defaults = parseLayer(d, path, &r)
@@ -129,6 +136,7 @@ public struct PlanLoader: Sendable {
         }
         var plan = Plan(name: name, file: file, description: description, experiments: experiments)
         plan.gate = gate
+        plan.order = order
         return plan
     }
 
