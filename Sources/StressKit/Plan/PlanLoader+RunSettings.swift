@@ -46,6 +46,15 @@ extension PlanLoader {
         return load
     }
 
+    /// `order: matrix` or `order: interleaved` (the plan's top level).
+    func parseOrder(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> TrialOrder? {
+        guard let word = r.string(node, path) else { return nil }
+        if let order = TrialOrder(rawValue: word) { return order }
+        let choices = TrialOrder.allCases.map(\.rawValue)
+        r.fail(path, node, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
+        return nil
+    }
+
     /// `allocator: jemalloc` or `allocator: [system, jemalloc]`.
     func parseAllocators(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [AllocatorKind]? {
         var kinds: [AllocatorKind] = []

@@ -84,12 +84,7 @@ public struct PlanLoader: Sendable {
             switch key {
             case "name": name = r.string(value, path).flatMap { checkName($0, path, value, &r) } ?? name
             case "description": description = r.string(value, path)
-            case "order":
-                guard let word = r.string(value, path) else { break }
-                let choices = TrialOrder.allCases.map(\.rawValue)
-                if let chosen = TrialOrder(rawValue: word) { order = chosen } else {
-                    r.fail(path, value, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
-                }
+            case "order": order = parseOrder(value, path, &r) ?? order
             case "defaults":
                 guard let d = r.mapping(value, path, allowed: Self.sharedKeys + ["thresholds"]) else { break }
                 defaults = parseLayer(d, path, &r)
