@@ -135,14 +135,14 @@ public struct PlanLoader: Sendable {
         return plan
     }
 
-    /// The keys `defaults` and an experiment share, as read from one level.
     /// A strategy named in a plan; `node` is nil when it came from `all`.
-    private struct StrategyChoice {
+    struct StrategyChoice {
         var name: String
         var node: Node?
         var path: PlanKeyPath?
     }
 
+    /// The keys `defaults` and an experiment share, as read from one level.
     private struct Layer {
         var strategies: [StrategyChoice]?
         var threads: [Int]?
@@ -287,129 +287,6 @@ public struct PlanLoader: Sendable {
         r.fail(at?.path ?? path, at?.node ?? node,
                "deadlock_after (\(deadlockText)) must be shorter than the trial timeout (\(timeoutText)): "
                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout")
-    }
-
-    // MARK: - Values
-
-    private func checkName(_ name: String, _ path: PlanKeyPath, _ node: Node, _ r: inout PlanReader) -> String? {
-        let ok = !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) }
-        guard ok else {
-            r.fail(path, node, "'\(name)' is not a usable name: use letters, digits, '-', '_' and '.' (it becomes part of trial ids and file names)")
-            return nil
-        }
-        return name
-    }
-
-    private var allStrategies: [StrategyChoice] {
-        registry.defaultStrategies.map { StrategyChoice(name: $0.descriptor.name) }
-    }
-
-    private func parseStrategies(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [StrategyChoice]? {
-        if case .scalar(let s) = node, s.string == "all" { return allStrategies }
-        if case .sequence(let seq) = node, seq.isEmpty {
-            r.fail(path, node, "the list is empty: name at least one strategy, or write 'all'")
-            return nil
-        }
-        var choices: [StrategyChoice] = []
-        let known = registry.strategies.map(\.descriptor.name)
-        for (i, item) in r.list(node).enumerated() {
-            let here = path.appending(i)
-            guard let name = r.string(item, here) else { continue }
-            if name == "all" {
-                choices += allStrategies.filter { c in !choices.contains { $0.name == c.name } }
-            } else if registry.strategy(named: name) == nil {
-                let visible = registry.defaultStrategies.map(\.descriptor.name)
-                r.fail(here, item, "unknown strategy '\(name)'" + PlanReader.suggestion(for: name, among: known)
-                       + " (available: \(visible.joined(separator: ", ")), or 'all')")
-            } else if choices.contains(where: { $0.name == name }) {
-                r.fail(here, item, "strategy '\(name)' is listed twice")
-            } else {
-                choices.append(StrategyChoice(name: name, node: item, path: here))
-            }
-        }
-        return choices
-    }
-
-    /// Drops lock-free strategies the workload cannot pair with when they came
-    /// from `all`; reports them when the plan named them.
-    private func pairable(
-        _ choices: [StrategyChoice], with workload: WorkloadEntry, _ parameters: WorkloadParameters, _ r: inout PlanReader
-    ) -> [String] {
-        var names: [String] = []
-        for c in choices {
-            guard let entry = registry.strategy(named: c.name) else { continue }
-            if entry.descriptor.lockFree && !workload.supportsLockFree(parameters) {
-                if let node = c.node, let path = c.path {
-                    r.fail(path, node, "strategy '\(c.name)' is lock-free and needs a workload with a lock-free form; '\(workload.descriptor.name)' has none")
-                }
-                continue
-            }
-            names.append(c.name)
-        }
-        if names.isEmpty && !choices.isEmpty && r.problems.isEmpty {
-            r.fail(.root, nil, "no strategy left for workload '\(workload.descriptor.name)'")
-        }
-        return names
-    }
-
-    private func parseThreads(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [Int]? {
-        if case .sequence(let seq) = node, seq.isEmpty {
-            r.fail(path, node, "the list is empty: give at least one thread count")
-            return nil
-        }
-        var counts: [Int] = []
-        for (i, item) in r.list(node).enumerated() {
-            let here = path.appending(i)
-            guard let n = r.integer(item, here, range: 1...Self.maxThreads, what: "a thread count (a whole number ≥ 1)") else { continue }
-            if counts.contains(n) { r.fail(here, item, "thread count \(n) is listed twice") } else { counts.append(n) }
-        }
-        return counts
-    }
-
-    private func parseParameters(
-        _ given: (Node, PlanKeyPath)?, workload: WorkloadEntry, path: PlanKeyPath, _ r: inout PlanReader
-    ) -> WorkloadParameters? {
-        let specs = workload.descriptor.parameters
-        var overrides: [String: ParameterValue] = [:]
-        if let (node, _) = given {
-            let allowed = specs.map(\.name)
-            if allowed.isEmpty, case .mapping(let m) = node, !m.isEmpty {
-                r.fail(path, node, "workload '\(workload.descriptor.name)' takes no parameters")
-                return nil
-            }
-            guard let entries = r.mapping(node, path, allowed: allowed) else { return nil }
-            for (key, value) in entries {
-                let spec = specs.first { $0.name == key }!
-                if let v = parseValue(value, spec: spec, path.appending(key), &r) { overrides[key] = v }
-            }
-        }
-        let parameters = WorkloadParameters(defaultsOf: specs, overrides: overrides)
-        do {
-            try workload.validate(parameters)
-        } catch let error as WorkloadParameterError {
-            let at = error.parameter.map { path.appending($0) } ?? path
-            r.fail(at, given?.0, error.message)
-            return nil
-        } catch {
-            r.fail(path, given?.0, "\(error)")
-            return nil
-        }
-        return parameters
-    }
-
-    private func parseValue(_ node: Node, spec: ParameterSpec, _ path: PlanKeyPath, _ r: inout PlanReader) -> ParameterValue? {
-        switch spec.kind {
-        case .integer(let range): return r.integer(node, path, range: range).map(ParameterValue.integer)
-        case .number(let range): return r.number(node, path, range: range).map(ParameterValue.number)
-        case .flag: return r.flag(node, path).map(ParameterValue.flag)
-        case .choice(let choices):
-            guard let word = r.string(node, path) else { return nil }
-            guard choices.contains(word) else {
-                r.fail(path, node, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
-                return nil
-            }
-            return .text(word)
-        }
     }
 
     // MARK: - Errors from elsewhere

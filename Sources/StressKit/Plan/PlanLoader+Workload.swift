@@ -1,0 +1,138 @@
+import Foundation
+import Yams
+
+/// Parsing of what an experiment runs: the names it gives, the strategies it
+/// compares (checked against the registry, and against the workload: a
+/// lock-free strategy needs a workload with a lock-free form), its thread
+/// counts and the workload's parameters (checked against the workload's
+/// descriptor).
+extension PlanLoader {
+    /// `name` if it can be part of trial ids and file names; else a problem.
+    func checkName(_ name: String, _ path: PlanKeyPath, _ node: Node, _ r: inout PlanReader) -> String? {
+        let ok = !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) }
+        guard ok else {
+            r.fail(path, node, "'\(name)' is not a usable name: use letters, digits, '-', '_' and '.' (it becomes part of trial ids and file names)")
+            return nil
+        }
+        return name
+    }
+
+    /// What `all` and a missing `strategies` mean: the registry's default strategies.
+    var allStrategies: [StrategyChoice] {
+        registry.defaultStrategies.map { StrategyChoice(name: $0.descriptor.name) }
+    }
+
+    /// `strategies: [a, b]` or `all`: known names, each once (`all` inside
+    /// the list adds the defaults not named yet).
+    func parseStrategies(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [StrategyChoice]? {
+        if case .scalar(let s) = node, s.string == "all" { return allStrategies }
+        if case .sequence(let seq) = node, seq.isEmpty {
+            r.fail(path, node, "the list is empty: name at least one strategy, or write 'all'")
+            return nil
+        }
+        var choices: [StrategyChoice] = []
+        let known = registry.strategies.map(\.descriptor.name)
+        for (i, item) in r.list(node).enumerated() {
+            let here = path.appending(i)
+            guard let name = r.string(item, here) else { continue }
+            if name == "all" {
+                choices += allStrategies.filter { c in !choices.contains { $0.name == c.name } }
+            } else if registry.strategy(named: name) == nil {
+                let visible = registry.defaultStrategies.map(\.descriptor.name)
+                r.fail(here, item, "unknown strategy '\(name)'" + PlanReader.suggestion(for: name, among: known)
+                       + " (available: \(visible.joined(separator: ", ")), or 'all')")
+            } else if choices.contains(where: { $0.name == name }) {
+                r.fail(here, item, "strategy '\(name)' is listed twice")
+            } else {
+                choices.append(StrategyChoice(name: name, node: item, path: here))
+            }
+        }
+        return choices
+    }
+
+    /// Drops lock-free strategies the workload cannot pair with when they came
+    /// from `all`; reports them when the plan named them.
+    func pairable(
+        _ choices: [StrategyChoice], with workload: WorkloadEntry, _ parameters: WorkloadParameters, _ r: inout PlanReader
+    ) -> [String] {
+        var names: [String] = []
+        for c in choices {
+            guard let entry = registry.strategy(named: c.name) else { continue }
+            if entry.descriptor.lockFree && !workload.supportsLockFree(parameters) {
+                if let node = c.node, let path = c.path {
+                    r.fail(path, node, "strategy '\(c.name)' is lock-free and needs a workload with a lock-free form; '\(workload.descriptor.name)' has none")
+                }
+                continue
+            }
+            names.append(c.name)
+        }
+        if names.isEmpty && !choices.isEmpty && r.problems.isEmpty {
+            r.fail(.root, nil, "no strategy left for workload '\(workload.descriptor.name)'")
+        }
+        return names
+    }
+
+    /// `threads: 4` or `threads: [1, 2, 4]`: positive, each once.
+    func parseThreads(_ node: Node, _ path: PlanKeyPath, _ r: inout PlanReader) -> [Int]? {
+        if case .sequence(let seq) = node, seq.isEmpty {
+            r.fail(path, node, "the list is empty: give at least one thread count")
+            return nil
+        }
+        var counts: [Int] = []
+        for (i, item) in r.list(node).enumerated() {
+            let here = path.appending(i)
+            guard let n = r.integer(item, here, range: 1...Self.maxThreads, what: "a thread count (a whole number ≥ 1)") else { continue }
+            if counts.contains(n) { r.fail(here, item, "thread count \(n) is listed twice") } else { counts.append(n) }
+        }
+        return counts
+    }
+
+    /// `parameters:` against the workload's descriptor, defaults filled in,
+    /// then the workload's own `validate` (which sees them all together).
+    func parseParameters(
+        _ given: (Node, PlanKeyPath)?, workload: WorkloadEntry, path: PlanKeyPath, _ r: inout PlanReader
+    ) -> WorkloadParameters? {
+        let specs = workload.descriptor.parameters
+        var overrides: [String: ParameterValue] = [:]
+        if let (node, _) = given {
+            let allowed = specs.map(\.name)
+            if allowed.isEmpty, case .mapping(let m) = node, !m.isEmpty {
+                r.fail(path, node, "workload '\(workload.descriptor.name)' takes no parameters")
+                return nil
+            }
+            guard let entries = r.mapping(node, path, allowed: allowed) else { return nil }
+            for (key, value) in entries {
+                let spec = specs.first { $0.name == key }!
+                if let v = parseValue(value, spec: spec, path.appending(key), &r) { overrides[key] = v }
+            }
+        }
+        let parameters = WorkloadParameters(defaultsOf: specs, overrides: overrides)
+        do {
+            try workload.validate(parameters)
+        } catch let error as WorkloadParameterError {
+            let at = error.parameter.map { path.appending($0) } ?? path
+            r.fail(at, given?.0, error.message)
+            return nil
+        } catch {
+            r.fail(path, given?.0, "\(error)")
+            return nil
+        }
+        return parameters
+    }
+
+    /// One parameter's value, checked against its spec (type, range, choices).
+    func parseValue(_ node: Node, spec: ParameterSpec, _ path: PlanKeyPath, _ r: inout PlanReader) -> ParameterValue? {
+        switch spec.kind {
+        case .integer(let range): return r.integer(node, path, range: range).map(ParameterValue.integer)
+        case .number(let range): return r.number(node, path, range: range).map(ParameterValue.number)
+        case .flag: return r.flag(node, path).map(ParameterValue.flag)
+        case .choice(let choices):
+            guard let word = r.string(node, path) else { return nil }
+            guard choices.contains(word) else {
+                r.fail(path, node, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
+                return nil
+            }
+            return .text(word)
+        }
+    }
+}
