@@ -6,6 +6,9 @@
 #endif
 #include <unistd.h>
 #include <fcntl.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 extern char **environ;
 
@@ -18,6 +21,17 @@ int stress_die_with_parent(void) {
 }
 
 char **stress_environ(void) { return environ; }
+
+int stress_usable_cpus(void) {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    return CPU_COUNT(&set);
+#else
+    return -1;
+#endif
+}
 
 int stress_pipe_cloexec(int fds[2]) {
 #if defined(__linux__)

@@ -62,7 +62,8 @@ struct CompareCommand: ParsableCommand {
         var policy = GatePolicy()
         if let plan { policy = try loadPlan(plan, registry: CommandContext.current).gate }
         policy.comparison = gateOptions.applied(to: policy.comparison)
-        new.gate = GateReport.evaluate(new.trials, policy: policy, baseline: base, baselineFile: baselineFile)
+        new.gate = GateReport.evaluate(new.trials, policy: policy, baseline: base, baselineFile: baselineFile,
+                                       environment: new.environment)
         print(GateSummary.render(new.gate, planFile: new.planFile, rerun: new.rerun ?? .standard), terminator: "")
         print("\ngate: exit code \(new.exitCode.rawValue) (\(new.exitCode.meaning))")
         var writer = OutputWriter(quiet: quiet)

@@ -162,6 +162,11 @@ struct RunCommand: ParsableCommand {
                 + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
         }
+        let taskStrategies = Set(selected.map(\.strategy))
+            .filter { registry.strategy(named: $0)?.descriptor.execution == .tasks }.sorted()
+        if let warning = EnvironmentInfo.current.cooperativePoolWarning(taskStrategies: taskStrategies) {
+            Console.error(warning)
+        }
         let progress = ProgressDisplay(trials: selected, quiet: quiet)
         var report: RunReport
         do {
@@ -175,7 +180,8 @@ struct RunCommand: ParsableCommand {
         progress.finish()
         let thresholds = loaded.experiments.contains { !policy.thresholds(forExperiment: $0.name).isEmpty }
         if thresholds || baselineReport != nil {
-            report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline)
+            report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline,
+                                              environment: report.environment)
         }
         print(TableReport.render(report), terminator: "")
         let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)

@@ -20,6 +20,12 @@ char **stress_environ(void);
 /// pipe2(fds, O_CLOEXEC) where available, else pipe + FD_CLOEXEC. 0 on success.
 int stress_pipe_cloexec(int fds[2]);
 
+/// How many CPUs the calling thread may run on (its affinity mask, which a
+/// process pinned with taskset or a cpuset narrows), or -1 where the platform
+/// cannot say. Unlike the online count, this is what the OS scheduler and
+/// Swift's cooperative pool (as wide as this count on Linux) work with.
+int stress_usable_cpus(void);
+
 #include <stdint.h>
 
 /// Relaxed atomic store/load of a 64-bit word: how workers publish where they

@@ -57,6 +57,11 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
     /// they are in ``cells`` as `inconclusive` too. Nil in files written before
     /// it was recorded.
     public var onlyInNew: [CellKey]?
+    /// How the environment the baseline was measured in differs from this
+    /// run's (``EnvironmentInfo/differences(from:)``); nil when they agree or
+    /// were not compared. It changes no verdict: it tells a reader that a
+    /// change may come from the machine or the build rather than the code.
+    public var environmentDifferences: [String]?
 
     /// Whether any cell regressed.
     public var hasRegression: Bool { cells.contains { $0.verdict == .regressed } }
@@ -86,6 +91,13 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
         guard !settings.allowPartial, !parts.isEmpty else { return nil }
         return parts.joined(separator: " and ") + "; only \(comparedCells) cell(s) were compared. "
             + "Pass --allow-partial to accept a partial comparison"
+    }
+
+    /// One sentence on ``environmentDifferences`` for the reports, or nil.
+    public var environmentNote: String? {
+        guard let differences = environmentDifferences, !differences.isEmpty else { return nil }
+        return "the baseline was measured elsewhere (" + differences.joined(separator: "; ")
+            + "): a change may come from that rather than from the code"
     }
 
     /// How many cells took part in the rank tests (the Holm family).

@@ -27,13 +27,21 @@ public struct GateReport: Sendable, Codable, Equatable {
     public var coverageProblem: String? { comparison?.coverageProblem }
 
     /// Evaluates `policy`'s thresholds on `results` and, when `baseline` is
-    /// given, compares the two cell by cell with `policy.comparison`'s settings.
+    /// given, compares the two cell by cell with `policy.comparison`'s settings,
+    /// and notes how `environment` (the new run's; its first trial's when nil)
+    /// differs from the baseline's.
     public static func evaluate(
-        _ results: [TrialResult], policy: GatePolicy, baseline: RunReport? = nil, baselineFile: String? = nil
+        _ results: [TrialResult], policy: GatePolicy, baseline: RunReport? = nil, baselineFile: String? = nil,
+        environment: EnvironmentInfo? = nil
     ) -> GateReport {
         let checks = ThresholdEvaluator.evaluate(results, policy: policy, baseline: baseline?.trials)
-        let comparison = baseline.map {
-            BaselineComparer.compare(baseline: $0.trials, new: results, settings: policy.comparison, baselineFile: baselineFile)
+        let comparison = baseline.map { base in
+            var c = BaselineComparer.compare(baseline: base.trials, new: results, settings: policy.comparison, baselineFile: baselineFile)
+            if let here = environment ?? results.first?.environment {
+                let differences = here.differences(from: base.environment)
+                c.environmentDifferences = differences.isEmpty ? nil : differences
+            }
+            return c
         }
         return GateReport(thresholds: checks, comparison: comparison)
     }

@@ -1,3 +1,4 @@
+import CStressSupport
 import Foundation
 
 /// Where a result was measured: enough to tell two machines or builds apart.
@@ -8,6 +9,12 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     public var cpu: String
     /// Online logical cores.
     public var cores: Int
+    /// The cores this process may run on (its affinity mask), or nil where the
+    /// platform cannot say. Fewer than ``cores`` when the run was pinned
+    /// (`taskset`, a cpuset): the figures then come from that many cores, and
+    /// on Linux Swift's cooperative pool is only that wide (one core: actor
+    /// code never runs in parallel). Absent from records written before it existed.
+    public var usableCores: Int?
     /// The Swift compiler the binary was built with.
     public var swiftVersion: String
     /// `debug` or `release`.
@@ -19,7 +26,10 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     public static let current = EnvironmentInfo(
         os: Self.operatingSystem(),
         cpu: Self.cpuModel(),
+        // activeProcessorCount is the online count on Linux: it ignores the
+        // affinity mask, which is why the usable count is read separately.
         cores: ProcessInfo.processInfo.activeProcessorCount,
+        usableCores: Self.usableCoreCount(),
         swiftVersion: Self.compilerVersion,
         buildConfiguration: Self.configuration,
         toolVersion: StressKitVersion.current
@@ -66,6 +76,53 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
             return name == "unavailable" ? kernel : "\(name), \(kernel)"
         }
         return name
+    }
+
+    /// A warning for a run that includes `taskStrategies` (strategies whose
+    /// workers are tasks on Swift's cooperative pool) in a process that may use
+    /// one core; nil when there is nothing to warn about. On Linux the pool is
+    /// as wide as the cores the process may use, so with one core the workers
+    /// take turns on one thread: races that need two of them running at the
+    /// same moment (the actor lock-order bank's overlap) cannot happen, and
+    /// throughput is one thread's whatever `threads` says.
+    public func cooperativePoolWarning(taskStrategies: [String]) -> String? {
+        guard usableCores == 1, !taskStrategies.isEmpty else { return nil }
+        return "warning: this process may run on 1 of \(cores) cores (its CPU affinity), so Swift's cooperative pool has one thread: "
+            + "under \(taskStrategies.joined(separator: ", ")) the workers take turns on it, never running at the same moment; "
+            + "races that need two of them running at once cannot show, and throughput is one thread's"
+    }
+
+    /// What differs between `baseline`'s environment and this one, in the
+    /// terms that move figures: the CPU model, the cores online and usable,
+    /// the build configuration and the compiler. One phrase each ("release
+    /// build in the baseline, debug here"); empty when they agree. A count
+    /// one side does not know is not called a difference. The OS line is left
+    /// out: hosted CI runners change kernels often, and that alone is rarely
+    /// what moved a figure.
+    public func differences(from baseline: EnvironmentInfo) -> [String] {
+        var found: [String] = []
+        func differ<T: Equatable>(_ what: String, _ old: T?, _ new: T?, _ show: (T) -> String) {
+            guard let old, let new, old != new else { return }
+            found.append("\(what): \(show(old)) in the baseline, \(show(new)) here")
+        }
+        differ("CPU", baseline.cpu, cpu) { $0 }
+        differ("cores online", baseline.cores, cores) { "\($0)" }
+        differ("cores usable by the process", baseline.usableCores, usableCores) { "\($0)" }
+        differ("build", baseline.buildConfiguration, buildConfiguration) { $0 }
+        differ("Swift", baseline.swiftVersion, swiftVersion) { $0 }
+        return found
+    }
+
+    private static func usableCoreCount() -> Int? {
+        let n = Int(stress_usable_cpus())
+        return n > 0 ? n : nil
+    }
+
+    /// "2 cores", or "2 cores (1 usable by this process)" when the process was
+    /// pinned to fewer.
+    public var coresDescription: String {
+        guard let usable = usableCores, usable != cores else { return "\(cores) cores" }
+        return "\(cores) cores (\(usable) usable by this process)"
     }
 
     private static func cpuModel() -> String {

@@ -30,7 +30,9 @@ public enum GateSummary {
 
     static func comparisonSection(_ c: ComparisonReport, planFile: String, rerun: RerunCommand) -> String {
         let s = c.settings
-        var text = "Baseline comparison\(c.baselineFile.map { " with \($0)" } ?? ""): \(ComparisonReport.method(c)).\n\n"
+        var text = "Baseline comparison\(c.baselineFile.map { " with \($0)" } ?? ""): \(ComparisonReport.method(c)).\n"
+        if let note = c.environmentNote { text += "note: \(note)\n" }
+        text += "\n"
         let header = ["cell", "n", "baseline", "new", "ratio [interval]", "p", "p adj", "verdict"]
         let rows = c.cells.map { cell -> [String] in
             [cell.cell.description, "\(cell.baselineSamples.count)/\(cell.newSamples.count)",

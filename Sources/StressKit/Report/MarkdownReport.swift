@@ -10,7 +10,7 @@ public enum MarkdownReport {
         let cells = Cell.group(report.trials)
         let env = report.environment
         out += "\(TableReport.summaryLine(report).replacingOccurrences(of: "; exit code \(code.rawValue)", with: "")) in \(cells.count) cell(s). "
-        out += "\(env.cpu), \(env.cores) cores, \(env.os), \(env.buildConfiguration) build; started \(report.startedAt).\n\n"
+        out += "\(env.cpu), \(env.coresDescription), \(env.os), \(env.buildConfiguration) build; started \(report.startedAt).\n\n"
         out += cellTable(cells)
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
         if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, of: report) }
@@ -58,6 +58,7 @@ public enum MarkdownReport {
     static func comparisonTable(_ c: ComparisonReport) -> String {
         var out = "### Baseline comparison\n\n"
         out += "Metric \(ComparisonReport.method(c)).\n\n"
+        if let note = c.environmentNote { out += "**Note:** \(escape(note)).\n\n" }
         out += "| cell | n | ratio [interval] | p | p adj | verdict | why |\n|---|--:|--:|--:|--:|---|---|\n"
         for cell in c.cells {
             let verdict = cell.verdict == .regressed ? "**regressed**" : cell.verdict.rawValue

@@ -46,10 +46,14 @@ enum TestSupport {
     }
 
     /// Runs the built `stressbench` with `arguments`; returns its exit status and output.
-    static func cli(_ arguments: [String], input: String = "") throws -> (status: Int32, stdout: String, stderr: String) {
+    /// With a `launcher` (`["/usr/bin/taskset", "-c", "0"]`), that program runs
+    /// stressbench.
+    static func cli(
+        _ arguments: [String], input: String = "", launcher: [String] = []
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: stressbenchPath)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? stressbenchPath)
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [stressbenchPath] + arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,0 +1,79 @@
+import Foundation
+@testable import StressKit
+import XCTest
+
+/// What a result says about where it was measured: the cores a process may
+/// use as well as the cores online, and the warning a pinned run of actors gets.
+final class EnvironmentInfoTests: XCTestCase {
+    private func environment(cores: Int, usable: Int?) -> EnvironmentInfo {
+        EnvironmentInfo(os: "os", cpu: "cpu", cores: cores, usableCores: usable, swiftVersion: "6.3",
+                        buildConfiguration: "debug", toolVersion: StressKitVersion.current)
+    }
+
+    func testUsableCoresAreReadFromTheAffinityMaskOnLinux() throws {
+        #if os(Linux)
+        let env = EnvironmentInfo.current
+        let usable = try XCTUnwrap(env.usableCores, "Linux can say which cores a process may use")
+        XCTAssertTrue((1...env.cores).contains(usable), "\(usable) usable of \(env.cores)")
+        #else
+        throw XCTSkip("the affinity mask is read on Linux only")
+        #endif
+    }
+
+    func testCoresDescriptionSaysWhenTheProcessIsPinned() {
+        XCTAssertEqual(environment(cores: 2, usable: 1).coresDescription, "2 cores (1 usable by this process)")
+        XCTAssertEqual(environment(cores: 2, usable: 2).coresDescription, "2 cores")
+        XCTAssertEqual(environment(cores: 8, usable: nil).coresDescription, "8 cores", "unknown: no claim about it")
+    }
+
+    func testPoolWarningIsForTaskStrategiesOnOneUsableCoreOnly() throws {
+        let message = try XCTUnwrap(environment(cores: 2, usable: 1).cooperativePoolWarning(taskStrategies: ["actor", "global-actor"]))
+        XCTAssertTrue(message.hasPrefix("warning: this process may run on 1 of 2 cores"), message)
+        XCTAssertTrue(message.contains("under actor, global-actor the workers take turns"), message)
+        XCTAssertNil(environment(cores: 2, usable: 1).cooperativePoolWarning(taskStrategies: []), "no actors: nothing to warn about")
+        XCTAssertNil(environment(cores: 2, usable: 2).cooperativePoolWarning(taskStrategies: ["actor"]))
+        XCTAssertNil(environment(cores: 2, usable: nil).cooperativePoolWarning(taskStrategies: ["actor"]), "unknown is not one")
+    }
+
+    func testRecordsWrittenBeforeUsableCoresStillRead() throws {
+        let old = #"{"os":"os","cpu":"cpu","cores":2,"swiftVersion":"6.3","buildConfiguration":"release","toolVersion":"0.1.0"}"#
+        let env = try ResultCoding.decoder().decode(EnvironmentInfo.self, from: Data(old.utf8))
+        XCTAssertNil(env.usableCores, "absent means unknown, never a made-up count")
+        let written = String(decoding: try ResultCoding.encoder().encode(env), as: UTF8.self)
+        XCTAssertFalse(written.contains("usableCores"), "unknown stays absent when written back: \(written)")
+    }
+
+    /// The run as a pinned CI runner or container would make it: the record
+    /// says 1 usable core, and a plan with an actor strategy gets the warning.
+    func testPinnedRunRecordsOneUsableCoreAndWarnsAboutActors() throws {
+        #if os(Linux)
+        let taskset = "/usr/bin/taskset"
+        guard FileManager.default.isExecutableFile(atPath: taskset),
+              (try? TestSupport.cli(["--version"], launcher: [taskset, "-c", "0"]))?.status == 0 else {
+            throw XCTSkip("needs taskset (util-linux) and CPU 0 in this process's affinity mask")
+        }
+        let dir = try TestSupport.temporaryDirectory()
+        let plan = dir.appendingPathComponent("plan.yaml").path, json = dir.appendingPathComponent("r.json").path
+        try """
+            experiments:
+              - workload: counter
+                strategies: [actor, mutex]
+                threads: 2
+                ops: 200
+                warmup: 0s
+            """.write(toFile: plan, atomically: true, encoding: .utf8)
+        let pinned = try TestSupport.cli(["run", plan, "--json", json, "-q"], launcher: [taskset, "-c", "0"])
+        XCTAssertEqual(pinned.status, 0, pinned.stderr)
+        XCTAssertTrue(pinned.stderr.contains("so Swift's cooperative pool has one thread: under actor the workers take turns"), pinned.stderr)
+        let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        XCTAssertEqual(report.environment.usableCores, 1)
+        XCTAssertEqual(report.trials.map(\.environment.usableCores), [1, 1], "each trial's child process inherits the mask")
+        guard (EnvironmentInfo.current.usableCores ?? 1) > 1 else { return }
+        let free = try TestSupport.cli(["run", plan, "-q"])
+        XCTAssertEqual(free.status, 0, free.stderr)
+        XCTAssertFalse(free.stderr.contains("cooperative pool"), free.stderr)
+        #else
+        throw XCTSkip("taskset is Linux's")
+        #endif
+    }
+}
