@@ -133,6 +133,14 @@ struct RunCommand: ParsableCommand {
         if repetitions == nil, baseline != nil || policy.expectsComparison {
             GatedRepetitions.apply(to: &loaded, settings: policy.comparison)
         }
+        // A compared run interleaves its repetitions unless the plan chose an
+        // order: back to back, a cell's repetitions can all fall in one slow
+        // stretch of a shared machine, which the comparison reads as a
+        // regression (README, "Calibration"). Both sides of a comparison of a
+        // plan with a `gate` key or a baseline-relative threshold do this.
+        if !loaded.orderGiven, baseline != nil || policy.expectsComparison {
+            loaded.order = .interleaved
+        }
         // Read the baseline and check every output path before anything runs: a
         // bad file is a usage error, not something to find out after an hour of trials.
         let baselineReport = try baseline.map(ResultsFile.load)

@@ -122,6 +122,31 @@ final class GateCommandLineTests: XCTestCase {
         XCTAssertTrue(warned.stderr.contains("warning: experiment 'counter' sets repetitions: 2, but a comparison of this plan's 1 cell(s) needs 5 a side"), warned.stderr)
     }
 
+    /// A run that will be compared runs repetition first unless the plan
+    /// chose an order: a plan with a `gate` key, and any run with --baseline.
+    func testComparedRunsInterleaveRepetitionsUnlessThePlanChoosesTheOrder() throws {
+        let body = "experiments:\n  - workload: counter\n    strategies: [mutex, nslock]\n    threads: 1\n    ops: 200\n    warmup: 0s\n    repetitions: 5\n"
+        func order(_ plan: String, _ options: [String] = []) throws -> [String] {
+            let r = try TestSupport.cli(["run", plan, "--json", path("o.json"), "-q"] + options)
+            XCTAssertTrue([0, 4].contains(r.status), r.stderr)
+            let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: path("o.json"))))
+            XCTAssertEqual(report.trials.map(\.trial.index), Array(0..<10), "index is the place in the order run")
+            return report.trials.map(\.trial.id)
+        }
+        let matrix = (0..<5).map { "counter/mutex/t1/r\($0)" } + (0..<5).map { "counter/nslock/t1/r\($0)" }
+        let interleaved = (0..<5).flatMap { ["counter/mutex/t1/r\($0)", "counter/nslock/t1/r\($0)"] }
+
+        let plain = try write("plain.yaml", body)
+        XCTAssertEqual(try order(plain), matrix, "a run nobody compares keeps the matrix order")
+        let baseline = path("base.json")
+        try FileManager.default.copyItem(atPath: path("o.json"), toPath: baseline)
+        XCTAssertEqual(try order(plain, ["--baseline", baseline]), interleaved)
+        XCTAssertEqual(try order(try write("gated.yaml", "gate: {}\n" + body)), interleaved,
+                       "the baseline run of a gated plan too, so both sides are run alike")
+        let chosen = try write("chosen.yaml", "gate: {}\norder: matrix\n" + body)
+        XCTAssertEqual(try order(chosen, ["--baseline", baseline]), matrix, "the plan's own choice stands")
+    }
+
     func testUnreadableResultsFilesAreUsageErrors() throws {
         let garbage = try write("garbage.json", "not json")
         var old = Synthetic.report([])

@@ -13,6 +13,9 @@ public struct Plan: Sendable {
     public var gate = GatePolicy()
     /// The order trials run in (the `order` key).
     public var order = TrialOrder.matrix
+    /// Whether the plan gave `order` itself; when it did not, a run that will
+    /// be compared with a baseline runs ``TrialOrder/interleaved``.
+    public var orderGiven = false
 
     /// A plan.
     public init(name: String, file: String, description: String? = nil, experiments: [Experiment]) {

@@ -78,13 +78,16 @@ public struct PlanLoader: Sendable {
         var experimentsNode: Node?
         var gate = GatePolicy()
         var order = TrialOrder.matrix
+        var orderGiven = false
         var thresholdsSeen = 0
         for (key, value) in entries {
             let path = PlanKeyPath.root.appending(key)
             switch key {
             case "name": name = r.string(value, path).flatMap { checkName($0, path, value, &r) } ?? name
             case "description": description = r.string(value, path)
-            case "order": order = parseOrder(value, path, &r) ?? order
+            case "order":
+                order = parseOrder(value, path, &r) ?? order
+                orderGiven = true
             case "defaults":
                 guard let d = r.mapping(value, path, allowed: Self.sharedKeys + ["thresholds"]) else { break }
                 defaults = parseLayer(d, path, &r)
@@ -132,6 +135,7 @@ public struct PlanLoader: Sendable {
         var plan = Plan(name: name, file: file, description: description, experiments: experiments)
         plan.gate = gate
         plan.order = order
+        plan.orderGiven = orderGiven
         return plan
     }
 
