@@ -33,6 +33,11 @@ int stress_usable_cpus(void) {
 #endif
 }
 
+int stress_online_cpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < 1 << 30 ? (int)n : -1;
+}
+
 int stress_pipe_cloexec(int fds[2]) {
 #if defined(__linux__)
     return pipe2(fds, O_CLOEXEC);

@@ -9,11 +9,11 @@ struct MergeCommand: ParsableCommand {
         abstract: "Combine the results files of the shards of one plan (run --shard i/n) into one.",
         discussion: """
         The files must have the same schema and come from the same plan; a trial that appears \
-        twice, or two files that put different trials at one matrix position or record \
+        twice, or two files that put different trials at one position of the plan's order or record \
         different matrix sizes (the plan changed between the shards), or shards of different \
         splits, is an error (exit code 2). So is a set that does not cover the plan's whole \
         matrix (a shard missing, or a shard's run interrupted or narrowed with --only), unless \
-        --allow-partial. Trials are written in matrix order. Any gate verdict in the inputs is \
+        --allow-partial. Trials are written in the plan's order. Any gate verdict in the inputs is \
         dropped: compare the merged file with `stressbench compare`.
         """
     )

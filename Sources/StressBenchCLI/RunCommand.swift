@@ -30,7 +30,9 @@ struct RunCommand: ParsableCommand {
         threshold or a regressed cell gives exit code 4; a baseline with no cell in common \
         with the run, or whose cells the run lacks (unless --allow-partial), gives 2. With \
         --baseline, or for a plan with a `gate` key, experiments that do not set repetitions \
-        get as many as the comparison needs. --shard i/n runs one deterministic slice of the \
+        get as many as the comparison needs; a plan with a `gate` key or a baseline-relative \
+        threshold also runs repetition first (every cell's r0, then every r1, ...) unless it \
+        sets `order`. --shard i/n runs one deterministic slice of the \
         matrix (whole cells, balanced by expected duration); `stressbench merge` puts the \
         slices' results files back together.
 
@@ -133,14 +135,6 @@ struct RunCommand: ParsableCommand {
         if repetitions == nil, baseline != nil || policy.expectsComparison {
             GatedRepetitions.apply(to: &loaded, settings: policy.comparison)
         }
-        // A compared run interleaves its repetitions unless the plan chose an
-        // order: back to back, a cell's repetitions can all fall in one slow
-        // stretch of a shared machine, which the comparison reads as a
-        // regression (README, "Calibration"). Both sides of a comparison of a
-        // plan with a `gate` key or a baseline-relative threshold do this.
-        if !loaded.orderGiven, baseline != nil || policy.expectsComparison {
-            loaded.order = .interleaved
-        }
         // Read the baseline and check every output path before anything runs: a
         // bad file is a usage error, not something to find out after an hour of trials.
         let baselineReport = try baseline.map(ResultsFile.load)
@@ -170,7 +164,8 @@ struct RunCommand: ParsableCommand {
                 + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
         }
-        let taskStrategies = Set(selected.map(\.strategy))
+        // One worker runs alone whatever the pool's width: only trials of more.
+        let taskStrategies = Set(selected.filter { $0.threads > 1 }.map(\.strategy))
             .filter { registry.strategy(named: $0)?.descriptor.execution == .tasks }.sorted()
         if let warning = EnvironmentInfo.current.cooperativePoolWarning(taskStrategies: taskStrategies) {
             Console.error(warning)

@@ -195,9 +195,9 @@ final class CompareTests: XCTestCase {
         ])
         XCTAssertEqual(comparison.cells.map(\.verdict), [.unchanged], "the verdict is the data's")
         let text = GateSummary.render(report.gate, planFile: "p.yaml")
-        XCTAssertTrue(text.contains("note: the baseline was measured elsewhere (CPU: CPU B in the baseline, CPU A here; "), text)
+        XCTAssertTrue(text.contains("note: the baseline was measured in another environment (CPU: CPU B in the baseline, CPU A here; "), text)
         XCTAssertTrue(text.contains("build: release in the baseline, debug here): a change may come from that rather than from the code"), text)
-        XCTAssertTrue(MarkdownReport.render(report).contains("**Note:** the baseline was measured elsewhere"))
+        XCTAssertTrue(MarkdownReport.render(report).contains("**Note:** the baseline was measured in another environment"))
         let decoded = try ResultCoding.decoder().decode(RunReport.self, from: ResultCoding.encoder().encode(report))
         XCTAssertEqual(decoded.gate?.comparison?.environmentDifferences, comparison.environmentDifferences)
 

@@ -24,6 +24,7 @@ final class EnvironmentInfoTests: XCTestCase {
         XCTAssertEqual(environment(cores: 2, usable: 1).coresDescription, "2 cores (1 usable by this process)")
         XCTAssertEqual(environment(cores: 2, usable: 2).coresDescription, "2 cores")
         XCTAssertEqual(environment(cores: 8, usable: nil).coresDescription, "8 cores", "unknown: no claim about it")
+        XCTAssertEqual(environment(cores: 2, usable: 4).coresDescription, "2 cores", "not a pinned run, whatever it is")
     }
 
     func testPoolWarningIsForTaskStrategiesOnOneUsableCoreOnly() throws {
@@ -33,6 +34,23 @@ final class EnvironmentInfoTests: XCTestCase {
         XCTAssertNil(environment(cores: 2, usable: 1).cooperativePoolWarning(taskStrategies: []), "no actors: nothing to warn about")
         XCTAssertNil(environment(cores: 2, usable: 2).cooperativePoolWarning(taskStrategies: ["actor"]))
         XCTAssertNil(environment(cores: 2, usable: nil).cooperativePoolWarning(taskStrategies: ["actor"]), "unknown is not one")
+        let single = try XCTUnwrap(environment(cores: 1, usable: 1).cooperativePoolWarning(taskStrategies: ["actor"]))
+        XCTAssertTrue(single.hasPrefix("warning: this machine has 1 core, so Swift's cooperative pool has one thread"), single)
+    }
+
+    func testDifferencesNameWhatMovesFiguresAndNotWhatIsUnknown() {
+        var old = environment(cores: 4, usable: 4), new = environment(cores: 2, usable: nil)
+        old.swiftVersion = "6.2"
+        new.cpu = "unavailable"
+        XCTAssertEqual(new.differences(from: old), [
+            "cores online: 4 in the baseline, 2 here",
+            "Swift: 6.2 in the baseline, 6.3 here",
+        ], "an unknown CPU model or usable count is no difference")
+        XCTAssertEqual(new.differences(from: new), [], "the same environment")
+        var otherKernel = new
+        otherKernel.os = "another kernel"
+        otherKernel.toolVersion = "9.9.9"
+        XCTAssertEqual(otherKernel.differences(from: new), [], "an OS line or tool version alone is not reported")
     }
 
     func testRecordsWrittenBeforeUsableCoresStillRead() throws {
@@ -61,6 +79,7 @@ final class EnvironmentInfoTests: XCTestCase {
                 threads: 2
                 ops: 200
                 warmup: 0s
+                deadlock_after: 30s
             """.write(toFile: plan, atomically: true, encoding: .utf8)
         let pinned = try TestSupport.cli(["run", plan, "--json", json, "-q"], launcher: [taskset, "-c", "0"])
         XCTAssertEqual(pinned.status, 0, pinned.stderr)
@@ -68,6 +87,12 @@ final class EnvironmentInfoTests: XCTestCase {
         let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         XCTAssertEqual(report.environment.usableCores, 1)
         XCTAssertEqual(report.trials.map(\.environment.usableCores), [1, 1], "each trial's child process inherits the mask")
+        let alone = dir.appendingPathComponent("alone.yaml").path
+        try "experiments:\n  - workload: counter\n    strategies: [actor]\n    threads: 1\n    ops: 200\n    warmup: 0s\n"
+            .write(toFile: alone, atomically: true, encoding: .utf8)
+        let one = try TestSupport.cli(["run", alone, "-q"], launcher: [taskset, "-c", "0"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertFalse(one.stderr.contains("cooperative pool"), "one worker runs alone on any pool: \(one.stderr)")
         guard (EnvironmentInfo.current.usableCores ?? 1) > 1 else { return }
         let free = try TestSupport.cli(["run", plan, "-q"])
         XCTAssertEqual(free.status, 0, free.stderr)

@@ -122,29 +122,38 @@ final class GateCommandLineTests: XCTestCase {
         XCTAssertTrue(warned.stderr.contains("warning: experiment 'counter' sets repetitions: 2, but a comparison of this plan's 1 cell(s) needs 5 a side"), warned.stderr)
     }
 
-    /// A run that will be compared runs repetition first unless the plan
-    /// chose an order: a plan with a `gate` key, and any run with --baseline.
-    func testComparedRunsInterleaveRepetitionsUnlessThePlanChoosesTheOrder() throws {
+    /// A plan meant for comparisons (a `gate` key, or a threshold relative to
+    /// a baseline) runs repetition first unless it sets `order`; the plan
+    /// decides, not a flag, so shards run with and without --baseline still
+    /// merge.
+    func testPlansMeantForComparisonInterleaveRepetitionsUnlessTheyChooseTheOrder() throws {
         let body = "experiments:\n  - workload: counter\n    strategies: [mutex, nslock]\n    threads: 1\n    ops: 200\n    warmup: 0s\n    repetitions: 5\n"
-        func order(_ plan: String, _ options: [String] = []) throws -> [String] {
-            let r = try TestSupport.cli(["run", plan, "--json", path("o.json"), "-q"] + options)
+        func order(_ plan: String, _ options: [String] = [], into file: String = "o.json") throws -> [String] {
+            let r = try TestSupport.cli(["run", plan, "--json", path(file), "-q"] + options)
             XCTAssertTrue([0, 4].contains(r.status), r.stderr)
-            let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: path("o.json"))))
-            XCTAssertEqual(report.trials.map(\.trial.index), Array(0..<10), "index is the place in the order run")
+            let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: path(file))))
             return report.trials.map(\.trial.id)
         }
         let matrix = (0..<5).map { "counter/mutex/t1/r\($0)" } + (0..<5).map { "counter/nslock/t1/r\($0)" }
         let interleaved = (0..<5).flatMap { ["counter/mutex/t1/r\($0)", "counter/nslock/t1/r\($0)"] }
 
         let plain = try write("plain.yaml", body)
-        XCTAssertEqual(try order(plain), matrix, "a run nobody compares keeps the matrix order")
-        let baseline = path("base.json")
-        try FileManager.default.copyItem(atPath: path("o.json"), toPath: baseline)
-        XCTAssertEqual(try order(plain, ["--baseline", baseline]), interleaved)
-        XCTAssertEqual(try order(try write("gated.yaml", "gate: {}\n" + body)), interleaved,
-                       "the baseline run of a gated plan too, so both sides are run alike")
+        XCTAssertEqual(try order(plain, into: "base.json"), matrix, "a plan nobody gates keeps the matrix order")
+        XCTAssertEqual(try order(plain, ["--baseline", path("base.json")]), matrix, "a flag does not change the order")
+        let gated = try write("gated.yaml", "gate: {}\n" + body)
+        XCTAssertEqual(try order(gated), interleaved, "the baseline run of a gated plan is interleaved too")
+        let relative = try write("relative.yaml", "thresholds: [\"p50 < 2 * baseline\"]\n" + body)
+        XCTAssertEqual(try order(relative, ["--baseline", path("base.json")]), interleaved)
         let chosen = try write("chosen.yaml", "gate: {}\norder: matrix\n" + body)
-        XCTAssertEqual(try order(chosen, ["--baseline", baseline]), matrix, "the plan's own choice stands")
+        XCTAssertEqual(try order(chosen), matrix, "the plan's own choice stands")
+
+        // Shards of the gated plan, one compared and one not, are one run.
+        XCTAssertEqual(try order(gated, ["--shard", "1/2", "--baseline", path("base.json"), "--allow-partial"], into: "s1.json").count, 5)
+        XCTAssertEqual(try order(gated, ["--shard", "2/2"], into: "s2.json").count, 5)
+        let merged = try TestSupport.cli(["merge", path("s1.json"), path("s2.json"), "-o", path("m.json")])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        let all = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: path("m.json"))))
+        XCTAssertEqual(all.trials.map(\.trial.id), interleaved)
     }
 
     func testUnreadableResultsFilesAreUsageErrors() throws {

@@ -138,6 +138,25 @@ final class PlanLoaderTests: XCTestCase {
         ])
     }
 
+    /// `order` when given; else interleaved for a plan meant for comparisons
+    /// (a `gate` key, a baseline-relative threshold at any level), matrix otherwise.
+    func testOrderDefaultsToInterleavedForPlansMeantForComparison() throws {
+        let loader = PlanLoader(registry: .builtIn)
+        let body = "experiments:\n  - workload: counter\n"
+        let cases: [(String, TrialOrder)] = [
+            (body, .matrix),
+            ("gate: {}\n" + body, .interleaved),
+            ("thresholds: [\"p50 < 1.1 * baseline\"]\n" + body, .interleaved),
+            (body + "    thresholds: [\"ops_per_s > 0.9 * baseline\"]\n", .interleaved),
+            ("thresholds: [\"p99 < 1ms\"]\n" + body, .matrix),
+            ("gate: {}\norder: matrix\n" + body, .matrix),
+            ("order: interleaved\n" + body, .interleaved),
+        ]
+        for (text, expected) in cases {
+            XCTAssertEqual(try loader.load(text: text).order, expected, text)
+        }
+    }
+
     func testUnknownWorkloadAndStrategy() {
         let p = TestSupport.problems("""
             experiments:

@@ -108,7 +108,7 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(problems([inputs[0], old]), ["b.json: schema 'stressbench.results/0' cannot be merged by this stressbench, which writes 'stressbench.results/1'"])
         var changed = inputs[1]
         changed.report.trials[0].trial.index = 0
-        XCTAssertEqual(problems([inputs[0], changed]), ["matrix position 0 is 'e/mutex/t2/r0' in a.json but 'e/nslock/t2/r1' in b.json: the plan changed between the runs"])
+        XCTAssertEqual(problems([inputs[0], changed]), ["position 0 of the plan's order is 'e/mutex/t2/r0' in a.json but 'e/nslock/t2/r1' in b.json: the plan changed between the runs"])
         XCTAssertEqual(problems([]), ["nothing to merge: name at least one results file"])
     }
 

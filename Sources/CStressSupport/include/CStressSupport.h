@@ -26,6 +26,9 @@ int stress_pipe_cloexec(int fds[2]);
 /// Swift's cooperative pool (as wide as this count on Linux) work with.
 int stress_usable_cpus(void);
 
+/// How many CPUs are online (sysconf), or -1 where the platform cannot say.
+int stress_online_cpus(void);
+
 #include <stdint.h>
 
 /// Relaxed atomic store/load of a 64-bit word: how workers publish where they

@@ -96,7 +96,7 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
     /// One sentence on ``environmentDifferences`` for the reports, or nil.
     public var environmentNote: String? {
         guard let differences = environmentDifferences, !differences.isEmpty else { return nil }
-        return "the baseline was measured elsewhere (" + differences.joined(separator: "; ")
+        return "the baseline was measured in another environment (" + differences.joined(separator: "; ")
             + "): a change may come from that rather than from the code"
     }
 

@@ -7,7 +7,7 @@
 /// baseline comparison sees is never a mix of two machines. Cells are dealt
 /// out longest first, each to the shard with the least expected time so far
 /// (ties to the lowest shard), which balances shards by expected duration
-/// rather than by trial count; within a shard trials keep matrix order. The
+/// rather than by trial count; within a shard trials keep the plan's order. The
 /// slices depend only on the plan, so every machine computes the same ones and
 /// together they cover every trial exactly once.
 public struct TrialShard: Sendable, Equatable, CustomStringConvertible {
@@ -39,7 +39,7 @@ public struct TrialShard: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(index)/\(count)" }
 
     /// The trials of `matrix` (a whole expanded plan) that belong to this shard,
-    /// in matrix order.
+    /// in the plan's order.
     public func select(_ matrix: [TrialSpec]) -> [TrialSpec] {
         let assignment = Self.assign(matrix, shards: count)
         return matrix.indices.filter { assignment[$0] == index - 1 }.map { matrix[$0] }

@@ -6,7 +6,8 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// with `/jemalloc` before the thread count for jemalloc trials.
     /// `stressbench run PLAN --only ID` runs just this trial.
     public var id: String
-    /// Position in the plan's matrix (0-based).
+    /// Position in the order the plan's trials run (0-based): the matrix, or
+    /// repetition first (``TrialOrder/interleaved``).
     public var index: Int
     /// The plan's name.
     public var plan: String

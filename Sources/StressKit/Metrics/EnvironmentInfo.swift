@@ -13,7 +13,9 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     /// platform cannot say. Fewer than ``cores`` when the run was pinned
     /// (`taskset`, a cpuset): the figures then come from that many cores, and
     /// on Linux Swift's cooperative pool is only that wide (one core: actor
-    /// code never runs in parallel). Absent from records written before it existed.
+    /// code never runs in parallel). A CPU-time quota (`docker --cpus`) limits
+    /// how long, not where, and is in neither count. Absent from records
+    /// written before it existed.
     public var usableCores: Int?
     /// The Swift compiler the binary was built with.
     public var swiftVersion: String
@@ -26,9 +28,10 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     public static let current = EnvironmentInfo(
         os: Self.operatingSystem(),
         cpu: Self.cpuModel(),
-        // activeProcessorCount is the online count on Linux: it ignores the
-        // affinity mask, which is why the usable count is read separately.
-        cores: ProcessInfo.processInfo.activeProcessorCount,
+        // The online count from sysconf, not Foundation's activeProcessorCount:
+        // that one ignores the affinity mask but (in some versions) reads a
+        // cgroup CPU quota, which would make it neither count.
+        cores: Self.onlineCoreCount(),
         usableCores: Self.usableCoreCount(),
         swiftVersion: Self.compilerVersion,
         buildConfiguration: Self.configuration,
@@ -79,15 +82,17 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     }
 
     /// A warning for a run that includes `taskStrategies` (strategies whose
-    /// workers are tasks on Swift's cooperative pool) in a process that may use
-    /// one core; nil when there is nothing to warn about. On Linux the pool is
+    /// workers are tasks on Swift's cooperative pool, in trials of more than
+    /// one worker) in a process that may use one core; nil when there is
+    /// nothing to warn about. On Linux the pool is
     /// as wide as the cores the process may use, so with one core the workers
     /// take turns on one thread: races that need two of them running at the
     /// same moment (the actor lock-order bank's overlap) cannot happen, and
     /// throughput is one thread's whatever `threads` says.
     public func cooperativePoolWarning(taskStrategies: [String]) -> String? {
         guard usableCores == 1, !taskStrategies.isEmpty else { return nil }
-        return "warning: this process may run on 1 of \(cores) cores (its CPU affinity), so Swift's cooperative pool has one thread: "
+        let only = cores > 1 ? "this process may run on 1 of \(cores) cores (its CPU affinity)" : "this machine has 1 core"
+        return "warning: \(only), so Swift's cooperative pool has one thread: "
             + "under \(taskStrategies.joined(separator: ", ")) the workers take turns on it, never running at the same moment; "
             + "races that need two of them running at once cannot show, and throughput is one thread's"
     }
@@ -105,12 +110,19 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
             guard let old, let new, old != new else { return }
             found.append("\(what): \(show(old)) in the baseline, \(show(new)) here")
         }
-        differ("CPU", baseline.cpu, cpu) { $0 }
+        // "unavailable" is a placeholder, not a model: unknown, not different.
+        let model = { (name: String) in name == "unavailable" ? nil : name }
+        differ("CPU", model(baseline.cpu), model(cpu)) { $0 }
         differ("cores online", baseline.cores, cores) { "\($0)" }
         differ("cores usable by the process", baseline.usableCores, usableCores) { "\($0)" }
         differ("build", baseline.buildConfiguration, buildConfiguration) { $0 }
         differ("Swift", baseline.swiftVersion, swiftVersion) { $0 }
         return found
+    }
+
+    private static func onlineCoreCount() -> Int {
+        let n = Int(stress_online_cpus())
+        return n > 0 ? n : ProcessInfo.processInfo.activeProcessorCount
     }
 
     private static func usableCoreCount() -> Int? {
@@ -121,7 +133,7 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     /// "2 cores", or "2 cores (1 usable by this process)" when the process was
     /// pinned to fewer.
     public var coresDescription: String {
-        guard let usable = usableCores, usable != cores else { return "\(cores) cores" }
+        guard let usable = usableCores, usable < cores else { return "\(cores) cores" }
         return "\(cores) cores (\(usable) usable by this process)"
     }
 

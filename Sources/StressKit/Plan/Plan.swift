@@ -11,11 +11,10 @@ public struct Plan: Sendable {
     public var experiments: [Experiment]
     /// Thresholds and baseline-comparison settings (the `thresholds` and `gate` keys).
     public var gate = GatePolicy()
-    /// The order trials run in (the `order` key).
+    /// The order trials run in: the `order` key, else ``TrialOrder/interleaved``
+    /// for a plan meant for baseline comparisons (a `gate` key or a threshold
+    /// relative to a baseline) and ``TrialOrder/matrix`` for any other.
     public var order = TrialOrder.matrix
-    /// Whether the plan gave `order` itself; when it did not, a run that will
-    /// be compared with a baseline runs ``TrialOrder/interleaved``.
-    public var orderGiven = false
 
     /// A plan.
     public init(name: String, file: String, description: String? = nil, experiments: [Experiment]) {

@@ -134,8 +134,13 @@ public struct PlanLoader: Sendable {
         }
         var plan = Plan(name: name, file: file, description: description, experiments: experiments)
         plan.gate = gate
-        plan.order = order
-        plan.orderGiven = orderGiven
+        // A plan meant for baseline comparisons runs repetition first unless it
+        // chooses: back to back, a cell's repetitions can all fall in one slow
+        // stretch of a shared machine, which the comparison reads as a
+        // regression (README, "Calibration"). Decided by the plan alone, never
+        // by a flag, so its baseline run, its compared runs and every shard of
+        // either run the trials in one order.
+        plan.order = orderGiven ? order : gate.expectsComparison ? .interleaved : .matrix
         return plan
     }
 

@@ -10,11 +10,11 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
 
 extension RunReport {
     /// Combines the results of shards of one plan (`stressbench merge`) into one
-    /// report, trials in matrix order.
+    /// report, trials in the plan's order (by their `index`).
     ///
     /// Refuses, naming the files: a schema this version does not write, files
     /// from different plans, a trial that appears twice, two files that
-    /// disagree on which trial sits at a matrix position or on the matrix's
+    /// disagree on which trial sits at a position of the plan's order or on the matrix's
     /// size (the plan changed between the shards), shards of different splits
     /// (`1/3` with `2/4`), and, unless `allowPartial`, a set that does not
     /// cover the whole matrix (a shard missing, or a shard's run interrupted
@@ -41,7 +41,7 @@ extension RunReport {
                     continue
                 }
                 if let seen = byIndex[t.trial.index], seen.id != t.trial.id {
-                    problems.append("matrix position \(t.trial.index) is '\(seen.id)' in \(seen.file) but '\(t.trial.id)' in \(file): the plan changed between the runs")
+                    problems.append("position \(t.trial.index) of the plan's order is '\(seen.id)' in \(seen.file) but '\(t.trial.id)' in \(file): the plan changed between the runs")
                     continue
                 }
                 byId[t.trial.id] = file

@@ -70,7 +70,8 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// Why the run stopped early (a signal, `--fail-fast`); nil when every
     /// selected trial ran. The trials never started are `skipped` records.
     public var stop: RunStop?
-    /// One record per trial, in matrix order.
+    /// One record per trial, in the order they ran (the plan's order, or a
+    /// shard's slice of it).
     public var trials: [TrialResult]
     /// Thresholds and the baseline comparison; nil when the run was not gated.
     public var gate: GateReport?
