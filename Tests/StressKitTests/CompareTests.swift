@@ -168,47 +168,6 @@ final class CompareTests: XCTestCase {
 
     // MARK: - Coverage
 
-    /// A baseline from another machine or build is still compared (verdicts
-    /// unchanged), but every report says what differs, so a "regression" of a
-    /// debug build against a release baseline does not send anyone hunting
-    /// through the code.
-    func testABaselineFromAnotherEnvironmentIsNamedInEveryReport() throws {
-        let cell = Synthetic.latencyCell([1000, 1010, 990, 1005, 995])
-        var here = EnvironmentInfo.current
-        here.cpu = "CPU A"
-        here.buildConfiguration = "debug"
-        here.usableCores = 1
-        var there = EnvironmentInfo.current
-        there.buildConfiguration = "release"
-        there.usableCores = 2
-        there.cpu = "CPU B"
-        var baseline = Synthetic.report(cell)
-        baseline.environment = there
-        var report = Synthetic.report(cell)
-        report.environment = here
-        report.gate = GateReport.evaluate(cell, policy: GatePolicy(), baseline: baseline, environment: here)
-        let comparison = try XCTUnwrap(report.gate?.comparison)
-        XCTAssertEqual(comparison.environmentDifferences, [
-            "CPU: CPU B in the baseline, CPU A here",
-            "cores usable by the process: 2 in the baseline, 1 here",
-            "build: release in the baseline, debug here",
-        ])
-        XCTAssertEqual(comparison.cells.map(\.verdict), [.unchanged], "the verdict is the data's")
-        let text = GateSummary.render(report.gate, planFile: "p.yaml")
-        XCTAssertTrue(text.contains("note: the baseline was measured in another environment (CPU: CPU B in the baseline, CPU A here; "), text)
-        XCTAssertTrue(text.contains("build: release in the baseline, debug here): a change may come from that rather than from the code"), text)
-        XCTAssertTrue(MarkdownReport.render(report).contains("**Note:** the baseline was measured in another environment"))
-        let decoded = try ResultCoding.decoder().decode(RunReport.self, from: ResultCoding.encoder().encode(report))
-        XCTAssertEqual(decoded.gate?.comparison?.environmentDifferences, comparison.environmentDifferences)
-
-        // Same environment, or a count one side does not know: nothing to say.
-        baseline.environment = here
-        baseline.environment.usableCores = nil
-        report.gate = GateReport.evaluate(cell, policy: GatePolicy(), baseline: baseline, environment: here)
-        XCTAssertNil(report.gate?.comparison?.environmentDifferences)
-        XCTAssertFalse(GateSummary.render(report.gate, planFile: "p.yaml").contains("note:"))
-    }
-
     /// A gate that compared nothing must not pass: no cell in common is a
     /// usage error (2), and so are baseline cells the run lacks unless
     /// partial comparisons are allowed. Below a violation, above a regression.
