@@ -84,11 +84,11 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     /// A warning for a run that includes `taskStrategies` (strategies whose
     /// workers are tasks on Swift's cooperative pool, in trials of more than
     /// one worker) in a process that may use one core; nil when there is
-    /// nothing to warn about. On Linux the pool is
-    /// as wide as the cores the process may use, so with one core the workers
-    /// take turns on one thread: races that need two of them running at the
-    /// same moment (the actor lock-order bank's overlap) cannot happen, and
-    /// throughput is one thread's whatever `threads` says.
+    /// nothing to warn about. On Linux the pool is as wide as the cores the
+    /// process may use, so with one core the workers take turns on one
+    /// thread: races that need two of them running at the same moment (the
+    /// actor lock-order bank's overlap) cannot happen, and throughput is one
+    /// thread's whatever `threads` says.
     public func cooperativePoolWarning(taskStrategies: [String]) -> String? {
         guard usableCores == 1, !taskStrategies.isEmpty else { return nil }
         let only = cores > 1 ? "this process may run on 1 of \(cores) cores (its CPU affinity)" : "this machine has 1 core"
@@ -100,8 +100,8 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     /// What differs between `baseline`'s environment and this one, in the
     /// terms that move figures: the CPU model, the cores online and usable,
     /// the build configuration and the compiler. One phrase each ("release
-    /// build in the baseline, debug here"); empty when they agree. A count
-    /// one side does not know is not called a difference. The OS line is left
+    /// build in the baseline, debug here"); empty when they agree. A count or
+    /// CPU model one side does not know is not called a difference. The OS line is left
     /// out: hosted CI runners change kernels often, and that alone is rarely
     /// what moved a figure.
     public func differences(from baseline: EnvironmentInfo) -> [String] {
