@@ -14,7 +14,10 @@ struct MergeCommand: ParsableCommand {
         splits, is an error (exit code 2). So is a set that does not cover the plan's whole \
         matrix (a shard missing, or a shard's run interrupted or narrowed with --only), unless \
         --allow-partial. Trials are written in the plan's order. Any gate verdict in the inputs is \
-        dropped: compare the merged file with `stressbench compare`.
+        dropped: compare the merged file with `stressbench compare`. Shards measured in different \
+        environments (CPU, cores, CPU quota, build, Swift) are merged with a warning: the merged \
+        file's environment is the first file's, while each trial keeps its own, and `compare` \
+        notes every trial's differences from the baseline.
         """
     )
 
@@ -49,6 +52,7 @@ struct MergeCommand: ParsableCommand {
         for (file, report) in reports where report.matrixTrials == nil {
             Console.error("note: \(file) does not record the plan's matrix size (written by an older stressbench): completeness not checked")
         }
+        for warning in RunReport.environmentWarnings(reports) { Console.error(warning) }
         var writer = OutputWriter(quiet: quiet)
         writer.write(output) { try ResultCoding.encoder().encode(merged) }
         writer.write(csv) { Data(CSVReport.render(merged).utf8) }

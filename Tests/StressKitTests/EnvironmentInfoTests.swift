@@ -67,11 +67,16 @@ final class EnvironmentInfoTests: XCTestCase {
     /// debug build against a release baseline does not send anyone hunting
     /// through the code.
     func testABaselineFromAnotherEnvironmentIsNamedInEveryReport() throws {
-        let cell = Synthetic.latencyCell([1000, 1010, 990, 1005, 995])
         var here = EnvironmentInfo.current
         here.cpu = "CPU A"
         here.buildConfiguration = "debug"
         here.usableCores = 1
+        // Each trial records the environment its own process ran in: here.
+        let cell = Synthetic.latencyCell([1000, 1010, 990, 1005, 995]).map { t -> TrialResult in
+            var t = t
+            t.environment = here
+            return t
+        }
         var there = EnvironmentInfo.current
         there.buildConfiguration = "release"
         there.usableCores = 2

@@ -28,6 +28,12 @@ final class OutputFormatTests: XCTestCase {
         ], cycle: ["worker 0 waits for worker 1"], summary: "cycle")
         trials[3].outcome = .crashed
         trials[3].measurement = nil
+        // Measured under a CPU quota that stopped it in 2 of 5 periods.
+        trials[0].environment.cpuQuota = .cores(1.5)
+        trials[0].measurement?.resources = ResourceUsage(
+            from: .init(usage: rusage(), throttling: ThrottleCounters(periods: 0, throttledPeriods: 0, throttledNs: 0)),
+            to: .init(usage: rusage(), throttling: ThrottleCounters(periods: 5, throttledPeriods: 2, throttledNs: 9_000_000)),
+            operations: 100)
         trials[3].failure = FailureReport(message: "the trial process died of SIGILL", signal: "SIGILL")
         var report = Synthetic.report(trials)
         var base = Synthetic.report(Synthetic.cell(throughputs: [1200, 1210, 1190, 1205, 1195], latencyNs: [800, 800, 800, 800, 800])

@@ -28,8 +28,9 @@ public struct GateReport: Sendable, Codable, Equatable {
 
     /// Evaluates `policy`'s thresholds on `results` and, when `baseline` is
     /// given, compares the two cell by cell with `policy.comparison`'s settings,
-    /// and notes how `environment` (the new run's; its first trial's when nil)
-    /// differs from the baseline's.
+    /// and notes how `environment` (the new run's) and the environment of each
+    /// trial in `results` (a merged file's trials may come from several
+    /// machines) differ from the baseline's.
     public static func evaluate(
         _ results: [TrialResult], policy: GatePolicy, baseline: RunReport? = nil, baselineFile: String? = nil,
         environment: EnvironmentInfo? = nil
@@ -37,10 +38,11 @@ public struct GateReport: Sendable, Codable, Equatable {
         let checks = ThresholdEvaluator.evaluate(results, policy: policy, baseline: baseline?.trials)
         let comparison = baseline.map { base in
             var c = BaselineComparer.compare(baseline: base.trials, new: results, settings: policy.comparison, baselineFile: baselineFile)
-            if let here = environment ?? results.first?.environment {
-                let differences = here.differences(from: base.environment)
-                c.environmentDifferences = differences.isEmpty ? nil : differences
+            var differences: [String] = []
+            for here in [environment].compactMap({ $0 }) + results.map(\.environment) {
+                for d in here.differences(from: base.environment) where !differences.contains(d) { differences.append(d) }
             }
+            c.environmentDifferences = differences.isEmpty ? nil : differences
             return c
         }
         return GateReport(thresholds: checks, comparison: comparison)

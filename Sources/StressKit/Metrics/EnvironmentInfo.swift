@@ -14,9 +14,14 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     /// (`taskset`, a cpuset): the figures then come from that many cores, and
     /// on Linux Swift's cooperative pool is only that wide (one core: actor
     /// code never runs in parallel). A CPU-time quota (`docker --cpus`) limits
-    /// how long, not where, and is in neither count. Absent from records
-    /// written before it existed.
+    /// how long, not where, and is in neither count: see ``cpuQuota``. Absent
+    /// from records written before it existed.
     public var usableCores: Int?
+    /// The CPU-time quota of the process's control group (Linux), or nil where
+    /// it could not be read. In JSON `cpuQuotaCores`: a number of cores' worth,
+    /// `null` for no quota, absent for unknown (and in records written before
+    /// it existed).
+    public var cpuQuota: CPUQuota?
     /// The Swift compiler the binary was built with.
     public var swiftVersion: String
     /// `debug` or `release`.
@@ -33,10 +38,24 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
         // cgroup CPU quota, which would make it neither count.
         cores: Self.onlineCoreCount(),
         usableCores: Self.usableCoreCount(),
+        cpuQuota: ControlGroupCPU.current.quota,
         swiftVersion: Self.compilerVersion,
         buildConfiguration: Self.configuration,
         toolVersion: StressKitVersion.current
     )
+
+    /// An environment as described.
+    public init(os: String, cpu: String, cores: Int, usableCores: Int?, cpuQuota: CPUQuota? = nil,
+                swiftVersion: String, buildConfiguration: String, toolVersion: String) {
+        self.os = os
+        self.cpu = cpu
+        self.cores = cores
+        self.usableCores = usableCores
+        self.cpuQuota = cpuQuota
+        self.swiftVersion = swiftVersion
+        self.buildConfiguration = buildConfiguration
+        self.toolVersion = toolVersion
+    }
 
     private static var configuration: String {
         #if DEBUG
@@ -99,22 +118,24 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
 
     /// What differs between `baseline`'s environment and this one, in the
     /// terms that move figures: the CPU model, the cores online and usable,
-    /// the build configuration and the compiler. One phrase each ("release
-    /// build in the baseline, debug here"); empty when they agree. A count or
-    /// CPU model one side does not know is not called a difference. The OS line is left
-    /// out: hosted CI runners change kernels often, and that alone is rarely
-    /// what moved a figure.
-    public func differences(from baseline: EnvironmentInfo) -> [String] {
+    /// the CPU quota, the build configuration and the compiler. One phrase
+    /// each ("build: release in the baseline, debug here"); empty when they
+    /// agree. A count or CPU model one side does not know is not called a
+    /// difference. The OS line is left out: hosted CI runners change kernels
+    /// often, and that alone is rarely what moved a figure. `theirs` and
+    /// `ours` name the two sides.
+    public func differences(from baseline: EnvironmentInfo, theirs: String = "in the baseline", ours: String = "here") -> [String] {
         var found: [String] = []
         func differ<T: Equatable>(_ what: String, _ old: T?, _ new: T?, _ show: (T) -> String) {
             guard let old, let new, old != new else { return }
-            found.append("\(what): \(show(old)) in the baseline, \(show(new)) here")
+            found.append("\(what): \(show(old)) \(theirs), \(show(new)) \(ours)")
         }
         // "unavailable" is a placeholder, not a model: unknown, not different.
         let model = { (name: String) in name == "unavailable" ? nil : name }
         differ("CPU", model(baseline.cpu), model(cpu)) { $0 }
         differ("cores online", baseline.cores, cores) { "\($0)" }
         differ("cores usable by the process", baseline.usableCores, usableCores) { "\($0)" }
+        differ("CPU quota", baseline.cpuQuota, cpuQuota) { $0.description }
         differ("build", baseline.buildConfiguration, buildConfiguration) { $0 }
         differ("Swift", baseline.swiftVersion, swiftVersion) { $0 }
         return found
@@ -130,11 +151,14 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
         return n > 0 ? n : nil
     }
 
-    /// "2 cores", or "2 cores (1 usable by this process)" when the process was
-    /// pinned to fewer.
+    /// "2 cores", "2 cores (1 usable by this process)" when the process was
+    /// pinned to fewer, "4 cores (CPU quota 1.5 cores)" when a quota limits it,
+    /// or both.
     public var coresDescription: String {
-        guard let usable = usableCores, usable < cores else { return "\(cores) cores" }
-        return "\(cores) cores (\(usable) usable by this process)"
+        var limits: [String] = []
+        if let usable = usableCores, usable < cores { limits.append("\(usable) usable by this process") }
+        if let quota = cpuQuota, quota != .unlimited { limits.append("CPU quota \(quota.description)") }
+        return limits.isEmpty ? "\(cores) cores" : "\(cores) cores (\(limits.joined(separator: ", ")))"
     }
 
     private static func cpuModel() -> String {
@@ -145,6 +169,48 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
             }
         }
         return "unavailable"
+    }
+}
+
+extension EnvironmentInfo {
+    private enum CodingKeys: String, CodingKey {
+        case os, cpu, cores, usableCores, cpuQuotaCores, swiftVersion, buildConfiguration, toolVersion
+    }
+
+    /// Decodes a record; `cpuQuotaCores` absent is unknown, `null` no quota.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        os = try c.decode(String.self, forKey: .os)
+        cpu = try c.decode(String.self, forKey: .cpu)
+        cores = try c.decode(Int.self, forKey: .cores)
+        usableCores = try c.decodeIfPresent(Int.self, forKey: .usableCores)
+        if !c.contains(.cpuQuotaCores) {
+            cpuQuota = nil
+        } else if let cores = try c.decodeIfPresent(Double.self, forKey: .cpuQuotaCores) {
+            cpuQuota = .cores(cores)
+        } else {
+            cpuQuota = .unlimited
+        }
+        swiftVersion = try c.decode(String.self, forKey: .swiftVersion)
+        buildConfiguration = try c.decode(String.self, forKey: .buildConfiguration)
+        toolVersion = try c.decode(String.self, forKey: .toolVersion)
+    }
+
+    /// Encodes a record; an unknown quota is left out, no quota is `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(os, forKey: .os)
+        try c.encode(cpu, forKey: .cpu)
+        try c.encode(cores, forKey: .cores)
+        try c.encodeIfPresent(usableCores, forKey: .usableCores)
+        switch cpuQuota {
+        case nil: break
+        case .unlimited?: try c.encodeNil(forKey: .cpuQuotaCores)
+        case .cores(let n)?: try c.encode(n, forKey: .cpuQuotaCores)
+        }
+        try c.encode(swiftVersion, forKey: .swiftVersion)
+        try c.encode(buildConfiguration, forKey: .buildConfiguration)
+        try c.encode(toolVersion, forKey: .toolVersion)
     }
 }
 

@@ -21,10 +21,26 @@ public struct ResourceUsage: Sendable, Codable, Equatable {
     public var cpuNsPerOp: Double?
     /// Context switches (both kinds) per thousand operations.
     public var contextSwitchesPer1kOps: Double?
+    /// Scheduling periods of a CPU-time quota (100 ms by default) in the
+    /// window in which the process's control group ran: the one whose quota
+    /// is tightest (``EnvironmentInfo/cpuQuota``). Absent where no quota
+    /// applies (nothing can throttle) or the kernel's counters could not be
+    /// read; every `throttled` figure is absent with it, and 0 is a measured 0.
+    public var quotaPeriods: Int?
+    /// Of ``quotaPeriods``, those in which the group used up its quota and the
+    /// kernel stopped its threads until the next period began. The group's
+    /// figure, so quota another process of the group used counts too.
+    public var throttledPeriods: Int?
+    /// How long the group's threads were held back in those periods, summed
+    /// over the CPUs they were held back on (the kernel's count: two CPUs
+    /// stopped for 10 ms count 20 ms).
+    public var throttledNs: Int?
 
     /// A reading of the process's counters.
     struct Reading {
         let usage: rusage
+        /// The quota's throttling counters, where a quota applies.
+        let throttling: ThrottleCounters?
 
         static func now() -> Reading {
             var u = rusage()
@@ -33,7 +49,7 @@ public struct ResourceUsage: Sendable, Codable, Equatable {
             #else
             getrusage(RUSAGE_SELF, &u)
             #endif
-            return Reading(usage: u)
+            return Reading(usage: u, throttling: ControlGroupCPU.currentThrottling())
         }
     }
 
@@ -52,5 +68,10 @@ public struct ResourceUsage: Sendable, Codable, Equatable {
         cpuNsPerOp = operations > 0 ? Double(userCpuNs + systemCpuNs) / Double(operations) : nil
         contextSwitchesPer1kOps = operations > 0
             ? Double(voluntaryContextSwitches + involuntaryContextSwitches) * 1000 / Double(operations) : nil
+        if let start = a.throttling, let end = b.throttling {
+            quotaPeriods = end.periods - start.periods
+            throttledPeriods = end.throttledPeriods - start.throttledPeriods
+            throttledNs = end.throttledNs - start.throttledNs
+        }
     }
 }

@@ -11,6 +11,7 @@ public enum MarkdownReport {
         let env = report.environment
         out += "\(TableReport.summaryLine(report).replacingOccurrences(of: "; exit code \(code.rawValue)", with: "")) in \(cells.count) cell(s). "
         out += "\(env.cpu), \(env.coresDescription), \(env.os), \(env.buildConfiguration) build; started \(report.startedAt).\n\n"
+        if let quota = TableReport.throttlingLine(report.trials) { out += "**\(escape(quota))**\n\n" }
         out += cellTable(cells)
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
         if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, of: report) }

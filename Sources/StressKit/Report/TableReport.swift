@@ -40,6 +40,7 @@ public enum TableReport {
         text += "percentiles come from per-thread HdrHistograms merged over all workers. ops/s is over the measured window.\n"
         if showPaced { text += "resp p99: paced trials, from each op's intended start to its end (no coordinated omission).\n" }
         if let timing = timingLine(report.trials) { text += timing + "\n" }
+        if let quota = throttlingLine(report.trials) { text += quota + "\n" }
         text += "\n"
         text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
         let (problems, skipped) = problemsAndSkippedGroups(report.trials)
@@ -98,6 +99,25 @@ public enum TableReport {
             }
         }
         return (problems, groups)
+    }
+
+    /// Which trials a CPU-time quota held back, and how often, so that nobody
+    /// reads the quota's stalls as the code's; nil when it held back none (or
+    /// no quota applies).
+    static func throttlingLine(_ trials: [TrialResult]) -> String? {
+        let watched = trials.filter { $0.measurement?.resources?.quotaPeriods != nil }
+        let throttled = watched.filter { ($0.measurement?.resources?.throttledPeriods ?? 0) > 0 }
+        guard !throttled.isEmpty else { return nil }
+        let share = throttled.compactMap { r -> Double? in
+            guard let u = r.measurement?.resources, let all = u.quotaPeriods, let hit = u.throttledPeriods, all > 0 else { return nil }
+            return Double(hit) / Double(all)
+        }.max() ?? 0
+        let quotas = Set(throttled.compactMap { $0.environment.cpuQuota?.description }).sorted()
+        let quota = quotas.isEmpty ? "" : " of " + quotas.joined(separator: " and ")
+        return "CPU quota: the control group's quota\(quota) stopped the trial process in \(throttled.count) of \(watched.count) trial(s) "
+            + "(in up to \(Formatting.percent(share)) of a trial's scheduling periods): "
+            + "their throughput and latency tails show the quota, not only the code. Throttled: "
+            + listed(throttled.map(\.trial.id), limit: 5) + "."
     }
 
     /// `a, b, c and 4 more`.

@@ -66,6 +66,21 @@ extension RunReport {
         return merged
     }
 
+    /// One warning for each file measured in another environment than the
+    /// first (another CPU, core count, quota, build or compiler): the merged
+    /// trials then mix machines, while the merged file's `environment` is the
+    /// first file's. Each trial keeps its own environment. Empty when all agree.
+    public static func environmentWarnings(_ reports: [(file: String, report: RunReport)]) -> [String] {
+        guard let first = reports.first else { return [] }
+        return reports.dropFirst().compactMap { file, r in
+            let differences = r.environment.differences(from: first.report.environment, theirs: "in \(first.file)", ours: "in \(file)")
+            guard !differences.isEmpty else { return nil }
+            return "warning: \(file) was measured in another environment than \(first.file) ("
+                + differences.joined(separator: "; ") + "): the merged figures mix the two, "
+                + "and the merged file's environment line is \(first.file)'s (each trial keeps its own)"
+        }
+    }
+
     /// Files that disagree on the matrix size, mix splits, or repeat a shard.
     private static func shardProblems(_ reports: [(file: String, report: RunReport)]) -> [String] {
         var problems: [String] = []
