@@ -21,7 +21,7 @@ final class ControlGroupCPUTests: XCTestCase {
         let groups = try XCTUnwrap(ControlGroupCPU.locate(read: reader(files)))
         XCTAssertEqual(groups.groups.map(\.directory), ["/sys/fs/cgroup/ci.slice/job-7", "/sys/fs/cgroup/ci.slice", "/sys/fs/cgroup"])
         XCTAssertEqual(groups.find(read: reader(files)),
-                       .limited(group: .init(directory: "/sys/fs/cgroup/ci.slice", version: 2), cores: 1.5),
+                       .limited(group: .init(directory: "/sys/fs/cgroup/ci.slice", version: .v2), cores: 1.5),
                        "the parent's quota limits the child's processes")
         XCTAssertEqual(groups.find(read: reader(files)).quota, .cores(1.5))
     }
@@ -48,7 +48,7 @@ final class ControlGroupCPUTests: XCTestCase {
             "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us": "100000\n",
         ]
         let groups = try XCTUnwrap(ControlGroupCPU.locate(read: reader(files)))
-        XCTAssertEqual(groups.groups, [.init(directory: "/sys/fs/cgroup/cpu,cpuacct", version: 1)])
+        XCTAssertEqual(groups.groups, [.init(directory: "/sys/fs/cgroup/cpu,cpuacct", version: .v1)])
         XCTAssertEqual(groups.find(read: reader(files)).quota, .cores(0.5))
     }
 
@@ -74,7 +74,7 @@ final class ControlGroupCPUTests: XCTestCase {
         limited["/sys/fs/cgroup/cpu/build/cpu.cfs_quota_us"] = "250000"
         limited["/sys/fs/cgroup/cpu/cpu.cfs_quota_us"] = "300000"
         XCTAssertEqual(groups.find(read: reader(limited)),
-                       .limited(group: .init(directory: "/sys/fs/cgroup/cpu/build", version: 1), cores: 2.5))
+                       .limited(group: .init(directory: "/sys/fs/cgroup/cpu/build", version: .v1), cores: 2.5))
     }
 
     func testNothingToReadIsUnknownNotUnlimited() throws {
@@ -93,16 +93,64 @@ final class ControlGroupCPUTests: XCTestCase {
         XCTAssertNil(groups.find(read: reader(unreadable)).quota, "unknown: no claim of 'no quota'")
     }
 
-    func testMountPointsWithEscapedSpacesAreRead() throws {
+    func testMountPointsWithEscapedSpacesAndOptionalFieldsAreRead() throws {
         let files = [
-            "/proc/self/mountinfo": #"30 23 0:26 / /mnt/cgroup\040v2 rw - cgroup2 cgroup2 rw"# + "\n",
+            "/proc/self/mountinfo": #"30 23 0:26 / /mnt/cgroup\040v2 rw,nosuid shared:4 master:1 propagate_from:2 - cgroup2 cgroup2 rw"# + "\n",
             "/proc/self/cgroup": "0::/\n",
         ]
         XCTAssertEqual(try XCTUnwrap(ControlGroupCPU.locate(read: reader(files))).groups.map(\.directory), ["/mnt/cgroup v2"])
     }
 
+    func testAGroupThatCannotBeReadMakesNoQuotaUnknown() throws {
+        // Hybrid layout: the v1 `cpu` group cannot be read, the unified
+        // hierarchy (no controllers) can. Its "nothing here" says nothing
+        // about the v1 group.
+        var files = [
+            "/proc/self/mountinfo": "32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+                + "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
+            "/proc/self/cgroup": "1:cpu:/build\n0::/\n",
+            "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "-1\n",
+            "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n",
+            "/sys/fs/cgroup/unified/cgroup.controllers": "\n",
+        ]
+        let groups = try XCTUnwrap(ControlGroupCPU.locate(read: reader(files)))
+        XCTAssertEqual(groups.find(read: reader(files)), .unreadable, "/build could not be read: it may hold a quota")
+        files["/sys/fs/cgroup/cpu/cpu.cfs_quota_us"] = "150000"
+        XCTAssertEqual(groups.find(read: reader(files)).quota, .cores(1.5), "a quota that was read applies whatever the rest says")
+    }
+
+    func testAGroupOutsideTheMountIsUnknownNotTheMountPointsGroup() throws {
+        let outside = [
+            "/proc/self/mountinfo": "40 31 0:37 /docker/abc /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n",
+            "/proc/self/cgroup": "4:cpu:/system.slice/other\n",
+            "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "-1\n",
+            "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n",
+        ]
+        let groups = try XCTUnwrap(ControlGroupCPU.locate(read: reader(outside)))
+        XCTAssertEqual(groups.chains, [[]], "the mount shows /docker/abc, not the process's group")
+        XCTAssertEqual(groups.find(read: reader(outside)), .unreadable)
+        let sibling = [
+            "/proc/self/mountinfo": "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+            "/proc/self/cgroup": "0::/../../sibling\n",
+            "/sys/fs/cgroup/cgroup.controllers": "cpu\n",
+        ]
+        let other = try XCTUnwrap(ControlGroupCPU.locate(read: reader(sibling)))
+        XCTAssertEqual(other.chains, [[]], "a group named from outside this namespace is not under the mount")
+        XCTAssertEqual(other.find(read: reader(sibling)), .unreadable)
+    }
+
+    func testQuotaDescriptions() {
+        XCTAssertEqual(CPUQuota.cores(1).description, "1 core")
+        XCTAssertEqual(CPUQuota.cores(1.001).description, "1.001 cores")
+        XCTAssertEqual(CPUQuota.cores(0.125).description, "0.125 cores")
+        XCTAssertEqual(CPUQuota.cores(2.5).description, "2.5 cores")
+        XCTAssertEqual(CPUQuota.cores(0.0005).description, "0.0005 cores")
+        XCTAssertEqual(CPUQuota.unlimited.description, "none")
+        XCTAssertEqual("\(CPUQuota.cores(0.5))", "0.5 cores")
+    }
+
     func testThrottlingCountersOfBothVersions() {
-        let v2 = ControlGroupCPU.Group(directory: "/g2", version: 2), v1 = ControlGroupCPU.Group(directory: "/g1", version: 1)
+        let v2 = ControlGroupCPU.Group(directory: "/g2", version: .v2), v1 = ControlGroupCPU.Group(directory: "/g1", version: .v1)
         let files = [
             "/g2/cpu.stat": "usage_usec 900\nuser_usec 800\nsystem_usec 100\nnr_periods 12\nnr_throttled 5\nthrottled_usec 4200\n",
             "/g1/cpu.stat": "nr_periods 7\nnr_throttled 3\nthrottled_time 1500000\nnr_bursts 0\nburst_time 0\n",
@@ -125,11 +173,11 @@ final class ControlGroupCPUTests: XCTestCase {
         }
         var (back, json) = try roundTrip(env)
         XCTAssertEqual(back, env)
-        XCTAssertTrue(json.contains(#""cpuQuotaCores":1.5"#) || json.contains(#""cpuQuotaCores" : 1.5"#), json)
+        XCTAssertTrue(json.replacingOccurrences(of: " ", with: "").contains(#""cpuQuotaCores":1.5"#), json)
         env.cpuQuota = .unlimited
         (back, json) = try roundTrip(env)
         XCTAssertEqual(back.cpuQuota, .unlimited)
-        XCTAssertTrue(json.contains("null"), "no quota is written as null: \(json)")
+        XCTAssertTrue(json.replacingOccurrences(of: " ", with: "").contains(#""cpuQuotaCores":null"#), "no quota is written as null: \(json)")
         XCTAssertEqual(env.coresDescription, "4 cores")
         env.cpuQuota = nil
         (back, json) = try roundTrip(env)
@@ -146,8 +194,8 @@ final class ControlGroupCPUTests: XCTestCase {
                             buildConfiguration: "release", toolVersion: StressKitVersion.current)
         }
         XCTAssertEqual(env(.cores(0.5)).differences(from: env(.unlimited)), ["CPU quota: none in the baseline, 0.5 cores here"])
-        XCTAssertEqual(env(.cores(2)).differences(from: env(.cores(1.5)), theirs: "in a.json", ours: "in b.json"),
-                       ["CPU quota: 1.5 cores in a.json, 2 cores in b.json"])
+        XCTAssertEqual(env(.cores(2)).changes(from: env(.cores(1.5))),
+                       [EnvironmentInfo.Change(what: "CPU quota", before: "1.5 cores", after: "2 cores")])
         XCTAssertEqual(env(.cores(0.5)).differences(from: env(nil)), [], "a record from before quotas were read")
         XCTAssertEqual(env(.unlimited).differences(from: env(.unlimited)), [])
     }
@@ -168,10 +216,10 @@ final class ControlGroupCPUTests: XCTestCase {
         XCTAssertEqual(held.measurement?.resources?.throttledPeriods, 3)
         XCTAssertEqual(held.measurement?.resources?.throttledNs, 7_000_000)
         let line = try XCTUnwrap(TableReport.throttlingLine([held, free]))
-        XCTAssertTrue(line.hasPrefix("CPU quota: the control group's quota of 0.5 cores stopped the trial process in 1 of 2 trial(s) (in up to 75% of"), line)
+        XCTAssertTrue(line.hasPrefix("CPU quota: the trial process's control group (quota 0.5 cores) was throttled during 1 of 2 trial(s) (in up to 75% of"), line)
         XCTAssertTrue(line.hasSuffix("Throttled: e/mutex/t2/r0."), line)
         XCTAssertTrue(TableReport.render(Synthetic.report([held, free])).contains(line))
-        XCTAssertTrue(MarkdownReport.render(Synthetic.report([held, free])).contains("**CPU quota: the control group's quota"))
+        XCTAssertTrue(MarkdownReport.render(Synthetic.report([held, free])).contains("**CPU quota: the trial process's control group"))
         XCTAssertNil(TableReport.throttlingLine([free]), "not held back: nothing to say")
         let unwatched = trial(2, periods: nil, throttled: nil)
         XCTAssertNil(unwatched.measurement?.resources?.throttledNs, "no quota: absent, never 0")
@@ -211,7 +259,7 @@ final class ControlGroupQuotaRunTests: XCTestCase {
         guard let group = QuotaGroup(cores: 0.3) else {
             throw XCTSkip("needs a writable CPU controller (root, cgroup v1 `cpu` or v2 with `cpu` in the root's subtree_control)")
         }
-        defer { group.remove() }
+        defer { XCTAssertTrue(group.remove(), "the test's control group \(group.procs) is left behind: rmdir it") }
         let dir = try TestSupport.temporaryDirectory()
         let plan = dir.appendingPathComponent("plan.yaml").path, json = dir.appendingPathComponent("r.json").path
         // Two busy workers against 0.3 cores: the group uses its quota up
@@ -227,7 +275,7 @@ final class ControlGroupQuotaRunTests: XCTestCase {
             """.write(toFile: plan, atomically: true, encoding: .utf8)
         let run = try TestSupport.cli(["run", plan, "--json", json], launcher: ["/bin/sh", "-c", "echo $$ > '\(group.procs)' && exec \"$@\"", "sh"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.contains("CPU quota: the control group's quota of 0.3 cores stopped the trial process in 1 of 1 trial(s)"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("CPU quota: the trial process's control group (quota 0.3 cores) was throttled during 1 of 1 trial(s)"), run.stdout)
         let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         XCTAssertEqual(report.environment.cpuQuota, .cores(0.3))
         let usage = try XCTUnwrap(report.trials.first?.measurement?.resources)
@@ -267,10 +315,15 @@ private struct QuotaGroup {
         procs = directory + "/cgroup.procs"
     }
 
-    func remove() {
-        // The group's processes have exited (the CLI waits for its trials);
-        // a group is removed with rmdir once empty.
-        rmdir(directory)
+    /// Removes the group once its processes have gone (the CLI waits for its
+    /// trials, but the kernel may take a moment to empty the group); false
+    /// when it is still there after a second.
+    func remove() -> Bool {
+        for _ in 0..<100 {
+            if rmdir(directory) == 0 || errno == ENOENT { return true }
+            usleep(10_000)
+        }
+        return false
     }
 
     private static func write(_ text: String, to path: String) -> Bool {

@@ -29,8 +29,7 @@ public struct GateReport: Sendable, Codable, Equatable {
     /// Evaluates `policy`'s thresholds on `results` and, when `baseline` is
     /// given, compares the two cell by cell with `policy.comparison`'s settings,
     /// and notes how `environment` (the new run's) and the environment of each
-    /// trial in `results` (a merged file's trials may come from several
-    /// machines) differ from the baseline's.
+    /// trial in `results` differ from the baseline's and its trials'.
     public static func evaluate(
         _ results: [TrialResult], policy: GatePolicy, baseline: RunReport? = nil, baselineFile: String? = nil,
         environment: EnvironmentInfo? = nil
@@ -38,13 +37,24 @@ public struct GateReport: Sendable, Codable, Equatable {
         let checks = ThresholdEvaluator.evaluate(results, policy: policy, baseline: baseline?.trials)
         let comparison = baseline.map { base in
             var c = BaselineComparer.compare(baseline: base.trials, new: results, settings: policy.comparison, baselineFile: baselineFile)
+            // A merged file's trials may come from several machines, on
+            // either side: every distinct pair is compared.
+            let theirs = distinct([base.environment] + base.trials.map(\.environment))
+            let ours = distinct((environment.map { [$0] } ?? []) + results.map(\.environment))
             var differences: [String] = []
-            for here in [environment].compactMap({ $0 }) + results.map(\.environment) {
-                for d in here.differences(from: base.environment) where !differences.contains(d) { differences.append(d) }
+            for there in theirs {
+                for here in ours {
+                    for d in here.differences(from: there) where !differences.contains(d) { differences.append(d) }
+                }
             }
             c.environmentDifferences = differences.isEmpty ? nil : differences
             return c
         }
         return GateReport(thresholds: checks, comparison: comparison)
+    }
+
+    /// `environments` without repeats, in order.
+    private static func distinct(_ environments: [EnvironmentInfo]) -> [EnvironmentInfo] {
+        environments.reduce(into: []) { kept, e in if !kept.contains(e) { kept.append(e) } }
     }
 }

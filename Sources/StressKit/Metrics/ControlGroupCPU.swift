@@ -7,18 +7,32 @@ import Foundation
 /// kernel stops all of the group's threads until the next one. Throughput then
 /// follows the quota rather than the code, and latency gets tails of tens of
 /// milliseconds.
-public enum CPUQuota: Sendable, Equatable {
-    /// No quota limits the process's group or any group above it.
+///
+/// A process inside a control-group namespace (most containers) sees only its
+/// own part of the hierarchy: a quota set above that, out of its sight, is not
+/// found.
+public enum CPUQuota: Sendable, Equatable, CustomStringConvertible {
+    /// No quota limits the process's group or any group above it that the
+    /// process can see.
     case unlimited
-    /// The tightest quota on the process's group and the groups above it, in
-    /// cores' worth of CPU time (quota divided by period).
+    /// The tightest quota found on the process's group and the groups above
+    /// it, in cores' worth of CPU time (quota divided by period).
     case cores(Double)
 
-    /// "1.5 cores", or "none".
+    /// "1.5 cores", "1 core", "0.125 cores", or "none".
     public var description: String {
         switch self {
-        case .unlimited: return "none"
-        case .cores(let n): return "\(Formatting.digits(n)) core" + (n == 1 ? "" : "s")
+        case .unlimited:
+            return "none"
+        case .cores(let n):
+            // Up to three decimals (a quota is whole microseconds of a period,
+            // so 0.125 is as likely as 0.5), without trailing zeros.
+            var text = n >= 0.001 ? String(format: "%.3f", n) : String(format: "%.2g", n)
+            if text.contains(".") {
+                while text.hasSuffix("0") { text.removeLast() }
+                if text.hasSuffix(".") { text.removeLast() }
+            }
+            return text + (text == "1" ? " core" : " cores")
         }
     }
 }
@@ -44,29 +58,41 @@ struct ThrottleCounters: Equatable {
 /// from the process's up to the mount's root is read, and the tightest wins.
 /// Files are read through `read` so that tests can hand in a made-up tree.
 struct ControlGroupCPU: Equatable {
+    /// The two kinds of hierarchy: version 1 has one per controller (or a few
+    /// controllers together), version 2 one for all.
+    enum Version: Equatable {
+        case v1, v2
+    }
+
     /// One group's directory and the version of its hierarchy.
     struct Group: Equatable {
         var directory: String
-        var version: Int
+        var version: Version
     }
 
-    /// The process's group in each hierarchy that has a CPU controller,
-    /// then each group above it up to the mount's root: nearest first.
-    var groups: [Group]
+    /// For each mounted hierarchy that can have a CPU controller, the
+    /// process's group, then each group above it up to the mount's root:
+    /// nearest first. Empty where the process's group could not be placed in
+    /// the mount (it lies outside what the mount shows): that hierarchy is
+    /// unknown, not free of quotas.
+    var chains: [[Group]]
+
+    /// Every group of every chain.
+    var groups: [Group] { chains.flatMap { $0 } }
 
     /// The process's groups, or nil where there are none to read (not Linux,
     /// no `/proc`, no CPU controller mounted).
     static func locate(read: (String) -> String?) -> ControlGroupCPU? {
         guard let mounts = read("/proc/self/mountinfo"), let membership = read("/proc/self/cgroup") else { return nil }
-        var groups: [Group] = []
+        var chains: [[Group]] = []
         for mount in mounts.split(separator: "\n").compactMap(Mount.init) {
-            let version: Int
+            let version: Version
             let path: Substring?
             if mount.type == "cgroup2" {
-                version = 2
+                version = .v2
                 path = membership.split(separator: "\n").first { $0.hasPrefix("0::") }.map { $0.dropFirst(3) }
             } else if mount.type == "cgroup", mount.superOptions.contains("cpu") {
-                version = 1
+                version = .v1
                 path = membership.split(separator: "\n").lazy.compactMap { line -> Substring? in
                     let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
                     guard fields.count == 3, fields[1].split(separator: ",").contains("cpu") else { return nil }
@@ -75,20 +101,23 @@ struct ControlGroupCPU: Equatable {
             } else {
                 continue
             }
-            guard let path else { continue }
-            groups += chain(from: String(path), in: mount).map { Group(directory: $0, version: version) }
+            let directories = path.map { chain(from: String($0), in: mount) } ?? []
+            chains.append(directories.map { Group(directory: $0, version: version) })
         }
-        return groups.isEmpty ? nil : ControlGroupCPU(groups: groups)
+        return chains.isEmpty ? nil : ControlGroupCPU(chains: chains)
     }
 
     /// The directories of the group at `path` (as `/proc/self/cgroup` names
-    /// it) and of every group above it that `mount` shows, nearest first.
+    /// it) and of every group above it that `mount` shows, nearest first;
+    /// empty when the mount does not show that group.
     private static func chain(from path: String, in mount: Mount) -> [String] {
-        // The mount shows the hierarchy from `mount.root` down; a group
-        // outside that (it happens across namespaces) can only be read at the
-        // mount point itself.
+        // The mount shows the hierarchy from `mount.root` down. A group
+        // outside that, or one named relative to a namespace it is not in
+        // (`/../sibling`), is not in this mount at all: reading the mount
+        // point instead would read another group.
         let root = mount.root == "/" ? "" : mount.root
-        guard path == root || path.hasPrefix(root + "/") || root.isEmpty else { return [mount.point] }
+        guard path.hasPrefix("/"), root.isEmpty || path == root || path.hasPrefix(root + "/"),
+              !path.split(separator: "/").contains("..") else { return [] }
         var relative = String(path.dropFirst(root.count))
         var directories: [String] = []
         while true {
@@ -118,28 +147,31 @@ struct ControlGroupCPU: Equatable {
         }
     }
 
-    /// The tightest quota on the process's groups.
+    /// The tightest quota on the process's groups. "No quota" only when every
+    /// group of every chain was read: one group that could not be read (or a
+    /// chain that could not be placed) might hold one.
     func find(read: (String) -> String?) -> Finding {
-        var finding = Finding.unreadable
+        var tightest: (group: Group, cores: Double)?
+        var complete = !chains.contains { $0.isEmpty }
         for group in groups {
             switch Self.limit(of: group, read: read) {
             case .unreadable:
-                continue
-            case .none:
-                if finding == .unreadable { finding = .unlimited }
+                complete = false
+            case .noQuota:
+                break
             case .quota(let quota, let period):
                 let cores = Double(quota) / Double(period)
-                if case .limited(_, let tightest) = finding, tightest <= cores { continue }
-                finding = .limited(group: group, cores: cores)
+                if tightest.map({ cores < $0.cores }) ?? true { tightest = (group, cores) }
             }
         }
-        return finding
+        if let tightest { return .limited(group: tightest.group, cores: tightest.cores) }
+        return complete ? .unlimited : .unreadable
     }
 
     /// One group's own setting.
     private enum GroupLimit {
         case unreadable
-        case none
+        case noQuota
         /// Microseconds of CPU time per period of microseconds.
         case quota(Int, period: Int)
     }
@@ -147,13 +179,13 @@ struct ControlGroupCPU: Equatable {
     /// A group's quota. A version 2 group without the CPU controller has no
     /// `cpu.max`: no quota can apply there.
     private static func limit(of group: Group, read: (String) -> String?) -> GroupLimit {
-        if group.version == 2 {
+        if group.version == .v2 {
             guard let text = read(group.directory + "/cpu.max") else {
-                return read(group.directory + "/cgroup.controllers") != nil ? .none : .unreadable
+                return read(group.directory + "/cgroup.controllers") != nil ? .noQuota : .unreadable
             }
             let fields = text.split(whereSeparator: \.isWhitespace)
             guard fields.count == 2, let period = Int(fields[1]), period > 0 else { return .unreadable }
-            if fields[0] == "max" { return .none }
+            if fields[0] == "max" { return .noQuota }
             guard let quota = Int(fields[0]) else { return .unreadable }
             return .quota(quota, period: period)
         }
@@ -163,7 +195,7 @@ struct ControlGroupCPU: Equatable {
         guard let quota = number("cpu.cfs_quota_us"), let period = number("cpu.cfs_period_us"), period > 0 else {
             return .unreadable
         }
-        return quota < 0 ? .none : .quota(quota, period: period)
+        return quota < 0 ? .noQuota : .quota(quota, period: period)
     }
 
     /// How long `group` has been throttled so far (`cpu.stat`), or nil when

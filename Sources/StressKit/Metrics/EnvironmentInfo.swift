@@ -17,8 +17,9 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     /// how long, not where, and is in neither count: see ``cpuQuota``. Absent
     /// from records written before it existed.
     public var usableCores: Int?
-    /// The CPU-time quota of the process's control group (Linux), or nil where
-    /// it could not be read. In JSON `cpuQuotaCores`: a number of cores' worth,
+    /// The CPU-time quota of the process's control group (Linux): the tightest
+    /// on its group or any group above it that the process can see (see
+    /// ``CPUQuota``), or nil where that could not be read. In JSON `cpuQuotaCores`: a number of cores' worth,
     /// `null` for no quota, absent for unknown (and in records written before
     /// it existed).
     public var cpuQuota: CPUQuota?
@@ -116,28 +117,39 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
             + "races that need two of them running at once cannot show, and throughput is one thread's"
     }
 
+    /// One way two environments differ: what, and how each side has it.
+    struct Change: Equatable {
+        var what: String
+        var before: String
+        var after: String
+    }
+
     /// What differs between `baseline`'s environment and this one, in the
     /// terms that move figures: the CPU model, the cores online and usable,
     /// the CPU quota, the build configuration and the compiler. One phrase
     /// each ("build: release in the baseline, debug here"); empty when they
-    /// agree. A count or CPU model one side does not know is not called a
-    /// difference. The OS line is left out: hosted CI runners change kernels
-    /// often, and that alone is rarely what moved a figure. `theirs` and
-    /// `ours` name the two sides.
-    public func differences(from baseline: EnvironmentInfo, theirs: String = "in the baseline", ours: String = "here") -> [String] {
-        var found: [String] = []
+    /// agree. A count, quota or CPU model one side does not know is not called
+    /// a difference. The OS line is left out: hosted CI runners change kernels
+    /// often, and that alone is rarely what moved a figure.
+    public func differences(from baseline: EnvironmentInfo) -> [String] {
+        changes(from: baseline).map { "\($0.what): \($0.before) in the baseline, \($0.after) here" }
+    }
+
+    /// The differences of ``differences(from:)``, unworded.
+    func changes(from other: EnvironmentInfo) -> [Change] {
+        var found: [Change] = []
         func differ<T: Equatable>(_ what: String, _ old: T?, _ new: T?, _ show: (T) -> String) {
             guard let old, let new, old != new else { return }
-            found.append("\(what): \(show(old)) \(theirs), \(show(new)) \(ours)")
+            found.append(Change(what: what, before: show(old), after: show(new)))
         }
         // "unavailable" is a placeholder, not a model: unknown, not different.
         let model = { (name: String) in name == "unavailable" ? nil : name }
-        differ("CPU", model(baseline.cpu), model(cpu)) { $0 }
-        differ("cores online", baseline.cores, cores) { "\($0)" }
-        differ("cores usable by the process", baseline.usableCores, usableCores) { "\($0)" }
-        differ("CPU quota", baseline.cpuQuota, cpuQuota) { $0.description }
-        differ("build", baseline.buildConfiguration, buildConfiguration) { $0 }
-        differ("Swift", baseline.swiftVersion, swiftVersion) { $0 }
+        differ("CPU", model(other.cpu), model(cpu)) { $0 }
+        differ("cores online", other.cores, cores) { "\($0)" }
+        differ("cores usable by the process", other.usableCores, usableCores) { "\($0)" }
+        differ("CPU quota", other.cpuQuota, cpuQuota) { $0.description }
+        differ("build", other.buildConfiguration, buildConfiguration) { $0 }
+        differ("Swift", other.swiftVersion, swiftVersion) { $0 }
         return found
     }
 

@@ -43,13 +43,17 @@ public struct ResourceUsage: Sendable, Codable, Equatable {
         let throttling: ThrottleCounters?
 
         static func now() -> Reading {
+            // The quota's counters first: the first call also finds the
+            // process's control group, work that belongs before the window's
+            // CPU time starts counting, not in it.
+            let throttling = ControlGroupCPU.currentThrottling()
             var u = rusage()
             #if os(Linux)
             getrusage(RUSAGE_SELF.rawValue, &u)
             #else
             getrusage(RUSAGE_SELF, &u)
             #endif
-            return Reading(usage: u, throttling: ControlGroupCPU.currentThrottling())
+            return Reading(usage: u, throttling: throttling)
         }
     }
 

@@ -113,8 +113,8 @@ public enum TableReport {
             return Double(hit) / Double(all)
         }.max() ?? 0
         let quotas = Set(throttled.compactMap { $0.environment.cpuQuota?.description }).sorted()
-        let quota = quotas.isEmpty ? "" : " of " + quotas.joined(separator: " and ")
-        return "CPU quota: the control group's quota\(quota) stopped the trial process in \(throttled.count) of \(watched.count) trial(s) "
+        let quota = quotas.isEmpty ? "" : " (quota " + quotas.joined(separator: " and ") + ")"
+        return "CPU quota: the trial process's control group\(quota) was throttled during \(throttled.count) of \(watched.count) trial(s) "
             + "(in up to \(Formatting.percent(share)) of a trial's scheduling periods): "
             + "their throughput and latency tails show the quota, not only the code. Throttled: "
             + listed(throttled.map(\.trial.id), limit: 5) + "."

@@ -73,7 +73,9 @@ extension RunReport {
     public static func environmentWarnings(_ reports: [(file: String, report: RunReport)]) -> [String] {
         guard let first = reports.first else { return [] }
         return reports.dropFirst().compactMap { file, r in
-            let differences = r.environment.differences(from: first.report.environment, theirs: "in \(first.file)", ours: "in \(file)")
+            let differences = r.environment.changes(from: first.report.environment).map {
+                "\($0.what): \($0.before) in \(first.file), \($0.after) in \(file)"
+            }
             guard !differences.isEmpty else { return nil }
             return "warning: \(file) was measured in another environment than \(first.file) ("
                 + differences.joined(separator: "; ") + "): the merged figures mix the two, "
