@@ -48,6 +48,51 @@ final class OutputFormatTests: XCTestCase {
         return report
     }
 
+    // MARK: - CSV
+
+    /// The columns after `sample_every` carry the JSON's figures: every one
+    /// filled in a trial that has them all, each from its own field.
+    func testCSVCarriesTheDetailedFigures() throws {
+        var trial = Synthetic.trial(repetition: 0, opsPerSecond: 1000, latencyNs: 100)
+        var m = try XCTUnwrap(trial.measurement)
+        var acquire = LatencyHistogram(), response = LatencyHistogram()
+        for v in [10, 20, 30, 4000] as [UInt64] { acquire.record(v) }
+        for v in [500, 600, 700, 90_000] as [UInt64] { response.record(v) }
+        m.acquireLatency = acquire.summary()
+        m.responseLatency = response.summary()
+        m.pacing = PacingReport(targetOpsPerSecond: 5000.4, achievedOpsPerSecond: 4999.6, maxLagNs: 1234, keptUp: true)
+        m.maxStallNs = [700, 9_000, 800]
+        m.fairness = Fairness(perThreadOps: [100, 100, 5])
+        m.resources = ResourceUsage(
+            from: .init(usage: rusage(), throttling: ThrottleCounters(periods: 0, throttledPeriods: 0, throttledNs: 0)),
+            to: .init(usage: rusage(), throttling: ThrottleCounters(periods: 5, throttledPeriods: 2, throttledNs: 9_000_000)),
+            operations: 100)
+        m.allocator = AllocatorMetrics(name: "jemalloc", bytesPerOp: 0, allocationsPerOp: 1.0 / 3, residentBytes: 4096)
+        trial.measurement = m
+        let lines = CSVReport.render(Synthetic.report([trial])).split(separator: "\n").map(String.init)
+        let cell = Dictionary(uniqueKeysWithValues: zip(CSVReport.columns, lines[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+        let fairness = try XCTUnwrap(m.fairness)
+        let expected: [String: String] = [
+            "acq_p50_ns": "\(m.acquireLatency!.p50Ns)", "acq_p99_ns": "\(m.acquireLatency!.p99Ns)",
+            "acq_p999_ns": "\(m.acquireLatency!.p999Ns)", "acq_max_ns": "\(m.acquireLatency!.maxNs)",
+            "resp_p50_ns": "\(m.responseLatency!.p50Ns)", "resp_p99_ns": "\(m.responseLatency!.p99Ns)",
+            "resp_p999_ns": "\(m.responseLatency!.p999Ns)", "resp_max_ns": "\(m.responseLatency!.maxNs)",
+            "pacing_target_ops_per_s": "5000", "pacing_achieved_ops_per_s": "5000", "pacing_max_lag_ns": "1234",
+            "pacing_kept_up": "true", "max_stall_ns": "9000",
+            "fairness_cv": String(format: "%.6g", fairness.coefficientOfVariation),
+            "fairness_jain": String(format: "%.6g", fairness.jainIndex), "starved_thread": "2",
+            "cpu_user_ns": "0", "cpu_system_ns": "0", "cpu_ns_per_op": "0", "ctx_voluntary": "0", "ctx_involuntary": "0",
+            "ctx_per_1k_ops": "0", "peak_rss_bytes": "0",
+            "quota_periods": "5", "throttled_periods": "2", "throttled_ns": "9000000",
+            "alloc_bytes_per_op": "0", "alloc_requests_per_op": "0.333333", "alloc_resident_bytes": "4096",
+        ]
+        XCTAssertEqual(Set(expected.keys), Set(CSVReport.columns.dropFirst(30)), "every new column is checked")
+        for (column, value) in expected { XCTAssertEqual(cell[column], value, column) }
+        XCTAssertEqual(cell["acq_max_ns"], try String(XCTUnwrap(acquire.summary()).maxNs))
+        XCTAssertNotEqual(cell["acq_p50_ns"], cell["resp_p50_ns"], "each from its own histogram")
+        XCTAssertEqual(CSVReport.number(123_456.7), "123457", "no exponent for large figures")
+    }
+
     // MARK: - JSON Schema
 
     private static var schemaURL: URL {

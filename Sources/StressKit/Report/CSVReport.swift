@@ -12,6 +12,13 @@ public enum CSVReport {
         "lat_count", "lat_min_ns", "lat_mean_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns",
         "lat_p9999_ns", "lat_max_ns", "violations", "first_violation", "failure",
         "allocator", "clock", "sample_every",
+        "acq_p50_ns", "acq_p99_ns", "acq_p999_ns", "acq_max_ns",
+        "resp_p50_ns", "resp_p99_ns", "resp_p999_ns", "resp_max_ns",
+        "pacing_target_ops_per_s", "pacing_achieved_ops_per_s", "pacing_max_lag_ns", "pacing_kept_up",
+        "max_stall_ns", "fairness_cv", "fairness_jain", "starved_thread",
+        "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_op", "ctx_voluntary", "ctx_involuntary", "ctx_per_1k_ops",
+        "peak_rss_bytes", "quota_periods", "throttled_periods", "throttled_ns",
+        "alloc_bytes_per_op", "alloc_requests_per_op", "alloc_resident_bytes",
     ]
 
     /// The whole file, header included.
@@ -36,10 +43,41 @@ public enum CSVReport {
                 // to and the sampling interval actually used (both empty when
                 // nothing was measured).
                 t.allocator.rawValue, m?.timing?.clock ?? "", m?.timing.map { String($0.sampleEvery) } ?? "",
-            ]
+            ] + details(m)
             lines.append(cells.map(escape).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The columns after `sample_every`: acquire-wait and response-time
+    /// percentiles, pacing, stalls, fairness, resources and the allocator's
+    /// counts, each empty where the trial has no such figure.
+    private static func details(_ m: TrialMeasurement?) -> [String] {
+        func int(_ x: Int?) -> String { x.map(String.init) ?? "" }
+        func real(_ x: Double?) -> String { x.map(number) ?? "" }
+        func whole(_ x: Double?) -> String { x.map { number($0.rounded()) } ?? "" }
+        func percentiles(_ l: LatencySummary?) -> [String] {
+            [l?.p50Ns, l?.p99Ns, l?.p999Ns, l?.maxNs].map { $0.map(String.init) ?? "" }
+        }
+        let pacing = m?.pacing, fairness = m?.fairness, usage = m?.resources, allocator = m?.allocator
+        return percentiles(m?.acquireLatency) + percentiles(m?.responseLatency) + [
+            whole(pacing?.targetOpsPerSecond), whole(pacing?.achievedOpsPerSecond),
+            int(pacing?.maxLagNs), pacing.map { String($0.keptUp) } ?? "",
+            int(m?.maxStallNs?.max()),
+            real(fairness?.coefficientOfVariation), real(fairness?.jainIndex), int(fairness?.starvedThread),
+            int(usage?.userCpuNs), int(usage?.systemCpuNs), real(usage?.cpuNsPerOp),
+            int(usage?.voluntaryContextSwitches), int(usage?.involuntaryContextSwitches), real(usage?.contextSwitchesPer1kOps),
+            int(usage?.peakRSSBytes), int(usage?.quotaPeriods), int(usage?.throttledPeriods), int(usage?.throttledNs),
+            real(allocator?.bytesPerOp), real(allocator?.allocationsPerOp), int(allocator?.residentBytes),
+        ]
+    }
+
+    /// Six significant digits; whole numbers from 100000 up, where `%g`
+    /// would switch to an exponent (up to where an integer ends). Empty for
+    /// a value that is not finite.
+    static func number(_ x: Double) -> String {
+        guard x.isFinite else { return "" }
+        return abs(x) >= 1e5 && abs(x) < 9e18 ? String(Int(x.rounded())) : String(format: "%.6g", x)
     }
 
     /// RFC 4180 quoting.
