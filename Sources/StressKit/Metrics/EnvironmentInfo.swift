@@ -19,9 +19,9 @@ public struct EnvironmentInfo: Sendable, Codable, Equatable {
     public var usableCores: Int?
     /// The CPU-time quota of the process's control group (Linux): the tightest
     /// on its group or any group above it that the process can see (see
-    /// ``CPUQuota``), or nil where that could not be read. In JSON `cpuQuotaCores`: a number of cores' worth,
-    /// `null` for no quota, absent for unknown (and in records written before
-    /// it existed).
+    /// ``CPUQuota``), or nil where that could not be read. In JSON
+    /// `cpuQuotaCores`: a number of cores' worth, `null` for no quota, absent
+    /// for unknown (and in records written before it existed).
     public var cpuQuota: CPUQuota?
     /// The Swift compiler the binary was built with.
     public var swiftVersion: String
