@@ -76,13 +76,13 @@ final class MeasurementTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(m.latency?.count), 300)
     }
 
-    /// The interval `auto` picks: what timing adds within 5% of the operations' time.
+    /// The interval `auto` picks: what timing adds within 1% of the operations' time.
     func testAutoIntervalKeepsTimingWithinItsShare() {
         // Timing adds 22 ns; 5% of 7 ns is 0.35 ns: 22 / 0.35 = 62.9.
-        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 7, timedNs: 29), 63)
-        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 440, timedNs: 462), 1, "22 ns is 5% of 440 ns")
-        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 441, timedNs: 463), 1)
-        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 439, timedNs: 461), 2)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 7, timedNs: 29), 315, "22 ns is 1% of 315 × 7 ns")
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 2200, timedNs: 2222), 1, "22 ns is 1% of 2200 ns")
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 2201, timedNs: 2223), 1)
+        XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 2199, timedNs: 2221), 2)
         XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 100_000, timedNs: 100_050), 1)
         XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 0.01, timedNs: 40), TimingSettings.autoMaxInterval)
         XCTAssertEqual(TimingSettings.autoInterval(untimedNs: 0, timedNs: 40), TimingSettings.autoMaxInterval)
@@ -95,7 +95,7 @@ final class MeasurementTests: XCTestCase {
     /// interval, so one preempted round changes nothing.
     func testAutoSamplingProbeMeasuresTimedAndUntimedOperations() {
         // A timed op takes 50 ticks and an untimed one 10 (1 ns a tick): timing
-        // adds 40 ns, 5% of 10 ns is 0.5 ns, so the interval is 80.
+        // adds 40 ns, 1% of 10 ns is 0.1 ns, so the interval is 400.
         func run(preemptedRound: Int?, preemptedTimedOp: Int? = nil) -> [AutoSamplingProbe.Next] {
             var probe = AutoSamplingProbe()
             var now: UInt64 = 1_000
@@ -120,7 +120,7 @@ final class MeasurementTests: XCTestCase {
         }
         for (preempted, timedOp) in [(nil, nil), (0, nil), (3, nil), (nil, 5), (nil, 40)] {
             let steps = run(preemptedRound: preempted, preemptedTimedOp: timedOp)
-            XCTAssertEqual(steps.last, .interval(80), "preempted round \(String(describing: preempted)), timed op \(String(describing: timedOp))")
+            XCTAssertEqual(steps.last, .interval(400), "preempted round \(String(describing: preempted)), timed op \(String(describing: timedOp))")
             XCTAssertEqual(steps.filter { $0 == .time }.count, AutoSamplingProbe.rounds * (AutoSamplingProbe.timedPerRound - 1))
             XCTAssertEqual(steps.count, TimingSettings.autoProbeOps + 1, "every probe op timed, and the first one after it")
         }

@@ -19,18 +19,41 @@ struct EveryNthViolationWorkload: Workload {
             .integer("every", "operations between two violations", default: 1000, range: 1...1_000_000),
             .flag("one_step", "one step that reports, instead of two", default: false),
             .choice("access", "the one step's access", default: "write", choices: ["write", "read", "unguarded", "nested"]),
+            .flag("kernel", "the one step made from a StepKernel (the kernel loop), not a closure", default: false),
         ]
     )
+
+    /// The one step's checks as a kernel: the engine runs it in the loop it
+    /// compiles for the kernel and the strategy, where the step's site word is
+    /// published once per batch (the step, `batchPhase`), not per operation.
+    struct Kernel: StepKernel {
+        let every: Int
+        let insidePhase: WorkerPhase
+        let batchPhase: WorkerPhase
+        let write: Bool
+
+        func run(_ state: State, _ frame: inout OpFrame) -> StepResult {
+            guard frame.r0 == 0 else { return .violation("register not reset: \(frame.r0)") }
+            let word = SiteWord(raw: stress_load_relaxed(frame.probe.slot))
+            guard word.phase == insidePhase || word.phase == batchPhase, word.isWrite == write, word.site == frame.siteBase else {
+                return .violation("site word \(word.phase) write \(word.isWrite) site \(word.site ?? -1)")
+            }
+            frame.r0 = 1
+            return (frame.opNumber + 1) % every == 0 ? .violation("op \(frame.opNumber)") : .next
+        }
+    }
 
     final class State: Sendable {}
 
     let every: Int
     let oneStep: Bool
     let access: StepAccess
+    let kernel: Bool
 
     init(parameters: WorkloadParameters) throws {
         every = try parameters.integer("every")
         oneStep = try parameters.flag("one_step")
+        kernel = try parameters.flag("kernel")
         access = switch try parameters.text("access") {
         case "read": .read(0)
         case "unguarded": .unguarded
@@ -52,6 +75,14 @@ struct EveryNthViolationWorkload: Workload {
         case .write: (.inside, true)
         case .unguarded: (.running, false)
         case .nestedWrite: (.insideInner, true)
+        }
+        if oneStep && kernel {
+            let batchPhase: WorkerPhase = if case .unguarded = access { .running } else { .acquiring }
+            return [
+                WorkloadOperation("op", weight: 1, steps: [
+                    Step("only", access: access, kernel: Kernel(every: every, insidePhase: insidePhase, batchPhase: batchPhase, write: insideWrite)),
+                ]),
+            ]
         }
         if oneStep {
             return [
@@ -184,15 +215,17 @@ final class SpecializedLoopTests: XCTestCase {
         var registry = StressRegistry.builtIn
         registry.register(workload: EveryNthViolationWorkload.self)
         registry.register(strategy: CountingLockStrategy.self)
-        let cases = [(false, "write", "1"), (false, "write", "100"), (false, "write", "auto")]
-            + ["write", "read", "unguarded", "nested"].flatMap { access in ["1", "100", "auto"].map { (true, access, $0) } }
-        for (oneStep, access, sample) in cases {
+        let cases = [(false, false, "write", "1"), (false, false, "write", "100"), (false, false, "write", "auto")]
+            + [false, true].flatMap { kernel in
+                ["write", "read", "unguarded", "nested"].flatMap { access in ["1", "100", "auto"].map { (true, kernel, access, $0) } }
+            }
+        for (oneStep, kernel, access, sample) in cases {
             CountingLockStrategy.reads.store(0, ordering: .relaxed)
             CountingLockStrategy.writes.store(0, ordering: .relaxed)
             let report = try PlanRunner.run(yaml: """
                 experiments:
                   - workload: every-nth-violation
-                    parameters: { every: 997, one_step: \(oneStep), access: \(access) }
+                    parameters: { every: 997, one_step: \(oneStep), access: \(access), kernel: \(kernel) }
                     strategies: [\(locks.joined(separator: ", ")), counting-lock]
                     threads: 1
                     ops: 9970
@@ -200,7 +233,7 @@ final class SpecializedLoopTests: XCTestCase {
                     timing: {sample: \(sample)}
                 """, file: "test.yaml", registry: registry)
             for t in report.trials {
-                let label = "\(t.trial.id) one_step \(oneStep) access \(access) sample \(sample)"
+                let label = "\(t.trial.id) one_step \(oneStep) kernel \(kernel) access \(access) sample \(sample)"
                 XCTAssertEqual(t.outcome, .violated, label)
                 XCTAssertEqual(t.violations.count, 10, label)
                 let first = try XCTUnwrap(t.violations.samples.first, label)
@@ -212,7 +245,7 @@ final class SpecializedLoopTests: XCTestCase {
                 XCTAssertEqual(try XCTUnwrap(t.measurement, t.trial.id).totalOps, 9970, label)
             }
             // Each operation asked for the sections its steps name, and for no other.
-            let label = "one_step \(oneStep) access \(access) sample \(sample)"
+            let label = "one_step \(oneStep) kernel \(kernel) access \(access) sample \(sample)"
             let (reads, writes): (Int, Int) = switch (oneStep, access) {
             case (false, _): (9970, 9970)
             case (true, "read"): (9970, 0)
@@ -223,5 +256,52 @@ final class SpecializedLoopTests: XCTestCase {
             XCTAssertEqual(CountingLockStrategy.reads.load(ordering: .relaxed), reads, label)
             XCTAssertEqual(CountingLockStrategy.writes.load(ordering: .relaxed), writes, label)
         }
+    }
+
+    /// A kernel step (the counter's) runs in a loop compiled for the kernel and
+    /// the strategy: it must count what the general loop counts, under every
+    /// built-in blocking strategy and a custom one, for every kind of access
+    /// the counter has (a write, a read, the lock-free form's unguarded step),
+    /// with every operation timed, some, or `auto`.
+    func testKernelLoopCountsWhatTheGeneralLoopCounts() throws {
+        var registry = StressRegistry.builtIn
+        registry.register(strategy: CountingLockStrategy.self)
+        // Not `unsynchronized`: with two workers its counter loses updates, by design.
+        let blocking = registry.strategies.filter { $0.descriptor.execution == .threads && $0.descriptor.name != "unsynchronized" }
+            .map(\.descriptor.name)
+        for (ratio, sample) in [(0.0, "auto"), (1.0, "100"), (0.0, "1")] {
+            let report = try PlanRunner.run(yaml: """
+                experiments:
+                  - workload: counter
+                    parameters: { read_ratio: \(ratio) }
+                    strategies: [\(blocking.joined(separator: ", "))]
+                    threads: 2
+                    ops: 5000
+                    warmup: 0s
+                    timing: {sample: \(sample)}
+                """, file: "test.yaml", registry: registry)
+            XCTAssertEqual(Set(report.trials.map(\.trial.strategy)), Set(blocking))
+            for t in report.trials {
+                let label = "\(t.trial.id) read_ratio \(ratio) sample \(sample)"
+                // The final check compares the counter with the increments counted.
+                XCTAssertEqual(t.outcome, .passed, label)
+                let m = try XCTUnwrap(t.measurement, label)
+                XCTAssertEqual(m.operations, ratio == 0 ? ["increment": 10000, "read": 0] : ["increment": 0, "read": 10000], label)
+            }
+        }
+    }
+
+    /// Every built-in blocking strategy has a loop compiled for each kernel
+    /// (``StressRegistry/runKernelLoop(_:_:kernel:)`` names it): one missing
+    /// there would run correctly but slower, which no other test would see.
+    func testEveryBuiltInBlockingStrategyHasAKernelLoop() throws {
+        let listed = Set(StressRegistry.kernelLoopStrategies.map { ObjectIdentifier($0) })
+        var checked = 0
+        for entry in StressRegistry.builtIn.strategies {
+            guard case .blocking(let strategy) = try entry.make(StrategySetup(resources: 1, threads: 1)) else { continue }
+            XCTAssertTrue(listed.contains(ObjectIdentifier(type(of: strategy))), "\(entry.descriptor.name) has no kernel loop")
+            checked += 1
+        }
+        XCTAssertEqual(checked, listed.count)
     }
 }

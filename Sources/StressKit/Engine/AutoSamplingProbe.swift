@@ -41,8 +41,10 @@ struct AutoSamplingProbe {
     static let untimedPerRound = 64
     /// Rounds; the median of their measurements is used.
     static let rounds = Rounds.count
-    /// A timed operation this slow (or slower) needs no sampling: timing costs
-    /// about 30 to 60 ns, under 5% of it.
+    /// A timed operation this slow (or slower) is not sampled: timing costs
+    /// about 30 to 60 ns, 2 to 4% of it, more than ``TimingSettings/autoClockShare``
+    /// but a price worth paying there for a histogram of every operation and
+    /// the true max.
     static let slowOperationNs = 1_500.0
 
     /// What the worker does next.

@@ -69,12 +69,17 @@ struct CompiledProgram {
     let steps: UnsafeMutableBufferPointer<CompiledStep>
     /// The operations, by index.
     let operations: UnsafeMutableBufferPointer<CompiledOperation>
+    /// Each step's ``Step/kernel``, at the step's index in ``steps`` (kept
+    /// apart so that a ``CompiledStep`` stays plain data, copied with no
+    /// reference counting).
+    let kernels: [(any StepKernel)?]
 
     /// Flattens `operations`, whose step `k` of operation `i` has site id
     /// `siteBase[i] + k` (the board's numbering). Free it with ``deallocate()``.
     init<State>(_ operations: [Operation<State>], siteBase: [Int]) {
         let total = operations.reduce(0) { $0 + $1.steps.count }
         steps = .allocate(capacity: total)
+        kernels = operations.flatMap { $0.steps.map(\.kernel) }
         self.operations = .allocate(capacity: operations.count)
         var next = 0
         for (i, op) in operations.enumerated() {
@@ -139,6 +144,12 @@ struct CompiledProgram {
     /// ``TypedBody`` with the state's type erased: the same layout.
     private struct ErasedBody {
         let body: ErasedStepBody
+    }
+
+    /// The kernel of operation `i`, when it is one step made from a kernel.
+    func soleKernel(ofOperation i: Int) -> (any StepKernel)? {
+        guard operations[i].stepCount == 1 else { return nil }
+        return kernels[operations[i].steps - steps.baseAddress!]
     }
 
     /// Frees the program (the worker's last use of it).

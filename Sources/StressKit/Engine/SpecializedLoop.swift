@@ -132,7 +132,7 @@ public struct _MeasuredLoop {
             }
         case .unguarded, .nestedWrite:
             return uniformLoop(count, i) { frame in
-                directStep(step, 0, strategy, state: state, frame: &frame, probe: probe, timed: false)
+                directStep(step, 0, strategy, frame: &frame, probe: probe, timed: false) { step.call(state, &$0) }
             }
         }
     }
@@ -184,6 +184,18 @@ public struct _MeasuredLoop {
     /// local, the result looked at once.
     @inline(__always)
     private func timedOperation<S: BlockingStrategy>(_ strategy: S) {
+        timedOperation { op, frame, probe in
+            executeDirect(op, strategy, state: state, frame: &frame, probe: probe, timed: true)
+        }
+    }
+
+    /// ``timedOperation(_:)-(S)`` with what runs the operation's steps given:
+    /// `execute` runs them and publishes their words (and the word after the
+    /// operation), and returns the result and the step it ended at.
+    @inline(__always)
+    func timedOperation(
+        _ execute: (UnsafeMutablePointer<CompiledProgram.CompiledOperation>, inout OpFrame, SiteProbe) -> (StepResult, Int)
+    ) {
         let w = worker
         let i = w.pointee.picker.pick(&w.pointee.frame.random)
         let op = program.operations.baseAddress! + i
@@ -194,7 +206,7 @@ public struct _MeasuredLoop {
         assert(timed, "run() times an operation only when the countdown is at 0")
         let probe = w.pointee.frame.probe
         let start = w.pointee.startTiming()
-        let (result, step) = executeDirect(op, strategy, state: state, frame: &w.pointee.frame, probe: probe, timed: true)
+        let (result, step) = execute(op, &w.pointee.frame, probe)
         w.pointee.finishTiming(start)
         switch result {
         case .next, .finish:
@@ -203,6 +215,134 @@ public struct _MeasuredLoop {
         case .violation(let message):
             w.pointee.end(i, .violation(message), step: step, measured: true)
         }
+    }
+}
+
+extension _MeasuredLoop {
+    /// The kernel of the worker's only operation, when that operation is one
+    /// step made from a ``StepKernel``: the engine then runs
+    /// ``run(_:kernel:)`` through the kernel, which compiles it for the pair.
+    var soleKernel: (any StepKernel)? {
+        worker.pointee.picker.single.flatMap(program.soleKernel(ofOperation:))
+    }
+
+    /// The most untimed operations a kernel batch runs. The trial's phase is
+    /// looked at once per batch, so a stop (or another worker's violation with
+    /// `stop_on_violation`) is seen at most this many operations late: well
+    /// under a millisecond for the operations that come here, whose cost is a
+    /// few to a few hundred nanoseconds.
+    static let kernelBatch = 256
+
+    /// The loop of ``run(_:)`` for a worker whose only operation is one step of
+    /// kernel `kernel`, with the kernel's and the strategy's types known, so
+    /// that an untimed operation is the lock, the kernel's body inlined, and
+    /// the frame's reset (``kernelBatch(_:_:_:_:_:_:frame:)``). Timed operations
+    /// are timed as in ``run(_:)``, with the kernel's body inlined there too.
+    ///
+    /// What the worker books and publishes, it does here, once per batch: the
+    /// step's site word before it, the word between operations, the progress,
+    /// the count and the operation number after it (a store per operation is
+    /// a store the lock's atomic instruction must wait for). A worker stuck in
+    /// a batch is reported at the step, acquiring, whether it waits for the
+    /// section or is inside it.
+    func run<S: BlockingStrategy, K: StepKernel>(_ strategy: S, kernel: K) {
+        guard let only = worker.pointee.picker.single, let typed = state as? K.State else {
+            run(strategy)
+            return
+        }
+        let w = worker
+        let op = program.operations[only]
+        let waiting = op.steps.pointee.waiting
+        let access = op.steps.pointee.access
+        let probe = w.pointee.frame.probe
+        var left = operations ?? Int.max
+        while left > 0 && control.current != TrialControl.stop {
+            let untimed = Swift.min(w.pointee.countdown, left, Self.kernelBatch)
+            guard untimed > 0 else {
+                timedOperation { op, frame, probe in
+                    let result = directStep(op.pointee.steps.pointee, 0, strategy, frame: &frame, probe: probe, timed: true) {
+                        kernel.run(typed, &$0)
+                    }
+                    probe.publish(op.pointee.between)
+                    return (result, 0)
+                }
+                left &-= 1
+                continue
+            }
+            let first = w.pointee.opNumber
+            w.pointee.frame.siteBase = op.siteBase
+            probe.publish(waiting)
+            let (ran, violation) = kernelBatch(untimed, first, access, strategy, kernel, typed, frame: &w.pointee.frame)
+            probe.publish(op.between)
+            w.pointee.opNumber = first &+ ran
+            w.pointee.ranUntimed(ran)
+            left &-= ran
+            if let message = violation {
+                // The last one ran is the violation: ``Worker/end(_:_:step:measured:)``
+                // counts it, books it, and publishes the progress.
+                w.pointee.counts[only] &+= ran &- 1
+                w.pointee.end(only, .violation(message), step: 0, measured: true)
+            } else {
+                w.pointee.counts[only] &+= ran
+                probe.completed(first &+ ran)
+            }
+        }
+    }
+
+    /// Up to `count` untimed operations of kernel `kernel`, numbered from
+    /// `first`, under `access`: a loop for each kind of access (looked at once per batch),
+    /// each with the strategy's calls and the kernel's body inlined. Returns
+    /// how many ran, and the message of the violation that ended the batch
+    /// early, if one did (it is the last operation counted in `ran`).
+    ///
+    /// It touches nothing of the worker's but `frame`, which it gets `inout`:
+    /// the compiler may then keep the frame's fields in registers for the
+    /// whole batch (nothing else can see them meanwhile), so the operation's
+    /// number and the registers' reset cost no memory access per operation.
+    @inline(never)
+    private func kernelBatch<S: BlockingStrategy, K: StepKernel>(
+        _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State, frame: inout OpFrame
+    ) -> (ran: Int, violation: String?) {
+        switch access {
+        case .read(let r):
+            return Self.kernelLoop(count, first, &frame) { frame in
+                var result = StepResult.next
+                strategy.read(r) { result = kernel.run(state, &frame) }
+                return result
+            }
+        case .write(let r):
+            return Self.kernelLoop(count, first, &frame) { frame in
+                var result = StepResult.next
+                strategy.write(r) { result = kernel.run(state, &frame) }
+                return result
+            }
+        case .unguarded:
+            return Self.kernelLoop(count, first, &frame) { frame in kernel.run(state, &frame) }
+        case .nestedWrite(let outer, let inner):
+            return Self.kernelLoop(count, first, &frame) { frame in
+                var result = StepResult.next
+                strategy.write(outer) { strategy.write(inner) { result = kernel.run(state, &frame) } }
+                return result
+            }
+        }
+    }
+
+    /// The loop of ``kernelBatch(_:_:_:_:_:_:frame:)``: per operation, the
+    /// frame's reset (``OpFrame/resetForOperation(number:)``) and `body`,
+    /// nothing else. A violation ends the batch at once, so that
+    /// the trial's phase is looked at again before the next operation.
+    @inline(__always)
+    private static func kernelLoop(
+        _ count: Int, _ first: Int, _ frame: inout OpFrame, _ body: (inout OpFrame) -> StepResult
+    ) -> (ran: Int, violation: String?) {
+        let last = first &+ count
+        var number = first
+        repeat {
+            frame.resetForOperation(number: number)
+            number &+= 1
+            if case .violation(let message) = body(&frame) { return (number &- first, message) }
+        } while number != last
+        return (count, nil)
     }
 }
 
@@ -224,14 +364,15 @@ func executeDirect<S: BlockingStrategy>(
     probe: SiteProbe, timed: Bool
 ) -> (StepResult, Int) {
     let steps = op.pointee.steps
-    var result = directStep(steps.pointee, 0, strategy, state: state, frame: &frame, probe: probe, timed: timed)
+    var result = directStep(steps.pointee, 0, strategy, frame: &frame, probe: probe, timed: timed) { steps.pointee.call(state, &$0) }
     var index = 0
     // Most operations are one step: the loop below is for the others.
     if op.pointee.stepCount > 1 {
         let last = op.pointee.stepCount &- 1
         while case .next = result, index < last {
             index &+= 1
-            result = directStep(steps[index], index, strategy, state: state, frame: &frame, probe: probe, timed: timed)
+            let step = steps[index]
+            result = directStep(step, index, strategy, frame: &frame, probe: probe, timed: timed) { step.call(state, &$0) }
         }
     }
     probe.publish(op.pointee.between)
@@ -240,23 +381,24 @@ func executeDirect<S: BlockingStrategy>(
 
 /// One step of ``executeDirect(_:_:state:frame:probe:timed:)`` (`probe` is the
 /// frame's, in a local: the frame is handed to the body, so a probe read from it
-/// would be read again after every call).
+/// would be read again after every call). `body` runs the step's body: its
+/// closure, or its kernel inlined.
 @inline(__always)
-private func directStep<S: BlockingStrategy>(
-    _ step: CompiledProgram.CompiledStep, _ index: Int, _ strategy: S, state: ErasedState, frame: inout OpFrame,
-    probe: SiteProbe, timed: Bool
+func directStep<S: BlockingStrategy>(
+    _ step: CompiledProgram.CompiledStep, _ index: Int, _ strategy: S, frame: inout OpFrame,
+    probe: SiteProbe, timed: Bool, body: (inout OpFrame) -> StepResult
 ) -> StepResult {
     probe.publish(step.waiting)
     switch step.access {
     case .unguarded:
-        return step.call(state, &frame)
+        return body(&frame)
     case .read(let r):
         let asked = timed ? frame.askedAt(step: index) : 0
         var result = StepResult.next
         strategy.read(r) {
             if timed { frame.entered(asked) }
             probe.publish(step.inside)
-            result = step.call(state, &frame)
+            result = body(&frame)
         }
         return result
     case .write(let r):
@@ -265,7 +407,7 @@ private func directStep<S: BlockingStrategy>(
         strategy.write(r) {
             if timed { frame.entered(asked) }
             probe.publish(step.inside)
-            result = step.call(state, &frame)
+            result = body(&frame)
         }
         return result
     case .nestedWrite(let outer, let inner):
@@ -278,7 +420,7 @@ private func directStep<S: BlockingStrategy>(
             strategy.write(inner) {
                 if timed { frame.entered(askedInner) }
                 probe.publish(step.inside)
-                result = step.call(state, &frame)
+                result = body(&frame)
             }
         }
         return result

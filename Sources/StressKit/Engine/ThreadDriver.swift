@@ -120,8 +120,13 @@ enum ThreadDriver {
                     pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
                 } else if direct {
                     withUnsafeMutablePointer(to: &worker) { w in
-                        access.strategy._runMeasuredLoop(_MeasuredLoop(
-                            worker: w, program: program, state: state, control: control, operations: settings.stop.opsPerThread))
+                        let loop = _MeasuredLoop(
+                            worker: w, program: program, state: state, control: control, operations: settings.stop.opsPerThread)
+                        if let kernel = loop.soleKernel {
+                            kernel._runMeasuredLoop(loop, access.strategy)
+                        } else {
+                            access.strategy._runMeasuredLoop(loop)
+                        }
                     }
                 } else {
                     switch settings.stop {

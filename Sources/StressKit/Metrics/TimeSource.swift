@@ -25,8 +25,8 @@ public struct TimingSettings: Sendable, Codable, Hashable {
         /// rounds of timed and untimed ones: ``TimingSettings/autoProbeOps``
         /// timed in all), then picks its own `n` so that timing takes at most
         /// ``TimingSettings/autoClockShare`` of the operations' time (1 for
-        /// operations of about a microsecond or more, so their histogram holds
-        /// every operation and the true max).
+        /// operations of about 1.5 µs or more, so their histogram holds every
+        /// operation and the true max: see ``AutoSamplingProbe/slowOperationNs``).
         case auto
     }
 
@@ -40,15 +40,19 @@ public struct TimingSettings: Sendable, Codable, Hashable {
     /// three clock reads: start, acquired, end; and the recording), several
     /// times an uncontended lock: timing every operation would cut the
     /// throughput of the cheapest strategies to a fifth, so for them `auto` times
-    /// a random sample; operations of about a microsecond or more are all timed.
+    /// a random sample; operations of about 1.5 µs or more are all timed.
     public static let standard = TimingSettings(clock: .auto, sampling: .auto)
 
     /// Operations a worker times while `auto` measures what timing costs (it
     /// also runs twice as many untimed among them), before it picks its interval.
     public static let autoProbeOps = AutoSamplingProbe.rounds * AutoSamplingProbe.timedPerRound
     /// The largest share of the operations' time `auto` lets timing take (its
-    /// clock reads, recording and bookkeeping, as measured).
-    public static let autoClockShare = 0.05
+    /// clock reads, recording and bookkeeping, as measured). 1%: with the
+    /// kernel loop an uncontended lock's harness costs a few percent at most,
+    /// and at 5% (the share until 2026-11-24) timing alone was the largest part
+    /// of that. The interval it gives the cheapest operations (500 to 900 for
+    /// a 1-thread lock) still times hundreds of thousands a second per worker.
+    public static let autoClockShare = 0.01
     /// The longest interval `auto` picks: even the cheapest operations keep
     /// thousands of samples a second per worker.
     public static let autoMaxInterval = 1024

@@ -63,6 +63,17 @@ public struct OpFrame: Sendable {
         if r0 | r1 | r2 | r3 != 0 { r0 = 0; r1 = 0; r2 = 0; r3 = 0 }
     }
 
+    /// ``beginOperation(number:)`` for a frame the compiler can keep in
+    /// registers (the kernel loop's, which it gets `inout` and nothing else
+    /// sees): the registers are zeroed without looking at them first, which
+    /// there costs nothing where the body never reads them (the stores are
+    /// dead, and the compiler drops them) and a register move where it does.
+    @inline(__always)
+    mutating func resetForOperation(number: Int) {
+        opNumber = number
+        r0 = 0; r1 = 0; r2 = 0; r3 = 0
+    }
+
     /// A fuzz point a workload may place anywhere in a step body (between two
     /// halves of a multi-part update, say): when the trial fuzzes, the worker may
     /// yield, spin or sleep here; when it does not, this is one branch on a

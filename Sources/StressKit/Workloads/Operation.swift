@@ -45,12 +45,26 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     public let access: Access
     /// The body. It receives the shared state and the worker's frame.
     public let body: @Sendable (State, inout OpFrame) -> StepResult
+    /// The body as a ``StepKernel``, when the step was made from one (the same
+    /// function as ``body``): the engine can then compile it into its loop.
+    public let kernel: (any StepKernel)?
 
     /// A step with an explicit access.
     public init(_ name: String, access: Access, body: @escaping @Sendable (State, inout OpFrame) -> StepResult) {
         self.name = name
         self.access = access
         self.body = body
+        self.kernel = nil
+    }
+
+    /// A step whose body is `kernel`: the same step as one made from a closure
+    /// that calls `kernel.run`, but one the engine can compile into its
+    /// measured loop (see ``StepKernel``).
+    public init<K: StepKernel>(_ name: String, access: Access, kernel: K) where K.State == State {
+        self.name = name
+        self.access = access
+        self.body = { state, frame in kernel.run(state, &frame) }
+        self.kernel = kernel
     }
 
     /// A step outside any critical section.
@@ -66,6 +80,21 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// A step under exclusive (writer) access to `resource`.
     public static func write(_ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult) -> Step {
         Step(name, access: .write(resource), body: body)
+    }
+
+    /// A step outside any critical section, whose body is `kernel`.
+    public static func unguarded<K: StepKernel>(_ name: String, kernel: K) -> Step where K.State == State {
+        Step(name, access: .unguarded, kernel: kernel)
+    }
+
+    /// A step under shared (reader) access to `resource`, whose body is `kernel`.
+    public static func read<K: StepKernel>(_ name: String, resource: Int = 0, kernel: K) -> Step where K.State == State {
+        Step(name, access: .read(resource), kernel: kernel)
+    }
+
+    /// A step under exclusive (writer) access to `resource`, whose body is `kernel`.
+    public static func write<K: StepKernel>(_ name: String, resource: Int = 0, kernel: K) -> Step where K.State == State {
+        Step(name, access: .write(resource), kernel: kernel)
     }
 
     /// A step that takes `outer` exclusively and then `inner` inside it.

@@ -122,9 +122,6 @@ public struct CounterWorkload: Workload {
         }
     }
 
-    /// A step's body.
-    typealias Body = @Sendable (State, inout OpFrame) -> StepResult
-
     let readRatio: Double
     let splitReadModifyWrite: Bool
     let trackOccupancy: Bool
@@ -143,29 +140,13 @@ public struct CounterWorkload: Workload {
         let increment: Operation<State>
         if splitReadModifyWrite {
             increment = Operation("increment", weight: 1 - readRatio, steps: [
-                .read("load", guarded(writer: false) { state, frame in
-                    frame.r0 = state.value.pointee
-                    return .next
-                }),
-                .write("store", guarded(writer: true) { state, frame in
-                    let found = state.value.pointee
-                    state.value.pointee = frame.r0 + 1
-                    return Self.checkNoLostUpdate(loaded: frame.r0, found: found)
-                }),
+                step("load", writer: false, SplitLoad()),
+                step("store", writer: true, SplitStore()),
             ])
         } else {
-            increment = Operation("increment", weight: 1 - readRatio, steps: [
-                .write("add", guarded(writer: true) { state, _ in
-                    state.value.pointee += 1
-                    return .next
-                }),
-            ])
+            increment = Operation("increment", weight: 1 - readRatio, steps: [step("add", writer: true, Add())])
         }
-        let read = Operation<State>("read", weight: readRatio, steps: [
-            .read("load", guarded(writer: false) { state, frame in
-                Self.checkMonotonic(state.value.pointee, state, &frame)
-            }),
-        ])
+        let read = Operation<State>("read", weight: readRatio, steps: [step("load", writer: false, Load())])
         return [increment, read]
     }
 
@@ -174,39 +155,16 @@ public struct CounterWorkload: Workload {
     /// there are none to watch.
     public func lockFreeOperations() -> [Operation<State>]? {
         guard !trackOccupancy else { return nil }
-        // Relaxed suffices for both invariants: they concern one location, whose
-        // modification order every thread sees the same way.
         let increment: Operation<State>
         if splitReadModifyWrite {
             increment = Operation("increment", weight: 1 - readRatio, steps: [
-                .unguarded("load") { state, frame in
-                    frame.r0 = state.cell(.lockFreeValue).pointee.load(ordering: .relaxed)
-                    return .next
-                },
-                .unguarded("store") { state, frame in
-                    // An exchange, not a compare-exchange: the store still
-                    // happens (the bug is kept, and the final count shows it),
-                    // and what it replaced says whether it overwrote a write.
-                    let found = state.cell(.lockFreeValue).pointee.exchange(frame.r0 + 1, ordering: .relaxed)
-                    return Self.checkNoLostUpdate(loaded: frame.r0, found: found)
-                },
+                .unguarded("load", kernel: AtomicSplitLoad()),
+                .unguarded("store", kernel: AtomicSplitStore()),
             ])
         } else {
-            increment = Operation("increment", weight: 1 - readRatio, steps: [
-                .unguarded("add") { state, _ in
-                    state.cell(.lockFreeValue).pointee.wrappingAdd(1, ordering: .relaxed)
-                    return .next
-                },
-            ])
+            increment = Operation("increment", weight: 1 - readRatio, steps: [.unguarded("add", kernel: AtomicAdd())])
         }
-        let readSpin = self.readSpin
-        let read = Operation<State>("read", weight: readRatio, steps: [
-            .unguarded("load") { state, frame in
-                let seen = state.cell(.lockFreeValue).pointee.load(ordering: .relaxed)
-                Self.spin(readSpin)
-                return Self.checkMonotonic(seen, state, &frame)
-            },
-        ])
+        let read = Operation<State>("read", weight: readRatio, steps: [.unguarded("load", kernel: AtomicLoad(pauses: readSpin))])
         return [increment, read]
     }
 
@@ -261,19 +219,13 @@ public struct CounterWorkload: Workload {
         for _ in 0..<pauses { stress_cpu_relax() }
     }
 
-    /// `body` as a critical section's body: unchanged when neither the probe
-    /// nor the read spin is on (so the default loop is exactly the plain one),
-    /// else wrapped in them.
-    private func guarded(writer: Bool, _ body: @escaping Body) -> Body {
-        let track = trackOccupancy, pauses = writer ? 0 : readSpin
-        guard track || pauses > 0 else { return body }
-        return { state, frame in
-            let found = track ? state.enter(writer: writer) : nil
-            Self.spin(pauses)
-            let result = body(state, &frame)
-            if track { state.exit(writer: writer) }
-            if let found { return .violation(found) }
-            return result
-        }
+    /// A critical section's step made of `kernel`: the kernel alone when
+    /// neither the probe nor the read spin is on (so the default loop is
+    /// exactly the plain one), else wrapped in them (``Guarded``).
+    private func step<K: StepKernel>(_ name: String, writer: Bool, _ kernel: K) -> Step<State> where K.State == State {
+        let access: StepAccess = writer ? .write(0) : .read(0)
+        let pauses = writer ? 0 : readSpin
+        guard trackOccupancy || pauses > 0 else { return Step(name, access: access, kernel: kernel) }
+        return Step(name, access: access, kernel: Guarded(inner: kernel, writer: writer, track: trackOccupancy, pauses: pauses))
     }
 }

@@ -1,0 +1,58 @@
+/// A step's body as a value of a type of its own, which the engine can compile
+/// into its measured loop.
+///
+/// A step made from a closure (``Step/write(_:resource:_:)``) is called through
+/// a function value: one indirect call per operation, and around it the loop
+/// must keep its values in memory and load them again. For a step of a few
+/// nanoseconds under a lock of a few more (the `counter` under `mutex`), that
+/// call and its reloads are about as much as the lock itself. A step made from
+/// a kernel (``Step/write(_:resource:kernel:)``) runs the same code, but where
+/// the engine knows both the kernel's type and the strategy's, it runs a copy
+/// of its loop compiled for that pair, with ``run(_:_:)`` and the lock inlined:
+/// the loop is then the lock, the body, and a count.
+///
+/// When that loop is used: a worker whose only operation is one kernel step,
+/// under a blocking strategy, without fuzzing, deferred writes or sections, in
+/// a closed loop (the case where the harness's own cost shows most). The
+/// strategies with a copy compiled for every kernel are the built-in ones
+/// (``StressRegistry/builtIn``); a kernel runs under any other blocking
+/// strategy in a loop with the strategy's calls not inlined, and everywhere
+/// else exactly as a closure step would. What a kernel step publishes for the
+/// watchdog differs in that loop only: its site word once per batch of
+/// operations, not per operation (a worker stuck there is reported at the
+/// step, acquiring, whether it waits for the section or is inside it), and its
+/// progress once per batch.
+///
+/// A kernel is a small value: its stored properties are the step's
+/// parameters (a spin count, say), read inside ``run(_:_:)`` as a closure's
+/// captures would be.
+///
+/// ```swift
+/// struct Add: StepKernel {
+///     func run(_ state: Counter, _ frame: inout OpFrame) -> StepResult {
+///         state.value.pointee += 1
+///         return .next
+///     }
+/// }
+/// Operation("increment", weight: 1, steps: [.write("add", kernel: Add())])
+/// ```
+public protocol StepKernel: Sendable {
+    /// The workload's state type.
+    associatedtype State: AnyObject & Sendable
+
+    /// The step's body: what a closure step's body would do.
+    func run(_ state: State, _ frame: inout OpFrame) -> StepResult
+
+    /// Runs the engine's measured loop with this kernel's type known. The
+    /// engine calls it; a kernel does not implement it (the default is the
+    /// only sensible one).
+    func _runMeasuredLoop(_ loop: _MeasuredLoop, _ strategy: any BlockingStrategy)
+}
+
+extension StepKernel {
+    /// Runs the loop compiled for this kernel and the strategy's type, when the
+    /// strategy is a built-in one (see ``StressRegistry/runKernelLoop(_:_:kernel:)``).
+    public func _runMeasuredLoop(_ loop: _MeasuredLoop, _ strategy: any BlockingStrategy) {
+        StressRegistry.runKernelLoop(loop, strategy, kernel: self)
+    }
+}
