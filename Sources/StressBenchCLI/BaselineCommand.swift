@@ -69,6 +69,16 @@ enum BaselineLoop: String, CaseIterable {
     case mutex
     /// Foundation `NSLock.lock()` / `unlock()`.
     case nslock
+    /// The `pthread-mutex` loop with the three clock reads a timed lock
+    /// operation needs (its start, the moment it acquired, its end) on the
+    /// CPU's counter (`stress_ticks`, the harness's clock where the counter is
+    /// trustworthy), their differences summed and nothing recorded: what timing
+    /// every operation costs at the least, measured where it is paid.
+    case pthreadMutexTimed = "pthread-mutex-timed"
+    /// The `mutex` loop with the same three clock reads.
+    case mutexTimed = "mutex-timed"
+    /// The `nslock` loop with the same three clock reads.
+    case nslockTimed = "nslock-timed"
     /// `DispatchQueue.sync` on a serial queue (the Swift overlay), with a closure
     /// that returns a value, as the `serial-queue` strategy calls it (the
     /// generic `sync<T>(execute:)`).
@@ -137,6 +147,26 @@ enum BaselineLoop: String, CaseIterable {
                     lock.unlock()
                 }
             }
+        case .pthreadMutexTimed:
+            let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+            pthread_mutex_init(lock, nil)
+            elapsed = timedWithClockReads(n, counter) { body in
+                pthread_mutex_lock(lock)
+                body()
+                pthread_mutex_unlock(lock)
+            }
+            pthread_mutex_destroy(lock)
+            lock.deallocate()
+        case .mutexTimed:
+            let lock = Mutex<Void>(())
+            elapsed = timedWithClockReads(n, counter) { body in lock.withLock { _ in body() } }
+        case .nslockTimed:
+            let lock = NSLock()
+            elapsed = timedWithClockReads(n, counter) { body in
+                lock.lock()
+                body()
+                lock.unlock()
+            }
         case .serialQueueVoid:
             let queue = DispatchQueue(label: "baseline.serial")
             elapsed = timed { for _ in 0..<n { queue.sync { counter.pointee &+= 1 } } }
@@ -163,6 +193,34 @@ enum BaselineLoop: String, CaseIterable {
             stress_dispatch_queue_release(queue)
         }
         precondition(counter.pointee == n, "\(rawValue): counted \(counter.pointee) of \(n)")
+        return elapsed
+    }
+
+    /// `n` rounds of a clock read, then `section` (the lock held around what it
+    /// is given) running a clock read and the increment of `counter`, then a
+    /// clock read, timed as a whole. The reads' differences (service time and
+    /// acquire wait, as the harness takes them) are summed and the sums
+    /// consumed, so that no read can be dropped. Inlined with its closures, so
+    /// the loop has no calls but the lock's own.
+    @inline(__always)
+    private func timedWithClockReads(
+        _ n: Int, _ counter: UnsafeMutablePointer<Int>, section: (() -> Void) -> Void
+    ) -> UInt64 {
+        var service: UInt64 = 0, acquire: UInt64 = 0
+        let elapsed = timed {
+            for _ in 0..<n {
+                let start = stress_ticks()
+                var acquired: UInt64 = 0
+                section {
+                    acquired = stress_ticks()
+                    counter.pointee &+= 1
+                }
+                let end = stress_ticks()
+                service &+= end &- start
+                acquire &+= acquired &- start
+            }
+        }
+        escape(Int(truncatingIfNeeded: service &+ acquire))
         return elapsed
     }
 

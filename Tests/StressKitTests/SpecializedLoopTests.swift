@@ -262,14 +262,18 @@ final class SpecializedLoopTests: XCTestCase {
     /// the strategy: it must count what the general loop counts, under every
     /// built-in blocking strategy and a custom one, for every kind of access
     /// the counter has (a write, a read, the lock-free form's unguarded step),
-    /// with every operation timed, some, or `auto`.
+    /// with every operation timed, some, or `auto`. With every operation timed
+    /// (in batches, each operation recorded one late, on the CPU's counter; one
+    /// at a time on the monotonic clock) each has its service time and, for a
+    /// guarded step, its acquire wait, and each worker its stall.
     func testKernelLoopCountsWhatTheGeneralLoopCounts() throws {
         var registry = StressRegistry.builtIn
         registry.register(strategy: CountingLockStrategy.self)
         // Not `unsynchronized`: with two workers its counter loses updates, by design.
         let blocking = registry.strategies.filter { $0.descriptor.execution == .threads && $0.descriptor.name != "unsynchronized" }
             .map(\.descriptor.name)
-        for (ratio, sample) in [(0.0, "auto"), (1.0, "100"), (0.0, "1")] {
+        let runs = [(0.0, "auto", "auto"), (1.0, "100", "auto"), (0.0, "1", "auto"), (1.0, "1", "auto"), (0.0, "1", "monotonic")]
+        for (ratio, sample, clock) in runs {
             let report = try PlanRunner.run(yaml: """
                 experiments:
                   - workload: counter
@@ -278,15 +282,27 @@ final class SpecializedLoopTests: XCTestCase {
                     threads: 2
                     ops: 5000
                     warmup: 0s
-                    timing: {sample: \(sample)}
+                    timing: {sample: \(sample), clock: \(clock)}
                 """, file: "test.yaml", registry: registry)
             XCTAssertEqual(Set(report.trials.map(\.trial.strategy)), Set(blocking))
             for t in report.trials {
-                let label = "\(t.trial.id) read_ratio \(ratio) sample \(sample)"
+                let label = "\(t.trial.id) read_ratio \(ratio) sample \(sample) clock \(clock)"
                 // The final check compares the counter with the increments counted.
                 XCTAssertEqual(t.outcome, .passed, label)
                 let m = try XCTUnwrap(t.measurement, label)
                 XCTAssertEqual(m.operations, ratio == 0 ? ["increment": 10000, "read": 0] : ["increment": 0, "read": 10000], label)
+                guard sample == "1" else { continue }
+                XCTAssertEqual(m.timing?.timedOps, 10000, label)
+                XCTAssertEqual(m.latency?.count, 10000, label)
+                // No wait to acquire: for the counter's lock-free form (a
+                // lock-free strategy), nor for a write handed off to a queue.
+                let descriptor = try XCTUnwrap(registry.strategy(named: t.trial.strategy), label).descriptor
+                let acquires = !descriptor.lockFree && !(ratio == 0 && descriptor.asynchronousWrites)
+                XCTAssertEqual(m.acquireLatency?.count, acquires ? 10000 : nil, label)
+                XCTAssertEqual(m.maxStallNs?.count, 2, label)
+                let latency = try XCTUnwrap(m.latency, label)
+                XCTAssertGreaterThan(latency.maxNs, 0, label)
+                XCTAssertLessThanOrEqual(latency.p50Ns, latency.maxNs, label)
             }
         }
     }

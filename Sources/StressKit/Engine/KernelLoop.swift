@@ -1,3 +1,5 @@
+import CStressSupport
+
 // The measured loop for a worker whose only operation is one kernel step
 // (``StepKernel``): compiled for the pair of kernel and strategy, reached
 // through the kernel (``StepKernel/_runMeasuredLoop(_:_:)``), which names the
@@ -21,8 +23,12 @@ extension _MeasuredLoop {
     /// The loop of ``run(_:)`` for a worker whose only operation is one step of
     /// kernel `kernel`, with the kernel's and the strategy's types known, so
     /// that an untimed operation is the lock, the kernel's body inlined, and
-    /// the frame's reset (``kernelBatch(_:_:_:_:_:_:frame:)``). Timed operations
-    /// are timed as in ``run(_:)``, with the kernel's body inlined there too.
+    /// the frame's reset (``kernelBatch(_:_:_:_:_:_:frame:)``). A worker that
+    /// times every operation on the CPU's counter (`sample: 1`, or `auto`
+    /// having picked 1) runs them in batches too
+    /// (``timedKernelBatch(_:_:_:_:_:_:batchTicks:frame:timing:)``); a sampled
+    /// operation, or one on the monotonic clock, is timed on its own as in
+    /// ``run(_:)``, with the kernel's body inlined there too.
     ///
     /// What the worker books and publishes, it does here, once per batch: the
     /// step's site word before it, the word between operations, the progress,
@@ -40,10 +46,13 @@ extension _MeasuredLoop {
         let waiting = op.steps.pointee.waiting
         let access = op.steps.pointee.access
         let probe = w.pointee.frame.probe
+        let clock = w.pointee.clock
+        let batchTicks = UInt64(Double(Self.timedBatchNs) / clock.nanosecondsPerTick)
         var left = operations ?? Int.max
         while left > 0 && control.current != TrialControl.stop {
-            let untimed = Swift.min(w.pointee.countdown, left, Self.kernelBatch)
-            guard untimed > 0 else {
+            let everyTimed = w.pointee.timesEveryOperation && clock.source == .tsc
+            let count = Swift.min(everyTimed ? Int.max : w.pointee.countdown, left, Self.kernelBatch)
+            guard count > 0 else {
                 timedOperation { op, frame, probe in
                     let result = directStep(op.pointee.steps.pointee, 0, strategy, frame: &frame, probe: probe, timed: true) {
                         kernel.run(typed, &$0)
@@ -57,10 +66,23 @@ extension _MeasuredLoop {
             let first = w.pointee.opNumber
             w.pointee.frame.siteBase = op.siteBase
             probe.publish(waiting)
-            let (ran, violation) = kernelBatch(untimed, first, access, strategy, kernel, typed, frame: &w.pointee.frame)
+            let ran: Int, violation: String?
+            if everyTimed {
+                // The record and the frame are both the worker's: the record
+                // goes by way of a local, as the two cannot be lent `inout`
+                // from the one worker at once.
+                var timing = w.pointee.timing
+                (ran, violation) = timedKernelBatch(
+                    count, first, access, strategy, kernel, typed, batchTicks: batchTicks,
+                    frame: &w.pointee.frame, timing: &timing
+                )
+                w.pointee.timing = timing
+            } else {
+                (ran, violation) = kernelBatch(count, first, access, strategy, kernel, typed, frame: &w.pointee.frame)
+                w.pointee.ranUntimed(ran)
+            }
             probe.publish(op.between)
             w.pointee.opNumber = first &+ ran
-            w.pointee.ranUntimed(ran)
             left &-= ran
             if let message = violation {
                 // The last one ran is the violation: ``Worker/end(_:_:step:measured:)``
@@ -128,5 +150,130 @@ extension _MeasuredLoop {
             if case .violation(let message) = body(&frame) { return (number &- first, message) }
         } while number != last
         return (count, nil)
+    }
+
+    /// The longest a batch of timed operations goes on, in nanoseconds, before
+    /// the trial's phase is looked at again (besides ``kernelBatch``
+    /// operations at most): it bounds how late a stop is seen when every
+    /// operation is timed because each takes microseconds (`auto` times all of
+    /// those), at the cost of a compare per operation, since each operation's
+    /// end is read anyway.
+    static let timedBatchNs = 20_000
+
+    /// ``kernelBatch(_:_:_:_:_:_:frame:)`` with every operation timed, for a
+    /// worker that times them all (``Worker/timesEveryOperation``) on the CPU's
+    /// counter: three counter reads for a guarded step (the start, the moment
+    /// it acquired, the end; two for an unguarded one), and the operation
+    /// recorded in `timing` with a weight of 1. Ends early, after the
+    /// operation that crosses it, when the batch has run `batchTicks`.
+    ///
+    /// The counter is read with `stress_ticks()` directly, not through
+    /// ``TimeSource``: the loop then has no branch on the clock and no call of
+    /// `clock_gettime` on a path not taken, whose registers the compiler must
+    /// otherwise keep free around it. A worker on the monotonic clock times
+    /// its operations one at a time instead.
+    @inline(never)
+    private func timedKernelBatch<S: BlockingStrategy, K: StepKernel>(
+        _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State,
+        batchTicks: UInt64, frame: inout OpFrame, timing: inout TimingRecord
+    ) -> (ran: Int, violation: String?) {
+        switch access {
+        case .read(let r):
+            return Self.timedKernelLoop(count, first, batchTicks, guarded: true, &frame, &timing) { frame in
+                var result = StepResult.next
+                var acquired: UInt64 = 0
+                strategy.read(r) {
+                    acquired = stress_ticks()
+                    result = kernel.run(state, &frame)
+                }
+                return (result, acquired)
+            }
+        case .write(let r):
+            return Self.timedKernelLoop(count, first, batchTicks, guarded: true, &frame, &timing) { frame in
+                var result = StepResult.next
+                var acquired: UInt64 = 0
+                strategy.write(r) {
+                    acquired = stress_ticks()
+                    result = kernel.run(state, &frame)
+                }
+                return (result, acquired)
+            }
+        case .unguarded:
+            return Self.timedKernelLoop(count, first, batchTicks, guarded: false, &frame, &timing) { frame in
+                (kernel.run(state, &frame), 0)
+            }
+        case .nestedWrite(let outer, let inner):
+            return Self.timedKernelLoop(count, first, batchTicks, guarded: true, &frame, &timing) { frame in
+                // The wait is the outer lock's and the inner one's together, as
+                // the general loop counts it; timed the same way, from the
+                // start to the inner acquire, with one clock read fewer.
+                var result = StepResult.next
+                var acquired: UInt64 = 0
+                strategy.write(outer) {
+                    strategy.write(inner) {
+                        acquired = stress_ticks()
+                        result = kernel.run(state, &frame)
+                    }
+                }
+                return (result, acquired)
+            }
+        }
+    }
+
+    /// The loop of ``timedKernelBatch(_:_:_:_:_:_:batchTicks:frame:timing:)``:
+    /// per operation, the frame's reset, the start's counter read, `body`
+    /// (which returns the step's result and the counter's reading when it
+    /// acquired, if the step is `guarded`), the end's counter read, and the
+    /// record of the operation before it.
+    ///
+    /// Why one operation late: a counter read takes some 35 cycles to deliver
+    /// its value, and the next lock's atomic instruction cannot run until
+    /// every store before it is done. Recording an operation as soon as it
+    /// ends is a store whose address depends on that last read (the bucket),
+    /// so every lock waited out the read: 10 ns an operation on the reference
+    /// machine. The previous operation's values are long known, so its record
+    /// delays nothing, and the reads overlap the lock as in a hand-written
+    /// loop that only sums them (`stressbench _baseline mutex-timed`). The
+    /// same records, in the same order; the last one is made as the batch
+    /// ends. For the same reason the loop keeps as few values as it can
+    /// across the lock (the samples are counted once, the batch's end is one
+    /// deadline): a value the compiler has no register for is stored to the
+    /// stack, and if that is a fresh counter reading, the lock waits for it.
+    @inline(__always)
+    private static func timedKernelLoop(
+        _ count: Int, _ first: Int, _ batchTicks: UInt64, guarded: Bool, _ frame: inout OpFrame,
+        _ timing: inout TimingRecord, _ body: (inout OpFrame) -> (StepResult, UInt64)
+    ) -> (ran: Int, violation: String?) {
+        // Copies of the two in locals for the batch, put back when it ends:
+        // the compiler kept the `inout` originals in memory here (the
+        // histograms' stores through a pointer may, as far as it knows, land
+        // on them), a store and a load per field per operation; locals that
+        // nothing can point at stay in registers.
+        var frameHere = frame, timingHere = timing
+        // The operation ended last, not yet recorded.
+        var service: UInt64 = 0, acquire: UInt64 = 0, end: UInt64 = 0
+        let last = first &+ count
+        var number = first
+        defer {
+            timingHere.recordUncounted(service: service, acquire: acquire, acquired: guarded, end: end)
+            timingHere.addSamples(number &- first, acquired: guarded)
+            frame = frameHere
+            timing = timingHere
+        }
+        let deadline = stress_ticks() &+ batchTicks
+        repeat {
+            frameHere.resetForOperation(number: number)
+            let start = stress_ticks()
+            let (result, acquired) = body(&frameHere)
+            let now = stress_ticks()
+            if number != first { timingHere.recordUncounted(service: service, acquire: acquire, acquired: guarded, end: end) }
+            number &+= 1
+            service = now &- start
+            acquire = acquired &- start
+            end = now
+            if case .violation(let message) = result { return (number &- first, message) }
+            if now > deadline { break }
+        } while number != last
+        return (number &- first, nil)
     }
 }

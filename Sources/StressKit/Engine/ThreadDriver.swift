@@ -222,12 +222,12 @@ enum ThreadDriver {
             let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
             let end = clock.now()
             worker.frame.timeThisOp = false
-            worker.histogram.record(end &- now)
+            // Every paced op is timed, so the longest gap between two
+            // completions includes the schedule's own gaps when the rate is low.
+            worker.timing.record(
+                service: end &- now, acquire: worker.frame.acquired ? worker.frame.acquireTicks : nil, end: end, weight: 1
+            )
             worker.responseHistogram.record(end &- Swift.min(due, now))
-            if worker.frame.acquired { worker.acquireHistogram.record(worker.frame.acquireTicks) }
-            // Every paced op is timed: the longest gap between two completions
-            // (which includes the schedule's own gaps when the rate is low).
-            worker.completed(at: end)
             worker.end(i, result, step: step, measured: true)
             let gap = settings.load.poisson ? -log(1 - Double(arrivals.next() >> 11) * 0x1p-53) * meanGapTicks : meanGapTicks
             intended += gap

@@ -42,13 +42,13 @@ struct Worker {
     let picker: OperationPicker
     let siteBase: [Int]
     var frame: OpFrame
-    /// Service time, acquire wait and (paced runs) response time, in raw ticks.
-    var histogram = TickHistogram()
-    var acquireHistogram = TickHistogram()
+    /// Service times, acquire waits and the longest stall of the timed
+    /// operations, and (paced runs) their response times, in raw ticks.
+    var timing = TimingRecord()
     var responseHistogram = TickHistogram()
-    /// Timing: the clock, the current sampling interval, a seeded gap generator
-    /// kept apart from the operation stream (so timing never changes which
-    /// operations run), and the longest gap between two timed completions.
+    /// Timing: the clock, the current sampling interval, and a seeded gap
+    /// generator kept apart from the operation stream (so timing never changes
+    /// which operations run).
     let clock: TimeSource
     private(set) var sampleEvery: Int
     /// `auto` sampling: the measurement that picks the interval, while it runs.
@@ -56,8 +56,6 @@ struct Worker {
     private var sampler: SplitMix64
     /// Operations to run untimed before the next timed one.
     private(set) var countdown = 0
-    private var lastEnd: UInt64 = 0
-    private(set) var maxStallTicks: UInt64 = 0
     /// Paced runs: the largest start delay behind the schedule.
     var maxLagTicks: UInt64 = 0
     /// jemalloc's count of bytes this thread allocated, at the loop's start and end.
@@ -188,21 +186,17 @@ struct Worker {
     mutating func finishTiming(_ start: UInt64) {
         let end = clock.now()
         frame.timeThisOp = false
-        let weight = UInt64(truncatingIfNeeded: sampleEvery)
-        let ticks = end &- start
-        histogram.record(ticks, weight: weight)
-        if frame.acquired { acquireHistogram.record(frame.acquireTicks, weight: weight) }
-        completed(at: end)
+        timing.record(
+            service: end &- start, acquire: frame.acquired ? frame.acquireTicks : nil, end: end,
+            weight: UInt64(truncatingIfNeeded: sampleEvery)
+        )
         if autoProbe != nil { autoSample(start: start) }
     }
 
-    /// Notes a timed completion at `end`: the gap since the previous one is a
-    /// candidate for the longest stall.
-    @inline(__always)
-    mutating func completed(at end: UInt64) {
-        if lastEnd != 0, end &- lastEnd > maxStallTicks { maxStallTicks = end &- lastEnd }
-        lastEnd = end
-    }
+    /// Whether every operation is timed from here on (a fixed interval of 1,
+    /// or `auto` having picked 1), each with a weight of 1: a loop may then
+    /// time a batch of them without asking ``shouldTime()`` each time.
+    var timesEveryOperation: Bool { sampleEvery == 1 && autoProbe == nil }
 
     /// `auto` sampling: hands a timed operation's start to the probe and does
     /// what it says: time the next one too, run some untimed (the countdown),
@@ -253,19 +247,18 @@ struct Worker {
         let warmup = (0..<n).map { counts[n + $0] }
         let perTick = clock.nanosecondsPerTick
         let report = WorkerReport(
-            histogram: histogram.latencyHistogram(nanosecondsPerTick: perTick),
-            acquireHistogram: acquireHistogram.latencyHistogram(nanosecondsPerTick: perTick),
+            histogram: timing.service.latencyHistogram(nanosecondsPerTick: perTick),
+            acquireHistogram: timing.acquire.latencyHistogram(nanosecondsPerTick: perTick),
             // A stall is a gap between two timed completions: none with fewer than two.
-            maxStallNs: histogram.samples < 2 ? nil : clock.nanoseconds(maxStallTicks), allocatedBytes: allocatedBytes,
+            maxStallNs: timing.service.samples < 2 ? nil : clock.nanoseconds(timing.maxStallTicks), allocatedBytes: allocatedBytes,
             responseHistogram: responseHistogram.latencyHistogram(nanosecondsPerTick: perTick),
             maxLagNs: clock.nanoseconds(maxLagTicks), firstViolationAt: firstViolationAt,
             measuredCounts: measured, allCounts: zip(measured, warmup).map { $0 &+ $1 },
             warmupOps: warmup.reduce(0, &+), violationCount: violationCount, samples: samples,
-            tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: histogram.samples
+            tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: timing.service.samples
         )
         counts.deallocate()
-        histogram.deallocate()
-        acquireHistogram.deallocate()
+        timing.deallocate()
         responseHistogram.deallocate()
         return report
     }

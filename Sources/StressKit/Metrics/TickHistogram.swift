@@ -66,11 +66,22 @@ struct TickHistogram {
     /// Counts `ticks` `weight` times.
     @inline(__always)
     mutating func record(_ ticks: UInt64, weight: UInt64 = 1) {
+        recordUncounted(ticks, weight: weight)
+        samples &+= 1
+    }
+
+    /// ``record(_:weight:)`` without adding to ``samples``: for a loop that
+    /// adds its samples once, with ``addSamples(_:)``, rather than keep one
+    /// more count in a register.
+    @inline(__always)
+    mutating func recordUncounted(_ ticks: UInt64, weight: UInt64 = 1) {
         let value = ticks < Self.highestTrackable ? ticks : Self.highestTrackable
         counts[Self.index(of: value)] &+= weight
         if value > maxTicks { maxTicks = value }
-        samples &+= 1
     }
+
+    /// Adds `n` to ``samples``, for `n` calls of ``recordUncounted(_:weight:)``.
+    mutating func addSamples(_ n: Int) { samples &+= n }
 
     /// The same distribution in nanoseconds, as an HdrHistogram: every bucket's
     /// count at its middle value times `nanosecondsPerTick`, and the exact
