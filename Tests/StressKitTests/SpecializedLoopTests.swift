@@ -242,7 +242,11 @@ final class SpecializedLoopTests: XCTestCase {
                 XCTAssertEqual(first.opNumber, 996, label)
                 XCTAssertEqual(first.message, "op 996", label)
                 XCTAssertEqual(Array(t.violations.samples.map(\.opNumber).prefix(3)), [996, 1993, 2990], label)
-                XCTAssertEqual(try XCTUnwrap(t.measurement, t.trial.id).totalOps, 9970, label)
+                let m = try XCTUnwrap(t.measurement, t.trial.id)
+                XCTAssertEqual(m.totalOps, 9970, label)
+                // A violation ends a batch of timed operations; the operation
+                // that ended it is recorded all the same.
+                if sample == "1" { XCTAssertEqual(m.latency?.count, 9970, label) }
             }
             // Each operation asked for the sections its steps name, and for no other.
             let label = "one_step \(oneStep) kernel \(kernel) access \(access) sample \(sample)"
@@ -304,6 +308,33 @@ final class SpecializedLoopTests: XCTestCase {
                 XCTAssertGreaterThan(latency.maxNs, 0, label)
                 XCTAssertLessThanOrEqual(latency.p50Ns, latency.maxNs, label)
             }
+        }
+    }
+
+    /// A batch of timed operations ends after 20 µs (so that a stop is seen
+    /// soon when every operation is slow): with reads of thousands of pause
+    /// hints each, every batch ends that way, after a few operations, and
+    /// still every operation is counted and recorded, once.
+    func testTimedKernelBatchesOfSlowOperationsEndEarlyAndLoseNothing() throws {
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - workload: counter
+                parameters: { read_ratio: 1, read_spin: 5000 }
+                strategies: [mutex, pthread-mutex, rwlock]
+                threads: 2
+                ops: 500
+                warmup: 0s
+                timing: {sample: 1}
+            """, file: "test.yaml", registry: .builtIn)
+        XCTAssertEqual(report.trials.count, 3)
+        for t in report.trials {
+            XCTAssertEqual(t.outcome, .passed, t.trial.id)
+            let m = try XCTUnwrap(t.measurement, t.trial.id)
+            XCTAssertEqual(m.operations, ["increment": 0, "read": 1000], t.trial.id)
+            XCTAssertEqual(m.timing?.timedOps, 1000, t.trial.id)
+            XCTAssertEqual(m.latency?.count, 1000, t.trial.id)
+            XCTAssertEqual(m.acquireLatency?.count, 1000, t.trial.id)
+            XCTAssertEqual(m.maxStallNs?.count, 2, t.trial.id)
         }
     }
 
