@@ -36,7 +36,7 @@ public struct TimingSettings: Sendable, Codable, Hashable {
     public var sampling: Sampling
 
     /// The default: the TSC where it is trustworthy, `auto` sampling. Timing an
-    /// operation costs 30 to 50 ns on the reference machine (a lock's takes
+    /// operation costs 30 to 55 ns on the reference machine (a lock's takes
     /// three clock reads: start, acquired, end; and the recording), several
     /// times an uncontended lock: timing every operation would cut the
     /// throughput of the cheapest strategies to a fifth, so for them `auto` times
