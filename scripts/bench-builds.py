@@ -81,6 +81,8 @@ def main() -> int:
             m = t["measurement"]
             return m["elapsedNs"] / m["totalOps"]
 
+        warned: set[str] = set()
+
         def hand() -> float:
             r = subprocess.run([hand_binary, "_baseline", args.lock, "--iterations", str(args.ops),
                                 "--warmup-rounds", "1", "--rounds", "1"], capture_output=True, text=True)
@@ -88,6 +90,13 @@ def main() -> int:
             if r.returncode != 0 or len(fields) < 2 or fields[-1] != "ns/op":
                 sys.exit(f"{hand_binary} _baseline {args.lock} --warmup-rounds 1: exit {r.returncode}\n{r.stderr.strip()}\n"
                          "(--hand must be a build with `_baseline --warmup-rounds`, and --lock one of its loops)")
+            # A hand loop that glibc runs as single-threaded times a cheaper
+            # lock than any trial's. (Builds from before this check ran their
+            # loops that way and say nothing.)
+            for line in r.stderr.splitlines():
+                if "warning" in line and line not in warned:
+                    warned.add(line)
+                    print(line, file=sys.stderr)
             return float(fields[-2])
 
         runners = [("hand", hand)] + [(name, lambda path=path: trial(path)) for name, path in builds]

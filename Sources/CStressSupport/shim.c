@@ -202,3 +202,10 @@ int stress_jemalloc_totals(uint64_t *requests, uint64_t *resident, uint64_t *all
     *allocated = z;
     return 0;
 }
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+#include <sys/single_threaded.h>
+int stress_libc_single_threaded(void) { return __libc_single_threaded ? 1 : 0; }
+#else
+int stress_libc_single_threaded(void) { return -1; }
+#endif

@@ -83,6 +83,12 @@ static inline uint64_t stress_ticks(void) {
 #endif
 }
 
+/// Whether the C library runs this process as having one thread, which glibc
+/// (2.34 and later) serves with cheaper lock paths (a private pthread mutex
+/// locked and unlocked without an atomic instruction): 1 or 0, or -1 where the
+/// C library does not say (not glibc 2.32 or later).
+int stress_libc_single_threaded(void);
+
 /// jemalloc's statistics through mallctl, looked up at run time (dlsym), so the
 /// binary works with any allocator and reads jemalloc's figures only when it was
 /// loaded (LD_PRELOAD). Each returns 0 on success, -1 when jemalloc is absent.
