@@ -13,15 +13,25 @@ public final class MutexStrategy: BlockingStrategy, Sendable {
         reentrant: false, reentry: .traps(message: "Recursive call to lock Mutex"), sharedReads: false
     )
 
-    /// One mutex per resource, each in its own heap object so none share a line.
-    private final class Box: Sendable {
-        let mutex = Mutex<Void>(())
-    }
-
-    private let boxes: ObjectTable<Box>
+    /// One mutex per resource, each on its own cache line so none share one,
+    /// at an address that never changes (a `Mutex` must not move while in use).
+    ///
+    /// Raw memory rather than an object per mutex: a lock reached through an
+    /// array of objects is a load of the array, a bounds check and a load of
+    /// the object on every operation, which the compiler cannot hoist out of a
+    /// loop (the lock's atomic instructions may, for all it knows, change the
+    /// array); the address of a mutex in raw memory is computed once, before
+    /// the loop, as an application's lock in a stored property is.
+    private let locks: CacheLineArray<Mutex<Void>>
 
     public init(setup: StrategySetup) throws {
-        boxes = ObjectTable((0..<setup.resources).map { _ in Box() })
+        locks = CacheLineArray(count: setup.resources)
+        for i in 0..<setup.resources { locks[i].initialize(to: Mutex(())) }
+    }
+
+    deinit {
+        for i in 0..<locks.count { locks[i].deinitialize(count: 1) }
+        locks.deallocate()
     }
 
     @inline(__always)
@@ -29,6 +39,6 @@ public final class MutexStrategy: BlockingStrategy, Sendable {
 
     @inline(__always)
     public func write(_ resource: Int, _ body: () -> Void) {
-        boxes.withObject(resource) { $0.mutex.withLock { _ in body() } }
+        locks[resource].pointee.withLock { _ in body() }
     }
 }
