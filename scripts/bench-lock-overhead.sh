@@ -19,6 +19,16 @@
 #   ratio          baseline ns/op / harness ns/op = harness ops/s / baseline ops/s
 #                  (the issue's goal for the default timing: >= 0.95), with the
 #                  range over the pairs
+#   ci95           a 95% bootstrap interval for that median ratio (the pairs
+#                  resampled 2000 times, seeded): how far the median could move
+#                  with another run of the same length
+#   fastest        the fastest hand-loop run / the fastest harness run (REPS runs a
+#                  side, one measured window each, so neither side gets more
+#                  chances): the ratio with the host's slow spells left out. On
+#                  the reference VM the same pthread loop runs at about 7.5 or
+#                  about 11.7 ns/op, switching every few hundred ms, whatever
+#                  the process; a pair that straddles a switch gives a ratio of
+#                  0.65 or 1.5, and the median of 15 such pairs moves by +-0.03.
 #   added          harness ns/op - baseline ns/op, and for `sample: 1` the
 #                  allowance: the clock reads a timed lock operation needs (3: its
 #                  start, the moment it acquired, for the acquire-wait histogram,
@@ -26,7 +36,8 @@
 #   beyond         for `sample: 1` on the CPU's counter: harness ns/op - the ns/op
 #                  of the hand loop with those three reads in it (`<lock>-timed`,
 #                  paired in the same round), i.e. what the harness adds beyond
-#                  the reads as they cost in place (the goal read this way: <= 5)
+#                  the reads as they cost in place (the goal read this way: <= 5);
+#                  beyond-f: the same from the fastest run of each side
 # A last line gives the floor for any harness with pluggable workloads: the
 # pthread hand loop with its increment behind one indirect call.
 #
@@ -55,10 +66,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 # One measured hand-loop round per lock named, after a warm-up round: ns/op.
 hand() {
-    "$bin" _baseline "$@" --iterations "$OPS" --warmup-rounds 1 --rounds 1 | awk '{ print $(NF - 1) }' | paste -s -d ' '
+    "$bin" _baseline "$@" --iterations "$OPS" --warmup-rounds 1 --rounds 1 2>>"$tmp/hand-stderr" | awk '{ print $(NF - 1) }' | paste -s -d ' '
 }
+# What the hand loops said about the process they ran in (once, at the end).
+trap 'sort -u "$tmp/hand-stderr" >&2 2>/dev/null; rm -rf "$tmp"' EXIT
 
-printf '%-14s %-10s %9s %6s %9s %7s %-11s %7s %9s %7s\n' lock timing "ns/op" every baseline ratio range added allowance beyond
+printf '%-14s %-10s %9s %6s %9s %7s %-11s %-11s %7s %7s %9s %7s %8s\n' lock timing "ns/op" every baseline ratio range ci95 fastest added allowance beyond beyond-f
 for lock in $LOCKS; do
     for sample in ${SAMPLES:-auto 1}; do
         cat > "$tmp/plan.yaml" <<PLAN
@@ -95,7 +108,7 @@ print(m["elapsedNs"] / m["totalOps"], sys.argv[2], timing["sampleEvery"], timing
 PY
         done
         python3 - "$tmp/pairs" "$lock" "$sample" <<'PY'
-import math, statistics, sys
+import math, random, statistics, sys
 rows = [tuple(map(float, line.split())) for line in open(sys.argv[1])]
 harness = statistics.median(r[0] for r in rows)
 base = statistics.median(r[1] for r in rows)
@@ -103,11 +116,16 @@ ratios = sorted(r[1] / r[0] for r in rows)
 every = round(statistics.median(r[2] for r in rows))
 allowance = "-" if sys.argv[3] != "1" else f"{3 * statistics.median(r[3] for r in rows) + 5:.1f}"
 added = statistics.median(r[0] - r[1] for r in rows)
-beyond = "-"
+fastest = min(r[1] for r in rows) / min(r[0] for r in rows)
+rng = random.Random(1)
+medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+ci = f"{medians[49]:.2f}-{medians[1949]:.2f}"
+beyond = beyond_fastest = "-"
 if sys.argv[3] == "1" and not any(math.isnan(r[4]) for r in rows):
     beyond = f"{statistics.median(r[0] - r[4] for r in rows):.1f}"
+    beyond_fastest = f"{min(r[0] for r in rows) - min(r[4] for r in rows):.1f}"
 print(f"{sys.argv[2]:<14} {'sample ' + sys.argv[3]:<10} {harness:9.2f} {every:6d} {base:9.2f} {statistics.median(ratios):7.2f} "
-      f"{ratios[0]:.2f}-{ratios[-1]:.2f}{'':<2} {added:7.1f} {allowance:>9} {beyond:>7}")
+      f"{ratios[0]:.2f}-{ratios[-1]:.2f}{'':<2} {ci:<11} {fastest:7.2f} {added:7.1f} {allowance:>9} {beyond:>7} {beyond_fastest:>8}")
 PY
     done
 done
