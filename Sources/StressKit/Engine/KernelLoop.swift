@@ -15,10 +15,15 @@ extension _MeasuredLoop {
 
     /// The most untimed operations a kernel batch runs. The trial's phase is
     /// looked at once per batch, so a stop (or another worker's violation with
-    /// `stop_on_violation`) is seen at most this many operations late: well
-    /// under a millisecond for the operations that come here, whose cost is a
-    /// few to a few hundred nanoseconds.
-    static let kernelBatch = 256
+    /// `stop_on_violation`) is seen at most this many operations late: about
+    /// a millisecond for operations of a microsecond (`auto` times every
+    /// operation of 1.5 µs or more, in batches of at most
+    /// ``timedBatchNs``). As many as ``TimingSettings/autoMaxInterval``, so
+    /// that the untimed stretch between two sampled operations is one batch,
+    /// not two to four: each batch's end (the phase, the published words, the
+    /// counts, the call) is some 100 instructions (callgrind, 1-thread
+    /// counter: 0.3 instructions per operation fewer than with batches of 256).
+    static let kernelBatch = TimingSettings.autoMaxInterval
 
     /// The loop of ``run(_:)`` for a worker whose only operation is one step of
     /// kernel `kernel`, with the kernel's and the strategy's types known, so
