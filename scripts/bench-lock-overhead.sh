@@ -43,9 +43,15 @@
 #
 # How: REPS pairs (default 7), each a harness run (one trial, its own child
 # process, after a 200 ms warm-up) and one hand-loop round of the same length
-# after a warm-up round, next to each other (which runs first alternates): one
-# measured run a side. (Until 2026-11-24 the hand loop's side was the best of
-# two rounds, which can only favour it: by 1-8% in runs of 2026-11-24.) The ratio
+# after 200 ms of warm-up rounds, next to each other (which runs first
+# alternates): one measured run a side, each starting about as long after its
+# process did. (Until 2026-11-24 the hand loop's side was the best of two rounds,
+# which can only favour it: by 1-8% in runs of 2026-11-24; and until the
+# afternoon it was one round after a single warm-up round, about 100 ms into
+# its process, where the same loop ran 4.7% faster on this VM than 300 ms in
+# (medians of 20 rotations, 2026-11-24).
+# The hand loops also ran single-threaded, where glibc's pthread mutex takes
+# no atomic instruction; `_baseline` now starts an idle thread.) The ratio
 # column is the median of the pairs' ratios, with their range, and the other
 # columns the medians of their own figures. On a shared VM the speed of the same
 # loop drifts by 10-30% from one minute to the next; pairing seconds apart
@@ -64,9 +70,9 @@ bin=.build/release/stressbench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# One measured hand-loop round per lock named, after a warm-up round: ns/op.
+# One measured hand-loop round per lock named, after 200 ms of warm-up: ns/op.
 hand() {
-    "$bin" _baseline "$@" --iterations "$OPS" --warmup-rounds 1 --rounds 1 2>>"$tmp/hand-stderr" | awk '{ print $(NF - 1) }' | paste -s -d ' '
+    "$bin" _baseline "$@" --iterations "$OPS" --warmup-ms 200 --rounds 1 2>>"$tmp/hand-stderr" | awk '{ print $(NF - 1) }' | paste -s -d ' '
 }
 # What the hand loops said about the process they ran in (once, at the end).
 trap 'sort -u "$tmp/hand-stderr" >&2 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -86,7 +92,7 @@ PLAN
         : > "$tmp/pairs"
         for rep in $(seq "$REPS"); do
             # Alternate which of the pair runs first, so drift has no fixed
-            # direction. The hand loop's warm-up round plays the part of the
+            # direction. The hand loop's 200 ms of warm-up play the part of the
             # harness's 200 ms warm-up; then one round, as the harness's one
             # trial (a best of several would pick the luckiest).
             # With every operation timed, the hand loop with its three clock

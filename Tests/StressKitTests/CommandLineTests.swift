@@ -182,10 +182,10 @@ final class CommandLineTests: XCTestCase {
 
     /// The hidden `_baseline` command, as `scripts/bench-lock-overhead.sh` and
     /// `scripts/bench-builds.py` read it: one line per loop, in the order asked,
-    /// with the ns/op second to last; the warm-up round is accepted and not
-    /// reported; bad counts are usage errors, not traps.
+    /// with the ns/op second to last; the warm-up (rounds, then milliseconds)
+    /// is accepted and not reported; bad counts are usage errors, not traps.
     func testBaselineCommandPrintsWhatTheOverheadScriptsRead() throws {
-        let r = try TestSupport.cli(["_baseline", "pthread-mutex", "mutex", "--iterations", "1000", "--warmup-rounds", "1", "--rounds", "1"])
+        let r = try TestSupport.cli(["_baseline", "pthread-mutex", "mutex", "--iterations", "1000", "--warmup-rounds", "1", "--warmup-ms", "1", "--rounds", "1"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         XCTAssertEqual(lines.map(\.first), ["pthread-mutex", "mutex"], r.stdout)
@@ -200,7 +200,7 @@ final class CommandLineTests: XCTestCase {
         #if canImport(Glibc)
         XCTAssertTrue(r.stderr.contains("2 threads in the process; the C library's single-threaded lock paths are off"), r.stderr)
         #endif
-        for flag in ["--warmup-rounds=-1", "--rounds=0"] {
+        for flag in ["--warmup-rounds=-1", "--warmup-ms=-1", "--rounds=0"] {
             let bad = try TestSupport.cli(["_baseline", "mutex", flag])
             XCTAssertEqual(bad.status, 2, "\(flag): \(bad.stderr)")
             XCTAssertTrue(bad.stderr.contains("must be at least"), bad.stderr)
