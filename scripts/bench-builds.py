@@ -14,8 +14,8 @@ repetition.
 Each build runs one trial of the `counter` workload (1 thread, --ops
 operations, 200 ms warm-up, --sample timing) in its own child process, as
 `scripts/bench-lock-overhead.sh` does. The hand loop is the hidden `_baseline`
-command of --hand (default: the last build named), one round after 200 ms of
-warm-up; it needs `_baseline --warmup-ms` (builds from 2026-11-24 on), and
+command of --hand (default: the last build named), one round after a warm-up
+round and 200 ms or more into its process; it needs `_baseline --warmup-ms` (builds from 2026-11-24 09:20 UTC on), and
 --lock must be one of its loops as well as a strategy: pthread-mutex, mutex,
 nslock (`stressbench _baseline --help` lists the loops). Prints, per build:
 median ns/op, the median paired ratio and its range. The ablation in
@@ -85,14 +85,14 @@ def main() -> int:
 
         def hand() -> float:
             r = subprocess.run([hand_binary, "_baseline", args.lock, "--iterations", str(args.ops),
-                                "--warmup-ms", "200", "--rounds", "1"], capture_output=True, text=True)
+                                "--warmup-rounds", "1", "--warmup-ms", "200", "--rounds", "1"], capture_output=True, text=True)
             fields = r.stdout.split()
             if r.returncode != 0 or len(fields) < 2 or fields[-1] != "ns/op":
                 sys.exit(f"{hand_binary} _baseline {args.lock} --warmup-ms 200: exit {r.returncode}\n{r.stderr.strip()}\n"
                          "(--hand must be a build with `_baseline --warmup-ms`, and --lock one of its loops)")
-            # A hand loop that glibc runs as single-threaded times a cheaper
-            # lock than any trial's. (Builds from before this check ran their
-            # loops that way and say nothing.)
+            # A hand loop that says the C library still runs its process as
+            # single-threaded (the idle thread did not start, say) times a
+            # cheaper lock than any trial's.
             for line in r.stderr.splitlines():
                 if "warning" in line and line not in warned:
                     warned.add(line)

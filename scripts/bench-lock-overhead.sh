@@ -20,8 +20,9 @@
 #                  (the issue's goal for the default timing: >= 0.95), with the
 #                  range over the pairs
 #   ci95           a 95% bootstrap interval for that median ratio (the pairs
-#                  resampled 2000 times, seeded): how far the median could move
-#                  with another run of the same length
+#                  resampled 2000 times, seeded): the spread within this run.
+#                  Runs minutes apart can differ by more, as the host's state
+#                  drifts (on 2026-11-24, pthread-mutex medians of 0.90 to 1.03)
 #   fastest        the fastest hand-loop run / the fastest harness run (REPS runs a
 #                  side, one measured window each, so neither side gets more
 #                  chances): the ratio with the host's slow spells left out. On
@@ -43,15 +44,15 @@
 #
 # How: REPS pairs (default 7), each a harness run (one trial, its own child
 # process, after a 200 ms warm-up) and one hand-loop round of the same length
-# after 200 ms of warm-up rounds, next to each other (which runs first
-# alternates): one measured run a side, each starting about as long after its
-# process did. (Until 2026-11-24 the hand loop's side was the best of two rounds,
-# which can only favour it: by 1-8% in runs of 2026-11-24; and until the
-# afternoon it was one round after a single warm-up round, about 100 ms into
-# its process, where the same loop ran 4.7% faster on this VM than 300 ms in
-# (medians of 20 rotations, 2026-11-24).
-# The hand loops also ran single-threaded, where glibc's pthread mutex takes
-# no atomic instruction; `_baseline` now starts an idle thread.) The ratio
+# (after a warm-up round, and 200 ms or more into its process), next to each
+# other (which runs first alternates): one measured run a side, each starting
+# about as long after its process did. (Until the morning of 2026-11-24 the
+# hand loop's side was the best of two rounds, which can only favour it: by 1-8%
+# in runs of that day; until about 09:00 UTC that day it was one round after a
+# single warm-up round, about 100 ms into its process, where the same loop ran
+# 4.7% faster on this VM than 300 ms in (medians of 20 rotations); and until
+# 08:10 UTC the hand loops ran single-threaded, where glibc's pthread mutex
+# takes no atomic instruction: `_baseline` now starts an idle thread.) The ratio
 # column is the median of the pairs' ratios, with their range, and the other
 # columns the medians of their own figures. On a shared VM the speed of the same
 # loop drifts by 10-30% from one minute to the next; pairing seconds apart
@@ -68,14 +69,16 @@ REPS=${REPS:-7}
 swift build -c release 2>&1 | tail -n 1 >&2
 bin=.build/release/stressbench
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# What the hand loops say about the process they ran in is printed once, at the end.
+: > "$tmp/hand-stderr"
+trap 'sort -u "$tmp/hand-stderr" >&2 || true; rm -rf "$tmp"' EXIT
 
-# One measured hand-loop round per lock named, after 200 ms of warm-up: ns/op.
+# One measured hand-loop round per lock named, after a warm-up round of its own
+# and at least 200 ms after the process started: ns/op.
 hand() {
-    "$bin" _baseline "$@" --iterations "$OPS" --warmup-ms 200 --rounds 1 2>>"$tmp/hand-stderr" | awk '{ print $(NF - 1) }' | paste -s -d ' '
+    "$bin" _baseline "$@" --iterations "$OPS" --warmup-rounds 1 --warmup-ms 200 --rounds 1 2>>"$tmp/hand-stderr" | awk '{ print $(NF - 1) }' | paste -s -d ' '
 }
-# What the hand loops said about the process they ran in (once, at the end).
-trap 'sort -u "$tmp/hand-stderr" >&2 2>/dev/null; rm -rf "$tmp"' EXIT
+
 
 printf '%-14s %-10s %9s %6s %9s %7s %-11s %-11s %7s %7s %9s %7s %8s\n' lock timing "ns/op" every baseline ratio range ci95 fastest added allowance beyond beyond-f
 for lock in $LOCKS; do
