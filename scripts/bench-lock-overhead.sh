@@ -7,6 +7,18 @@
 #   scripts/bench-lock-overhead.sh                      # pthread-mutex and mutex
 #   LOCKS="pthread-mutex mutex nslock" OPS=20000000 REPS=9 scripts/bench-lock-overhead.sh
 #   SAMPLES="auto 1024 1" scripts/bench-lock-overhead.sh  # the timings to run (default "auto 1")
+#   REPS=0 PAIRS=200 scripts/bench-lock-overhead.sh       # the one-process table only
+#
+# Two tables, each a line per lock and timing:
+#   separate processes  REPS pairs (default 7) of a `stressbench run` (the trial
+#                       in its own child process, as a user runs it) and a
+#                       `_baseline` process: the figure end to end, but on a
+#                       shared VM the pairs straddle changes in the host's speed
+#   one process         PAIRS pairs (default 100) of PAIR_OPS operations a side
+#                       (default 1000000, about 10 ms), the in-process trial and
+#                       the hand loop alternating, pinned to one CPU with taskset
+#                       where there is one (`stressbench _overhead`): the same
+#                       engine and record, and the tighter ratio (see below)
 #
 # For each lock it runs the harness with the default timing (`sample: auto`)
 # and with every operation timed (`sample: 1`), or with each of SAMPLES, and
@@ -23,13 +35,14 @@
 #                  resampled 2000 times, seeded): the spread within this run.
 #                  Runs minutes apart can differ by more, as the host's state
 #                  drifts (on 2026-11-24, pthread-mutex medians of 0.90 to 1.03)
-#   fastest        the fastest hand-loop run / the fastest harness run (REPS runs a
-#                  side, one measured window each, so neither side gets more
+#   fastest        the fastest hand-loop window / the fastest harness window
+#                  (one window a side per pair, so neither side gets more
 #                  chances): the ratio with the host's slow spells left out. On
-#                  the reference VM the same pthread loop runs at about 7.5 or
-#                  about 11.7 ns/op, switching every few hundred ms, whatever
-#                  the process; a pair that straddles a switch gives a ratio of
-#                  0.65 or 1.5, and the median of 15 such pairs moves by +-0.03.
+#                  the reference VM each CPU runs the same pthread loop at about
+#                  7.5 or about 12 ns/op, switching every few hundred ms on its
+#                  own; a pair that straddles a switch gives a ratio of about
+#                  0.65 or 1.5, and in the separate-process table the median of
+#                  15 such pairs moves by +-0.03 or more from run to run.
 #   added          harness ns/op - baseline ns/op, and for `sample: 1` the
 #                  allowance: the clock reads a timed lock operation needs (3: its
 #                  start, the moment it acquired, for the acquire-wait histogram,
@@ -42,7 +55,7 @@
 # A last line gives the floor for any harness with pluggable workloads: the
 # pthread hand loop with its increment behind one indirect call.
 #
-# How: REPS pairs (default 7), each a harness run (one trial, its own child
+# How, separate processes: REPS pairs (default 7), each a harness run (one trial, its own child
 # process, after a 200 ms warm-up) and one hand-loop round of the same length
 # (after a warm-up round, and 200 ms or more into its process), next to each
 # other (which runs first alternates): one measured run a side, each starting
@@ -65,6 +78,8 @@ cd "$(dirname "$0")/.."
 LOCKS=${LOCKS:-"pthread-mutex mutex"}
 OPS=${OPS:-10000000}
 REPS=${REPS:-7}
+PAIRS=${PAIRS:-100}
+PAIR_OPS=${PAIR_OPS:-1000000}
 
 swift build -c release 2>&1 | tail -n 1 >&2
 bin=.build/release/stressbench
@@ -80,43 +95,11 @@ hand() {
 }
 
 
-printf '%-14s %-10s %9s %6s %9s %7s %-11s %-11s %7s %7s %9s %7s %8s\n' lock timing "ns/op" every baseline ratio range ci95 fastest added allowance beyond beyond-f
-for lock in $LOCKS; do
-    for sample in ${SAMPLES:-auto 1}; do
-        cat > "$tmp/plan.yaml" <<PLAN
-experiments:
-  - workload: counter
-    strategies: [$lock]
-    threads: [1]
-    ops: $OPS
-    warmup: 200ms
-    timing: {sample: $sample}
-PLAN
-        : > "$tmp/pairs"
-        for rep in $(seq "$REPS"); do
-            # Alternate which of the pair runs first, so drift has no fixed
-            # direction. The hand loop's 200 ms of warm-up play the part of the
-            # harness's 200 ms warm-up; then one round, as the harness's one
-            # trial (a best of several would pick the luckiest).
-            # With every operation timed, the hand loop with its three clock
-            # reads too (`<lock>-timed`), in the same round.
-            loops="$lock"
-            [ "$sample" = 1 ] && loops="$lock $lock-timed"
-            [ $((rep % 2)) = 0 ] && base=$(hand $loops)
-            "$bin" run "$tmp/plan.yaml" --json "$tmp/run.json" -q >/dev/null
-            [ $((rep % 2)) = 1 ] && base=$(hand $loops)
-            python3 - "$tmp/run.json" $base >> "$tmp/pairs" <<'PY'
-import json, sys
-t = json.load(open(sys.argv[1]))["trials"][0]
-assert t["outcome"] == "passed", t["outcome"]
-m = t["measurement"]
-timing = m["timing"]
-# The timed hand loop reads the CPU's counter: a fair partner only for a run on it.
-timed_hand = sys.argv[3] if len(sys.argv) > 3 and timing["clock"] == "tsc" else "nan"
-print(m["elapsedNs"] / m["totalOps"], sys.argv[2], timing["sampleEvery"], timing["clockReadNs"], timed_hand)
-PY
-        done
-        python3 - "$tmp/pairs" "$lock" "$sample" <<'PY'
+# One line of a table from the pairs in file $1 (lines of: harness ns/op,
+# hand-loop ns/op, the interval timed at, the clock read's ns, the timed hand
+# loop's ns/op or nan), for lock $2 and timing $3.
+summarize() {
+    python3 - "$1" "$2" "$3" <<'PY'
 import math, random, statistics, sys
 rows = [tuple(map(float, line.split())) for line in open(sys.argv[1])]
 harness = statistics.median(r[0] for r in rows)
@@ -136,16 +119,83 @@ if sys.argv[3] == "1" and not any(math.isnan(r[4]) for r in rows):
 print(f"{sys.argv[2]:<14} {'sample ' + sys.argv[3]:<10} {harness:9.2f} {every:6d} {base:9.2f} {statistics.median(ratios):7.2f} "
       f"{ratios[0]:.2f}-{ratios[-1]:.2f}{'':<2} {ci:<11} {fastest:7.2f} {added:7.1f} {allowance:>9} {beyond:>7} {beyond_fastest:>8}")
 PY
-    done
-done
+}
 
-# The floor for any harness whose workloads are plugged in: the pthread loop
-# with the increment behind one indirect call (what calling a workload's step
-# costs at the least), and the ratio it would reach; paired like the rest.
-for rep in $(seq "$REPS"); do
-    hand pthread-mutex pthread-mutex-indirect
-done > "$tmp/floor"
-python3 - "$tmp/floor" <<'PY'
+if [ "$REPS" -gt 0 ]; then
+    echo "separate processes: 'stressbench run' (a child process per trial) beside a '_baseline' process, $REPS pairs"
+    printf '%-14s %-10s %9s %6s %9s %7s %-11s %-11s %7s %7s %9s %7s %8s\n' lock timing "ns/op" every baseline ratio range ci95 fastest added allowance beyond beyond-f
+    for lock in $LOCKS; do
+        for sample in ${SAMPLES:-auto 1}; do
+            cat > "$tmp/plan.yaml" <<PLAN
+experiments:
+  - workload: counter
+    strategies: [$lock]
+    threads: [1]
+    ops: $OPS
+    warmup: 200ms
+    timing: {sample: $sample}
+PLAN
+            : > "$tmp/pairs"
+            for rep in $(seq "$REPS"); do
+                # Alternate which of the pair runs first, so drift has no fixed
+                # direction. The hand loop's 200 ms of warm-up play the part of the
+                # harness's 200 ms warm-up; then one round, as the harness's one
+                # trial (a best of several would pick the luckiest).
+                # With every operation timed, the hand loop with its three clock
+                # reads too (`<lock>-timed`), in the same round.
+                loops="$lock"
+                [ "$sample" = 1 ] && loops="$lock $lock-timed"
+                [ $((rep % 2)) = 0 ] && base=$(hand $loops)
+                "$bin" run "$tmp/plan.yaml" --json "$tmp/run.json" -q >/dev/null
+                [ $((rep % 2)) = 1 ] && base=$(hand $loops)
+                python3 - "$tmp/run.json" $base >> "$tmp/pairs" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["trials"][0]
+assert t["outcome"] == "passed", t["outcome"]
+m = t["measurement"]
+timing = m["timing"]
+# The timed hand loop reads the CPU's counter: a fair partner only for a run on it.
+timed_hand = sys.argv[3] if len(sys.argv) > 3 and timing["clock"] == "tsc" else "nan"
+print(m["elapsedNs"] / m["totalOps"], sys.argv[2], timing["sampleEvery"], timing["clockReadNs"], timed_hand)
+PY
+            done
+            summarize "$tmp/pairs" "$lock" "$sample"
+        done
+    done
+fi
+
+# The same comparison in one process, pinned to one CPU: the harness's trial
+# (as `stressbench run --in-process` runs it) and the hand loop alternate,
+# windows of PAIR_OPS operations back to back, PAIRS pairs (`stressbench
+# _overhead`). Each of this VM's CPUs switches between two speeds every few
+# hundred ms on its own; pairs 10 ms apart on one CPU see the same speed, so
+# this table's ratios are the tighter ones (on 2026-11-24: the same median to
+# +-0.01 over repeated runs, where the table above moved by up to 0.1).
+if [ "$PAIRS" -gt 0 ]; then
+    pin=""
+    if command -v taskset >/dev/null; then
+        cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+        pin="taskset -c $cpu"
+    fi
+    echo
+    echo "one process${pin:+, pinned to CPU $cpu}: the in-process trial and the hand loop alternating, $PAIRS pairs of $PAIR_OPS operations"
+    printf '%-14s %-10s %9s %6s %9s %7s %-11s %-11s %7s %7s %9s %7s %8s\n' lock timing "ns/op" every baseline ratio range ci95 fastest added allowance beyond beyond-f
+    for lock in $LOCKS; do
+        for sample in ${SAMPLES:-auto 1}; do
+            $pin "$bin" _overhead "$lock" --pairs "$PAIRS" --iterations "$PAIR_OPS" --sample "$sample" > "$tmp/pairs" 2>>"$tmp/hand-stderr"
+            summarize "$tmp/pairs" "$lock" "$sample"
+        done
+    done
+fi
+
+if [ "$REPS" -gt 0 ]; then
+    # The floor for any harness whose workloads are plugged in: the pthread loop
+    # with the increment behind one indirect call (what calling a workload's step
+    # costs at the least), and the ratio it would reach; paired like the rest.
+    for rep in $(seq "$REPS"); do
+        hand pthread-mutex pthread-mutex-indirect
+    done > "$tmp/floor"
+    python3 - "$tmp/floor" <<'PY'
 import statistics, sys
 rows = [tuple(map(float, line.split())) for line in open(sys.argv[1])]
 plain = statistics.median(r[0] for r in rows)
@@ -153,3 +203,4 @@ indirect = statistics.median(r[1] for r in rows)
 print(f"\nfloor: pthread-mutex hand loop {plain:.2f} ns/op; with the increment behind one indirect call {indirect:.2f} ns/op "
       f"(ratio {statistics.median(r[0] / r[1] for r in rows):.2f}, median of {len(rows)} pairs)")
 PY
+fi

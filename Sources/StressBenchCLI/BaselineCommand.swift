@@ -79,7 +79,7 @@ struct BaselineCommand: ParsableCommand {
 /// `pthread-mutex` and `nslock` loops timed there would time a cheaper lock
 /// than the harness's (glibc 2.36 under callgrind: 53 instructions per lock
 /// and unlock in a process with one thread, 55 with two).
-private func startIdleThread() {
+func startIdleThread() {
     #if canImport(Glibc)
     var thread = pthread_t()
     #else

@@ -206,6 +206,49 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// The hidden `_overhead` command, as `scripts/bench-lock-overhead.sh`
+    /// reads it: a line per pair of five numbers (harness ns/op, hand-loop
+    /// ns/op, the interval the trial timed at, the clock read's cost, the timed
+    /// hand loop's ns/op or nan); `--sample 1` times every operation and pairs
+    /// the hand loop with clock reads when the trial timed on the CPU's counter;
+    /// bad input is a usage error naming what is wrong.
+    func testOverheadCommandPrintsPairsTheScriptReads() throws {
+        for sample in ["auto", "1"] {
+            let r = try TestSupport.cli(["_overhead", "mutex", "--pairs", "3", "--iterations", "2000", "--warmup-ms", "1", "--sample", sample])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let rows = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map { Double($0) } }
+            XCTAssertEqual(rows.count, 3, r.stdout)
+            for row in rows {
+                XCTAssertEqual(row.count, 5, r.stdout)
+                guard row.count == 5, let harness = row[0], let hand = row[1], let every = row[2], let read = row[3], let timed = row[4] else {
+                    XCTFail("not five numbers: \(r.stdout)")
+                    continue
+                }
+                XCTAssertGreaterThan(harness, 0, r.stdout)
+                XCTAssertGreaterThan(hand, 0, r.stdout)
+                XCTAssertGreaterThan(read, 0, r.stdout)
+                if sample == "1" {
+                    XCTAssertEqual(every, 1, r.stdout)
+                    // Only a trial on the CPU's counter has a timed hand loop for a partner.
+                    XCTAssertTrue(timed > 0 || timed.isNaN, r.stdout)
+                } else {
+                    XCTAssertGreaterThanOrEqual(every, 1, r.stdout)
+                    XCTAssertTrue(timed.isNaN, r.stdout)
+                }
+            }
+        }
+        for (args, message) in [
+            (["_overhead", "spinlock"], "unknown lock 'spinlock'"),
+            (["_overhead", "mutex", "--sample", "0"], "--sample must be"),
+            (["_overhead", "mutex", "--pairs", "0"], "--pairs must be at least 1"),
+            (["_overhead", "mutex", "--warmup-ms", "0"], "--warmup-ms must be from 1"),
+        ] {
+            let bad = try TestSupport.cli(args)
+            XCTAssertEqual(bad.status, 2, "\(args): \(bad.stderr)")
+            XCTAssertTrue(bad.stderr.contains(message), bad.stderr)
+        }
+    }
+
     /// What `help run` says about --in-process is what happens: the watchdog
     /// reports a hang and the run ends with status 3 (no timeout applies).
     func testInProcessHelpMatchesWhatAHangDoes() throws {
