@@ -16,9 +16,9 @@
 #                       shared VM the pairs straddle changes in the host's speed
 #   one process         PAIRS pairs (default 100) of PAIR_OPS operations a side
 #                       (default 1000000, about 10 ms), the in-process trial and
-#                       the hand loop alternating, pinned to one CPU with taskset
-#                       where there is one (`stressbench _overhead`): the same
-#                       engine and record, and the tighter ratio (see below)
+#                       the hand loop alternating in one process pinned to one
+#                       CPU (`stressbench _overhead`): the same engine and
+#                       record, and the tighter ratio (see below)
 #
 # For each lock it runs the harness with the default timing (`sample: auto`)
 # and with every operation timed (`sample: 1`), or with each of SAMPLES, and
@@ -52,7 +52,7 @@
 #                  paired in the same round), i.e. what the harness adds beyond
 #                  the reads as they cost in place (the goal read this way: <= 5);
 #                  beyond-f: the same from the fastest run of each side
-# A last line gives the floor for any harness with pluggable workloads: the
+# A last line (with REPS > 0) gives the floor for any harness with pluggable workloads: the
 # pthread hand loop with its increment behind one indirect call.
 #
 # How, separate processes: REPS pairs (default 7), each a harness run (one trial, its own child
@@ -80,6 +80,11 @@ OPS=${OPS:-10000000}
 REPS=${REPS:-7}
 PAIRS=${PAIRS:-100}
 PAIR_OPS=${PAIR_OPS:-1000000}
+for count in "REPS=$REPS" "PAIRS=$PAIRS" "OPS=$OPS" "PAIR_OPS=$PAIR_OPS"; do
+    case ${count#*=} in
+        '' | *[!0-9]*) echo "bench-lock-overhead.sh: ${count%%=*} must be a whole number, not '${count#*=}'" >&2; exit 2 ;;
+    esac
+done
 
 swift build -c release 2>&1 | tail -n 1 >&2
 bin=.build/release/stressbench
@@ -164,25 +169,27 @@ PY
     done
 fi
 
-# The same comparison in one process, pinned to one CPU: the harness's trial
+# The same comparison in one process pinned to one CPU: the harness's trial
 # (as `stressbench run --in-process` runs it) and the hand loop alternate,
-# windows of PAIR_OPS operations back to back, PAIRS pairs (`stressbench
-# _overhead`). Each of this VM's CPUs switches between two speeds every few
-# hundred ms on its own; pairs 10 ms apart on one CPU see the same speed, so
-# this table's ratios are the tighter ones (on 2026-11-24: the same median to
-# +-0.01 over repeated runs, where the table above moved by up to 0.1).
+# windows of PAIR_OPS operations, PAIRS pairs (`stressbench _overhead`, which
+# pins itself). Each of this VM's CPUs switches between two speeds every few
+# hundred ms on its own; pairs some 25 ms long on one CPU mostly run at one
+# speed, so this table's ratios are the tighter ones (on 2026-11-24: the same
+# median to 0.02 over three runs, where the table above moved by 0.13 over
+# the day).
 if [ "$PAIRS" -gt 0 ]; then
-    pin=""
-    if command -v taskset >/dev/null; then
-        cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
-        pin="taskset -c $cpu"
-    fi
-    echo
-    echo "one process${pin:+, pinned to CPU $cpu}: the in-process trial and the hand loop alternating, $PAIRS pairs of $PAIR_OPS operations"
+    [ "$REPS" -gt 0 ] && echo
+    echo "one process: the in-process trial and the hand loop alternating, $PAIRS pairs of $PAIR_OPS operations"
     printf '%-14s %-10s %9s %6s %9s %7s %-11s %-11s %7s %7s %9s %7s %8s\n' lock timing "ns/op" every baseline ratio range ci95 fastest added allowance beyond beyond-f
     for lock in $LOCKS; do
         for sample in ${SAMPLES:-auto 1}; do
-            $pin "$bin" _overhead "$lock" --pairs "$PAIRS" --iterations "$PAIR_OPS" --sample "$sample" > "$tmp/pairs" 2>>"$tmp/hand-stderr"
+            # Its notes (the CPU it pinned to) join the hand loops' at the end;
+            # if it fails, what it said comes first, unsorted.
+            if ! "$bin" _overhead "$lock" --pairs "$PAIRS" --iterations "$PAIR_OPS" --sample "$sample" > "$tmp/pairs" 2> "$tmp/overhead-stderr"; then
+                cat "$tmp/overhead-stderr" >&2
+                exit 1
+            fi
+            cat "$tmp/overhead-stderr" >> "$tmp/hand-stderr"
             summarize "$tmp/pairs" "$lock" "$sample"
         done
     done

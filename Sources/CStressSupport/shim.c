@@ -33,6 +33,24 @@ int stress_usable_cpus(void) {
 #endif
 }
 
+int stress_pin_to_first_usable_cpu(void) {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &set)) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
+    }
+    return -1;
+#else
+    return -1;
+#endif
+}
+
 int stress_online_cpus(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 && n < 1 << 30 ? (int)n : -1;

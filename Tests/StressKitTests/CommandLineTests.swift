@@ -242,6 +242,7 @@ final class CommandLineTests: XCTestCase {
             (["_overhead", "mutex", "--sample", "0"], "--sample must be"),
             (["_overhead", "mutex", "--pairs", "0"], "--pairs must be at least 1"),
             (["_overhead", "mutex", "--warmup-ms", "0"], "--warmup-ms must be from 1"),
+            (["_overhead", "mutex", "--iterations", "7"], "--iterations must be at least 8"),
         ] {
             let bad = try TestSupport.cli(args)
             XCTAssertEqual(bad.status, 2, "\(args): \(bad.stderr)")

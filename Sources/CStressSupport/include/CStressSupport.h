@@ -26,6 +26,12 @@ int stress_pipe_cloexec(int fds[2]);
 /// Swift's cooperative pool (as wide as this count on Linux) work with.
 int stress_usable_cpus(void);
 
+/// Restricts the calling thread, and every thread it creates afterwards, to
+/// the first CPU it may run on; returns that CPU's number, or -1 where the
+/// platform cannot pin (not Linux) or the call failed. For benchmarks whose
+/// two sides must share one CPU's state (`stressbench _overhead`).
+int stress_pin_to_first_usable_cpu(void);
+
 /// How many CPUs are online (sysconf), or -1 where the platform cannot say.
 int stress_online_cpus(void);
 
