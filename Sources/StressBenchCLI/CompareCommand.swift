@@ -56,20 +56,22 @@ struct CompareCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        try outputs.check(plus: [json])
+        try outputs.check(plus: [("--json", json)])
         let base = try ResultsFile.load(baselineFile)
         var new = try ResultsFile.load(newFile)
         var policy = GatePolicy()
-        if let plan { policy = try loadPlan(plan, registry: CommandContext.current).gate }
+        if let plan { policy = try loadPlan(plan, registry: CommandContext.current, allowLarge: true).gate }
         policy.comparison = gateOptions.applied(to: policy.comparison)
         new.gate = GateReport.evaluate(new.trials, policy: policy, baseline: base, baselineFile: baselineFile,
                                        environment: new.environment)
-        print(GateSummary.render(new.gate, planFile: new.planFile, rerun: new.rerun ?? .standard), terminator: "")
-        print("\ngate: exit code \(new.exitCode.rawValue) (\(new.exitCode.meaning))")
         var writer = OutputWriter(quiet: quiet)
         writer.write(json) { try ResultCoding.encoder().encode(new) }
         outputs.write(new, into: &writer)
-        try writer.finish()
-        throw ExitCode(new.exitCode.rawValue)
+        let code = writer.exitCode(after: new.exitCode)
+        let out = Console.Stream(toStandardError: json == AtomicFile.standardOutputPath || outputs.writesStandardOutput)
+        out.write(GateSummary.render(new.gate, planFile: new.planFile, rerun: new.rerun ?? .standard))
+        out.write("\ngate: exit code \(code.rawValue) (\(code.meaning))\n")
+        writer.printMessages()
+        throw ExitCode(code.rawValue)
     }
 }

@@ -21,14 +21,14 @@ struct GateOptions: ParsableArguments {
 
     func validate() throws {
         if let tolerance, PlanLoader.fraction(from: tolerance).map({ (0...0.99).contains($0) }) != true {
-            throw ValidationError("--tolerance expects a fraction such as 10% or 0.1 (below 100%), got '\(tolerance)'")
+            throw ValidationError("--tolerance expects a fraction such as 10% or 0.1 (below 100%), got '\(tolerance.terminalSafe)'")
         }
         if let confidence, PlanLoader.fraction(from: confidence).map({ (0.5...0.999).contains($0) }) != true {
-            throw ValidationError("--confidence expects a fraction such as 95% or 0.95 (from 50% to 99.9%), got '\(confidence)'")
+            throw ValidationError("--confidence expects a fraction such as 95% or 0.95 (from 50% to 99.9%), got '\(confidence.terminalSafe)'")
         }
         if let metric, GateMetric(spelling: metric)?.isPerformance != true {
             let usable = GateMetric.allCases.filter(\.isPerformance).map(\.rawValue)
-            throw ValidationError("--metric expects one of \(usable.joined(separator: ", ")), got '\(metric)'")
+            throw ValidationError("--metric expects one of \(usable.joined(separator: ", ")), got '\(metric.terminalSafe)'")
         }
         if let minSamples, minSamples < 1 { throw ValidationError("--min-samples must be at least 1") }
     }

@@ -41,6 +41,7 @@ struct MergeCommand: ParsableCommand {
     }
 
     func run() throws {
+        try OutputWriter.check(files: [("--output", output), ("--csv", csv)], directories: [])
         let reports = try files.map { ($0, try ResultsFile.load($0)) }
         let merged: RunReport
         do {
@@ -57,7 +58,8 @@ struct MergeCommand: ParsableCommand {
         writer.write(output) { try ResultCoding.encoder().encode(merged) }
         writer.write(csv) { Data(CSVReport.render(merged).utf8) }
         let of = merged.matrixTrials.map { " of \($0)" } ?? ""
-        print("merged \(files.count) file(s): \(merged.trials.count)\(of) trial(s) of plan \(merged.plan)")
+        Console.Stream(toStandardError: [output, csv].contains(AtomicFile.standardOutputPath))
+            .write("merged \(files.count) file(s): \(merged.trials.count)\(of) trial(s) of plan \(merged.plan.terminalSafe)\n")
         try writer.finish()
     }
 }

@@ -15,11 +15,16 @@ struct ReportOutputs: ParsableArguments {
     @Option(name: .customLong("hgrm-dir"), help: ArgumentHelp("Write one HdrHistogram percentile-distribution file (.hgrm, microseconds) per trial into this directory.", valueName: "dir"))
     var hgrmDir: String?
 
-    /// Checks, before anything runs, that these files and `others` can be
-    /// written (and creates the `.hgrm` directory): a usage error otherwise.
-    func check(plus others: [String?]) throws {
-        try OutputWriter.check(files: [markdown, junit] + others, directories: [hgrmDir])
+    /// Checks, before anything runs, that these files and `others` (each with
+    /// the option that names it) can be written, that no two outputs name the
+    /// same file, and creates the `.hgrm` directory: a usage error otherwise.
+    func check(plus others: [(option: String, path: String?)]) throws {
+        try OutputWriter.check(
+            files: [("--markdown", markdown), ("--junit", junit)] + others, directories: [("--hgrm-dir", hgrmDir)])
     }
+
+    /// Whether one of these outputs is standard output (`-`).
+    var writesStandardOutput: Bool { [markdown, junit].contains(AtomicFile.standardOutputPath) }
 
     /// Writes the requested files with `writer`.
     func write(_ report: RunReport, into writer: inout OutputWriter) {
@@ -28,56 +33,97 @@ struct ReportOutputs: ParsableArguments {
         if let hgrmDir {
             do {
                 let files = try HistogramFiles.write(report, to: hgrmDir)
-                if !writer.quiet { Console.error("wrote \(files.count) .hgrm file(s) to \(hgrmDir)") }
+                writer.note("wrote \(files.count) .hgrm file(s) to \(hgrmDir.terminalSafe)")
             } catch {
-                writer.failed("cannot write .hgrm files to \(hgrmDir): \(error.localizedDescription)")
+                writer.failed("cannot write .hgrm files to \(hgrmDir.terminalSafe): \(error.localizedDescription)")
             }
         }
     }
 }
 
-/// Writes a command's output files one after another, each atomically. A file
-/// that cannot be written is reported with the system's reason and the others
-/// are still written: one bad path never loses the rest. ``finish()`` then
-/// ends the command with exit code 2.
+/// Writes a command's output files one after another, each by
+/// ``AtomicFile``'s rules (atomic replace of a regular file, written through
+/// a device or FIFO, `-` for standard output). A file that cannot be written
+/// is reported with the system's reason and the others are still written:
+/// one bad path never loses the rest. What it has to say ("wrote ...",
+/// errors) is kept until ``printMessages()``, so that a command prints its
+/// report, with the exit code the failures make, before them.
 struct OutputWriter {
     /// No "wrote" lines.
     let quiet: Bool
     /// How many files could not be written.
     private(set) var failures = 0
+    /// What to say on standard error, in order.
+    private(set) var messages: [String] = []
 
     init(quiet: Bool) { self.quiet = quiet }
 
-    /// A usage error (exit code 2) naming the first path that cannot be
-    /// written, found before any work is done; directories are created.
-    static func check(files: [String?], directories: [String?]) throws {
-        do {
-            for path in files.compactMap({ $0 }) { try AtomicFile.checkWritable(path) }
-            for dir in directories.compactMap({ $0 }) { try AtomicFile.prepareDirectory(dir) }
+    /// A usage error (exit code 2) naming the first output that cannot be
+    /// written or that names the same file as another (or standard output
+    /// twice), found before any work is done; directories are created.
+    static func check(files: [(option: String, path: String?)], directories: [(option: String, path: String?)]) throws {
+        let named = (files + directories).compactMap { o in o.path.map { (option: o.option, path: $0) } }
+        var seen: [String: (option: String, path: String)] = [:]
+        for output in named {
+            let identity = AtomicFile.identity(of: output.path)
+            if let first = seen[identity] {
+                let what = output.path == AtomicFile.standardOutputPath ? "standard output ('-')"
+                    : first.path == output.path ? output.path.terminalSafe : "the same file (\(first.path.terminalSafe), \(output.path.terminalSafe))"
+                throw CommandError.usage("\(first.option) and \(output.option) both name \(what); give each output its own file; nothing was run")
+            }
+            seen[identity] = output
+        }
+        do throws(FileWriteError) {
+            for path in files.compactMap(\.path) { try AtomicFile.checkWritable(path) }
+            for dir in directories.compactMap(\.path) {
+                guard dir != AtomicFile.standardOutputPath else {
+                    throw FileWriteError(path: dir, reason: "a directory cannot be standard output")
+                }
+                try AtomicFile.prepareDirectory(dir)
+            }
         } catch {
             throw CommandError.usage("\(error.description); nothing was run")
         }
     }
 
-    /// Writes `contents()` to `path` (when given) atomically.
+    /// Writes `contents()` to `path` (when given).
     mutating func write(_ path: String?, _ contents: () throws -> Data) {
         guard let path else { return }
         do {
             try AtomicFile.write(contents(), to: path)
-            if !quiet { Console.error("wrote \(path)") }
+            if path != AtomicFile.standardOutputPath { note("wrote \(path.terminalSafe)") }
         } catch {
-            failed("cannot write \(path): \(error.localizedDescription)")
+            failed("cannot write \(path.terminalSafe): \(error.localizedDescription)")
         }
     }
 
-    /// Reports one failure.
+    /// A line to print later, unless quiet.
+    mutating func note(_ line: String) {
+        if !quiet { messages.append(line) }
+    }
+
+    /// Reports one failure (printed later, even when quiet).
     mutating func failed(_ message: String) {
         failures += 1
-        Console.error("error: \(message)")
+        messages.append("error: \(message)")
+    }
+
+    /// The command's exit code once the files are written: 2 when one could
+    /// not be, over anything but an interruption; else `code`.
+    func exitCode(after code: RunExitCode, interrupted: Bool = false) -> RunExitCode {
+        failures > 0 && !interrupted ? .usage : code
+    }
+
+    /// Prints what was kept to standard error, after flushing standard
+    /// output (so a log never shows a "wrote" line inside the report).
+    func printMessages() {
+        fflush(nil)  // every C output stream: standard output is the one that matters
+        for line in messages { Console.error(line) }
     }
 
     /// Exit code 2 when a file could not be written.
     func finish() throws {
+        printMessages()
         if failures > 0 { throw ExitCode(RunExitCode.usage.rawValue) }
     }
 }

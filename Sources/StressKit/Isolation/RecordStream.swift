@@ -16,22 +16,37 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 /// disk as each trial finishes. A run killed at any point leaves every finished
 /// trial readable; at worst the last line is cut short, which readers skip.
 ///
-/// The file is emptied when the run starts and is not written atomically, by
-/// design: it grows record by record. A record that cannot be appended (the
-/// disk is full) is reported once on standard error; the run goes on and the
-/// final files still have every record.
+/// A regular file is emptied when the run starts and is not written
+/// atomically, by design: it grows record by record. `-` streams to standard
+/// output, and a device or FIFO is written through, never replaced; a
+/// symlink is followed and a read-only file refused, as ``AtomicFile`` does.
+/// A record that cannot be appended (the disk is full) is reported once on
+/// standard error; the run goes on and the final files still have every record.
 final class RecordStream {
     private let fd: Int32
+    private let ownsDescriptor: Bool
     private let path: String
     private var warned = false
 
     init(path: String) throws(RunError) {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RunError(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
+        let destination: AtomicFile.Destination
+        do { destination = try AtomicFile.destination(of: path) } catch { throw RunError(description: error.description) }
+        switch destination {
+        case .standardOutput:
+            fd = STDOUT_FILENO
+            ownsDescriptor = false
+        case .special(let target):
+            fd = open(target, O_WRONLY | O_CLOEXEC)
+            ownsDescriptor = true
+        case .regularFile(let target):
+            fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+            ownsDescriptor = true
+        }
+        guard fd >= 0 else { throw RunError(description: "cannot create \(path.terminalSafe): \(String(cString: strerror(errno)))") }
     }
 
-    deinit { close(fd) }
+    deinit { if ownsDescriptor { close(fd) } }
 
     /// Appends one record as a line (a single write) and flushes it to disk.
     func append(_ result: TrialResult) {
@@ -54,10 +69,10 @@ final class RecordStream {
             return nil
         }
         if let failure {
-            warn("cannot append to \(path): \(String(cString: strerror(failure)))")
+            warn("cannot append to \(path.terminalSafe): \(String(cString: strerror(failure)))")
         } else if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
             // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the line is written.
-            warn("cannot flush \(path) to disk: \(String(cString: strerror(errno)))")
+            warn("cannot flush \(path.terminalSafe) to disk: \(String(cString: strerror(errno)))")
         }
     }
 

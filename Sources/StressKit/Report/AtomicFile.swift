@@ -5,32 +5,52 @@ import Darwin
 #endif
 import Foundation
 
-/// Writes files so that a reader never sees half of one: the bytes go to a
-/// temporary file in the same directory, which is flushed and then renamed over
-/// the target (an atomic replace on POSIX file systems).
+/// Writes output files without ever destroying what stressbench does not own.
+///
+/// What happens depends on what the path names:
+///
+/// - `-`: standard output.
+/// - A regular file, or nothing yet: the bytes go to a temporary file in the
+///   same directory, which is flushed and then renamed over the target (an
+///   atomic replace: a reader never sees half a file). An existing file keeps
+///   its permission bits. A read-only file (no write permission for anyone,
+///   or none for this user) is refused, never silently replaced, even when
+///   running as root.
+/// - A device node or a FIFO (`/dev/null`, `/dev/stdout`, a named pipe): the
+///   bytes are written through it, in place. It is never replaced.
+/// - A symbolic link: followed, however many levels deep. The file it finally
+///   names is written by the rules above and the link stays a link. A link
+///   to a missing file creates that file.
+/// - A directory, a socket: an error.
 public enum AtomicFile {
-    /// Replaces `path` with `data`. Throws a ``FileWriteError`` with the
-    /// system's reason; the target is then untouched and no temporary file is left.
+    /// The path that means standard output.
+    public static let standardOutputPath = "-"
+
+    /// What a path resolves to for writing.
+    public enum Destination: Equatable, Sendable {
+        /// Standard output (the path `-`).
+        case standardOutput
+        /// A regular file, existing or not, at this path (symlinks resolved):
+        /// replaced atomically.
+        case regularFile(String)
+        /// A device node or FIFO at this path (symlinks resolved): written through.
+        case special(String)
+    }
+
+    /// Writes `data` to `path` by the rules above. Throws a
+    /// ``FileWriteError`` with the system's reason; a regular target is then
+    /// untouched and no temporary file is left.
     public static func write(_ data: Data, to path: String) throws {
-        let temp = sibling(of: path, tag: "tmp")
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
-        var failure: Int32?
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = writeSome(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { failure = n < 0 ? errno : EIO; return }
-                offset += n
-            }
-        }
-        if failure == nil && fsync(fd) != 0 { failure = errno }
-        if close(fd) != 0 && failure == nil { failure = errno }
-        if failure == nil && rename(temp, path) != 0 { failure = errno }
-        if let failure {
-            unlink(temp)
-            throw FileWriteError(path: path, errno: failure)
+        switch try destination(of: path) {
+        case .standardOutput:
+            try writeAll(data, to: STDOUT_FILENO, path: path)
+        case .special(let target):
+            let fd = open(target, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
+            defer { close(fd) }
+            try writeAll(data, to: fd, path: path)
+        case .regularFile(let target):
+            try replace(target, with: data, reportedAs: path)
         }
     }
 
@@ -38,16 +58,66 @@ public enum AtomicFile {
     public static func write(_ text: String, to path: String) throws { try write(Data(text.utf8), to: path) }
 
     /// Checks, before any work, that ``write(_:to:)`` will be able to write
-    /// `path`: it is not a directory, and a file can be created (and removed)
-    /// next to it.
+    /// `path`: it resolves to standard output, a writable device or FIFO, a
+    /// writable regular file, or a new file in a directory where one can be
+    /// created (and removed).
     public static func checkWritable(_ path: String) throws(FileWriteError) {
+        switch try destination(of: path) {
+        case .standardOutput:
+            return
+        case .special(let target):
+            if access(target, W_OK) != 0 { throw FileWriteError(path: path, errno: errno) }
+        case .regularFile(let target):
+            let probe = sibling(of: target, tag: "probe")
+            let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
+            close(fd)
+            unlink(probe)
+        }
+    }
+
+    /// What writing `path` will touch, or why it cannot be written.
+    public static func destination(of path: String) throws(FileWriteError) -> Destination {
+        if path == standardOutputPath { return .standardOutput }
+        guard !path.isEmpty else { throw FileWriteError(path: path, reason: "an empty path") }
+        let target = try resolvingLinks(path)
         var info = stat()
-        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { throw FileWriteError(path: path, errno: EISDIR) }
-        let probe = sibling(of: path, tag: "probe")
-        let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
-        close(fd)
-        unlink(probe)
+        guard stat(target, &info) == 0 else {
+            // Nothing there yet: a new regular file (whether its directory
+            // exists is for the write, or the check's probe, to find out).
+            guard errno == ENOENT else { throw FileWriteError(path: path, errno: errno) }
+            return .regularFile(target)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            if info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 || access(target, W_OK) != 0 {
+                throw FileWriteError(path: path, reason: "the file is read-only; stressbench does not replace it")
+            }
+            return .regularFile(target)
+        case S_IFCHR, S_IFBLK, S_IFIFO:
+            return .special(target)
+        case S_IFDIR:
+            throw FileWriteError(path: path, errno: EISDIR)
+        default:
+            throw FileWriteError(path: path, reason: "not a regular file, device or FIFO")
+        }
+    }
+
+    /// A key that is equal for two paths exactly when they name the same
+    /// output: standard output, the same existing file (device and inode), or
+    /// the same new file (its directory resolved).
+    public static func identity(of path: String) -> String {
+        if path == standardOutputPath { return "stdout" }
+        let target = (try? resolvingLinks(path)) ?? path
+        var info = stat()
+        if stat(target, &info) == 0 { return "inode \(info.st_dev):\(info.st_ino)" }
+        let url = URL(fileURLWithPath: target)
+        let dir = url.deletingLastPathComponent().path
+        let parent = realpath(dir, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? dir
+        return "path \(parent)/\(url.lastPathComponent)"
     }
 
     /// Creates `directory` and its missing parents, then checks a file can be
@@ -62,6 +132,59 @@ public enum AtomicFile {
         guard stat(directory, &info) == 0 else { throw FileWriteError(path: directory, errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw FileWriteError(path: directory, errno: ENOTDIR) }
         try checkWritable(URL(fileURLWithPath: directory).appendingPathComponent(".stressbench").path)
+    }
+
+    // MARK: - Internals
+
+    /// Follows symbolic links from `path` to the name that is not one (which
+    /// may not exist yet). Refuses a loop, as the kernel does (`ELOOP`).
+    private static func resolvingLinks(_ path: String) throws(FileWriteError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, buffer.count - 1)
+            guard n >= 0 else { throw FileWriteError(path: path, errno: errno) }
+            let link = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = link.hasPrefix("/") ? link : URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent(link).path
+        }
+        throw FileWriteError(path: path, errno: ELOOP)
+    }
+
+    /// The atomic replace of a regular file: temporary sibling, flush, rename.
+    private static func replace(_ target: String, with data: Data, reportedAs path: String) throws {
+        var existing = stat()
+        let mode: mode_t = stat(target, &existing) == 0 ? existing.st_mode & 0o7777 : 0o644
+        let temp = sibling(of: target, tag: "tmp")
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
+        var failure: FileWriteError?
+        do { try writeAll(data, to: fd, path: path) } catch { failure = error }
+        // The umask may have narrowed the mode given to open; keep the old file's.
+        if failure == nil && fchmod(fd, mode) != 0 { failure = FileWriteError(path: path, errno: errno) }
+        if failure == nil && fsync(fd) != 0 { failure = FileWriteError(path: path, errno: errno) }
+        if close(fd) != 0 && failure == nil { failure = FileWriteError(path: path, errno: errno) }
+        if failure == nil && rename(temp, target) != 0 { failure = FileWriteError(path: path, errno: errno) }
+        if let failure {
+            unlink(temp)
+            throw failure
+        }
+    }
+
+    /// Writes every byte of `data` to `fd`, retrying short writes and `EINTR`.
+    private static func writeAll(_ data: Data, to fd: Int32, path: String) throws(FileWriteError) {
+        var failure: Int32?
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = writeSome(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { failure = n < 0 ? errno : EIO; return }
+                offset += n
+            }
+        }
+        if let failure { throw FileWriteError(path: path, errno: failure) }
     }
 
     /// `.NAME.TAG-PID` in the directory of `path`.
@@ -88,8 +211,14 @@ public struct FileWriteError: Error, LocalizedError, Sendable, CustomStringConve
         reason = String(cString: strerror(code))
     }
 
+    /// The error for `path`, in words of stressbench's own.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
     /// `cannot write PATH: REASON`.
-    public var description: String { "cannot write \(path): \(reason)" }
+    public var description: String { "cannot write \(path.terminalSafe): \(reason)" }
     /// The reason alone (what `localizedDescription` gives).
     public var errorDescription: String? { reason }
 }

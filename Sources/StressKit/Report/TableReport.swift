@@ -1,8 +1,10 @@
 /// The terminal summary of a run: one row per trial, then the details of every
 /// trial that did not pass (violations, crash output, rerun command).
 public enum TableReport {
-    /// The whole text.
-    public static func render(_ report: RunReport) -> String {
+    /// The whole text. Its last line gives `exitCode`, by default the
+    /// report's own; a command that could not write an output file passes
+    /// the code it will really exit with.
+    public static func render(_ report: RunReport, exitCode: RunExitCode? = nil) -> String {
         let showExperiment = report.trials.contains { $0.trial.experiment != $0.trial.workload }
         let showRepetition = report.trials.contains { $0.trial.repetition > 0 }
         let showPaced = report.trials.contains { $0.trial.load.mode == .paced }
@@ -49,7 +51,7 @@ public enum TableReport {
             "\(group.ids.count) trial(s) skipped: \(group.reason)\n  " + listed(group.ids, limit: 10)
         }
         if !blocks.isEmpty { text += "\n" + blocks.joined(separator: "\n") + "\n" }
-        text += "\n" + summaryLine(report) + "\n"
+        text += "\n" + summaryLine(report, exitCode: exitCode) + "\n"
         return text
     }
 
@@ -142,12 +144,12 @@ public enum TableReport {
         return lines.joined(separator: "\n")
     }
 
-    static func summaryLine(_ report: RunReport) -> String {
+    static func summaryLine(_ report: RunReport, exitCode: RunExitCode? = nil) -> String {
         var counts: [TrialOutcome: Int] = [:]
         for t in report.trials { counts[t.outcome, default: 0] += 1 }
         let parts = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }
         return "\(report.trials.count) trial(s): " + (parts.isEmpty ? "none run" : parts.joined(separator: ", "))
             + (report.stop.map { " (\($0.summary))" } ?? (report.interrupted ? " (interrupted)" : ""))
-            + "; exit code \(report.exitCode.rawValue)"
+            + "; exit code \((exitCode ?? report.exitCode).rawValue)"
     }
 }

@@ -31,6 +31,7 @@ public struct RerunCommand: Sendable, Codable, Equatable {
         if let d = options.deadlockAfterNs { args += ["--deadlock-after", Self.exact(d)] }
         if let t = options.timeoutNs { args += ["--trial-timeout", Self.exact(t)] }
         if let b = options.baselineFile { args += ["--baseline", b] }
+        if options.allowLarge { args.append("--allow-large") }
         self.init(executable: executable, options: args)
     }
 
@@ -57,11 +58,30 @@ public struct RerunCommand: Sendable, Codable, Equatable {
         return "\(ns)ns"
     }
 
-    /// `word` as a shell reads it back: as is when it is plain, else in single quotes.
+    /// `word` as a shell reads it back: as is when it is plain, else in single
+    /// quotes, or, when it holds a control character (a newline in a file
+    /// name, say), in bash's `$'...'` form with the character escaped, so the
+    /// command stays on one line and shows nothing a terminal would act on.
     static func quoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./:=@%+,".unicodeScalars.contains($0)
         }
-        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        if plain { return word }
+        guard word.unicodeScalars.contains(where: \.needsTerminalEscape) else {
+            return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        var escaped = ""
+        for scalar in word.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\\\"
+            case "'": escaped += "\\'"
+            case _ where scalar.needsTerminalEscape:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                let width = scalar.value < 0x100 ? 2 : 4
+                escaped += (scalar.value < 0x100 ? "\\x" : "\\u") + String(repeating: "0", count: Swift.max(0, width - hex.count)) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return "$'" + escaped + "'"
     }
 }
