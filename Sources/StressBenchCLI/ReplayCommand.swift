@@ -33,12 +33,15 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "How many reruns.")
     var times = 10
 
+    @Flag(name: .customLong("allow-large"), help: "Accept a plan past the size limits, as `run --allow-large` does.")
+    var allowLarge = false
+
     @Option(help: ArgumentHelp("The outcome that counts as reproduced (violated, deadlock, crashed, ...); default: any failure.", valueName: "outcome"))
     var expect: String?
 
     func validate() throws {
         guard times >= 1 else { throw ValidationError("--times must be at least 1") }
-        if let fuzz, FuzzProfile(rawValue: fuzz) == nil { throw ValidationError("unknown --fuzz profile '\(fuzz)'") }
+        if let fuzz, FuzzProfile(rawValue: fuzz) == nil { throw ValidationError("unknown --fuzz profile '\(fuzz.terminalSafe)'") }
         if let expect, TrialOutcome(rawValue: expect) == nil {
             throw ValidationError("--expect takes one of \(TrialOutcome.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -46,12 +49,12 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let registry = CommandContext.current
-        let loaded = try loadPlan(plan, registry: registry)
+        let loaded = try loadPlan(plan, registry: registry, allowLarge: allowLarge)
         let runner = PlanRunner(registry: registry, options: RunOptions(
             only: [only], seed: seed, fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)), handleInterrupts: true))
         let trials = runner.selectedTrials(of: loaded)
         guard trials.count == 1, let spec = trials.first else {
-            throw CommandError.usage("--only must name exactly one trial; '\(only)' matches \(trials.count)")
+            throw CommandError.usage("--only must name exactly one trial; '\(only.terminalSafe)' matches \(trials.count)")
         }
         let wanted = expect.flatMap(TrialOutcome.init(rawValue:))
         var hits = 0

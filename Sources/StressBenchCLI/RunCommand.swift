@@ -88,6 +88,9 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print no progress display and no \"wrote\" lines, only the table.")
     var quiet = false
 
+    @Flag(name: .customLong("allow-large"), help: "Run a plan past the size limits (more than 1024 threads in a trial, or more than 24h of trials), as `allow_large: true` in the plan would.")
+    var allowLarge = false
+
     @Option(help: ArgumentHelp("Compare every cell with the same cell of this earlier results file (JSON); a regression exits with 4.", valueName: "file"))
     var baseline: String?
 
@@ -111,24 +114,24 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--repetitions expects a number from 1 to 100000, got \(repetitions)")
         }
         if let allocator, AllocatorKind(rawValue: allocator) == nil {
-            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator)'")
+            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator.terminalSafe)'")
         }
         if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
-            throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz)'")
+            throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz.terminalSafe)'")
         }
         for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter)] {
             guard let value else { continue }
             switch Quantities.boundedNanoseconds(from: value) {
             case .success(let ns) where ns > 0: break
             case .failure(.tooLong(let message)): throw ValidationError("\(name): \(message)")
-            default: throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value)'")
+            default: throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value.terminalSafe)'")
             }
         }
     }
 
     func run() throws {
         let registry = CommandContext.current
-        var loaded = try loadPlan(plan, registry: registry)
+        var loaded = try loadPlan(plan, registry: registry, allowLarge: allowLarge)
         var policy = loaded.gate
         policy.comparison = gateOptions.applied(to: policy.comparison)
         // --repetitions is applied by the runner (and carried by rerun commands).
@@ -138,8 +141,8 @@ struct RunCommand: ParsableCommand {
         // Read the baseline and check every output path before anything runs: a
         // bad file is a usage error, not something to find out after an hour of trials.
         let baselineReport = try baseline.map(ResultsFile.load)
-        try outputs.check(plus: [json, csv])
-        let options = RunOptions(
+        try outputs.check(plus: [("--json", json), ("--csv", csv), ("--ndjson", ndjson)])
+        var options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
             only: only, seed: seed,
             timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
@@ -150,7 +153,11 @@ struct RunCommand: ParsableCommand {
             shard: try shard.map { text throws in try TrialShard(parsing: text) },
             repetitions: repetitions, baselineFile: baseline, executableName: CommandContext.executableName
         )
+        options.allowLarge = allowLarge
         let runner = PlanRunner(registry: registry, options: options)
+        if let problem = runner.sizeProblem(of: loaded) {
+            throw CommandError.usage("\(problem)\(repetitions != nil || baseline != nil ? " (with the repetitions this run asks for)" : ""); nothing was run")
+        }
         let selected = runner.selectedTrials(of: loaded)
         if selected.isEmpty {
             let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
@@ -163,6 +170,12 @@ struct RunCommand: ParsableCommand {
                 "the watchdog's limit (\(deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))")) "
                 + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
+        }
+        if !quiet {
+            let planned = runner.selectedTrials(of: loaded)
+            var shown = loaded
+            shown.experiments = loaded.experiments.filter { e in planned.contains { $0.experiment == e.name } }
+            for warning in PlanWarnings.warnings(shown, usableCores: EnvironmentInfo.current.usableCores) { Console.error(warning) }
         }
         // One worker runs alone whatever the pool's width: only trials of more.
         let taskStrategies = Set(selected.filter { $0.threads > 1 }.map(\.strategy))
@@ -186,22 +199,27 @@ struct RunCommand: ParsableCommand {
             report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline,
                                               environment: report.environment)
         }
-        print(TableReport.render(report), terminator: "")
-        let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)
-        if !gateText.isEmpty { print("\n" + gateText, terminator: "") }
-        if report.gate != nil { print("\ngate: exit code \(report.exitCode.rawValue) (\(report.exitCode.meaning))") }
+        // The files first, so the table's last line can give the exit code the
+        // process really ends with; what the writer has to say comes after it.
         var writer = OutputWriter(quiet: quiet)
         writer.write(json) { try ResultCoding.encoder().encode(report) }
         writer.write(csv) { Data(CSVReport.render(report).utf8) }
         outputs.write(report, into: &writer)
+        // A signal's code (130, 143) outranks a file that could not be written:
+        // the user asked the run to stop, and a script must see that.
+        let code = writer.exitCode(after: report.exitCode, interrupted: report.stop?.reason == .signal)
+        // With an output on standard output (`-`), the table goes to standard error.
+        let out = Console.Stream(toStandardError: [json, csv, ndjson].contains(AtomicFile.standardOutputPath) || outputs.writesStandardOutput)
+        out.write(TableReport.render(report, exitCode: code))
+        let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)
+        if !gateText.isEmpty { out.write("\n" + gateText) }
+        if report.gate != nil { out.write("\ngate: exit code \(code.rawValue) (\(code.meaning))\n") }
+        writer.printMessages()
         if let stop = report.stop {
             let skipped = report.trials.filter { $0.outcome == .skipped }.count
             Console.error("\(stop.summary): \(report.trials.count - skipped) finished trial(s) kept, \(skipped) skipped")
         }
-        // A signal's code (130, 143) outranks a file that could not be written:
-        // the user asked the run to stop, and a script must see that.
-        if report.stop?.reason != .signal { try writer.finish() }
-        throw ExitCode(report.exitCode.rawValue)
+        throw ExitCode(code.rawValue)
     }
 }
 
@@ -229,9 +247,9 @@ enum GatedRepetitions {
 }
 
 /// Loads a plan or reports every problem in it and exits with code 2.
-func loadPlan(_ path: String, registry: StressRegistry) throws -> Plan {
+func loadPlan(_ path: String, registry: StressRegistry, allowLarge: Bool = false) throws -> Plan {
     do {
-        return try PlanLoader(registry: registry).load(file: path)
+        return try PlanLoader(registry: registry, allowLarge: allowLarge).load(file: path)
     } catch {
         Console.error(error.description)
         throw ExitCode(RunExitCode.usage.rawValue)
@@ -250,9 +268,27 @@ enum CommandError: Error, CustomStringConvertible {
     }
 }
 
-/// Writing to standard error.
+/// Writing to the terminal.
 enum Console {
+    /// Writes `line` to standard error, after flushing standard output: a
+    /// log that holds both then shows them in the order they were written.
     static func error(_ line: String) {
+        fflush(nil)  // every C output stream: standard output is the one that matters
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Where a command's report goes: standard output, or standard error
+    /// when standard output carries one of its files (`--json -`).
+    struct Stream {
+        let toStandardError: Bool
+
+        func write(_ text: String) {
+            if toStandardError {
+                fflush(nil)  // every C output stream: standard output is the one that matters
+                FileHandle.standardError.write(Data(text.utf8))
+            } else {
+                print(text, terminator: "")
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@ import XCTest
 /// Thread fuzzing: reproducible decisions, plan syntax, and never a false alarm.
 final class FuzzingTests: XCTestCase {
     private func decisions(_ settings: FuzzSettings, seed: UInt64, thread: Int, count: Int) -> [Perturbation] {
-        var f = Fuzzer(settings: settings, seed: seed, thread: thread, threads: 4, shared: nil)
+        var f = Fuzzer(settings: settings, seed: seed, thread: thread, threads: 4, shared: nil, probe: .detached)
         return (0..<count).map { _ in f.decide() }
     }
 
@@ -61,9 +61,9 @@ final class FuzzingTests: XCTestCase {
             """)
         XCTAssertEqual(problems.map { "\($0.path): \($0.message)" }, [
             "experiments[0].fuzz: unknown fuzz profile 'chaoss'; did you mean 'chaos'? (available: off, light, yield, chaos, pct, portfolio)",
+            "experiments[1].fuzz: sleep_min is longer than sleep_max",
             "experiments[1].fuzz.yeild: unknown key 'yeild'; did you mean 'yield'? (allowed here: profile, yield, spin, spin_min, spin_max, sleep, sleep_min, sleep_max, starve, starve_min, starve_max, starve_share, pct_depth, pct_wait_cap, stagger)",
             "experiments[1].fuzz.spin: 2.0 is out of range: expected a number from 0.0 to 1.0",
-            "experiments[1].fuzz: sleep_min is longer than sleep_max",
         ])
     }
 
@@ -101,7 +101,7 @@ final class FuzzingTests: XCTestCase {
         var settings = FuzzSettings(.off)
         settings.spinProbability = 0.5
         settings.spinMaxNs = 100
-        frame.fuzz = Fuzzer(settings: settings, seed: 7, thread: 0, threads: 1, shared: nil)
+        frame.fuzz = Fuzzer(settings: settings, seed: 7, thread: 0, threads: 1, shared: nil, probe: .detached)
         for _ in 0..<10 { frame.fuzzPoint() }
         XCTAssertEqual(frame.fuzz.index, 10)
         let hops = frame.nestedHops()

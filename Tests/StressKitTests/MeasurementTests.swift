@@ -206,9 +206,9 @@ final class MeasurementTests: XCTestCase {
         XCTAssertEqual(p.map { "\($0.path): \($0.message)" }, [
             "experiments[0].load: a paced load needs a 'rate' (200k, or 50% of capacity)",
             "experiments[1]: a paced rate given as a share of capacity is calibrated during the warm-up; set a warm-up (e.g. warmup: 200ms)",
+            "experiments[2].load: a paced load needs a 'rate' (200k, or 50% of capacity)",
             "experiments[2].load.rate: expected a rate in operations per second (200k) or a share of capacity (50%), found 'fast'",
             "experiments[2].load.arrivals: expected fixed or poisson, found 'bursty'",
-            "experiments[2].load: a paced load needs a 'rate' (200k, or 50% of capacity)",
             "experiments[3].timing.clock: unknown clock 'sundial' (available: monotonic, tsc, auto)",
             "experiments[3].timing.sample: 0 is out of range: expected 'auto' or a sampling interval (1 times every operation) from 1 to 1000000",
             "experiments[4].allocator[0]: unknown allocator 'tcmalloc' (available: system, jemalloc)",

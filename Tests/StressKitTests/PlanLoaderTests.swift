@@ -122,8 +122,8 @@ final class PlanLoaderTests: XCTestCase {
         XCTAssertEqual(p.map { "\($0.path): \($0.message)" }, [
             "experiments[0].threads[0]: expected a thread count (a whole number ≥ 1), found 'four'",
             "experiments[0].repetitions: expected a positive number of repetitions, found the text \"3\"",
-            "experiments[0].seed: expected a non-negative integer seed, found a list",
             "experiments[0].duration: expected a duration such as 500ms, 2s or 100us, found 'fast'",
+            "experiments[0].seed: expected a non-negative integer seed, found a list",
         ])
     }
 
@@ -164,10 +164,10 @@ final class PlanLoaderTests: XCTestCase {
                 strategies: [mutex, pthread-mutx]
             """)
         XCTAssertEqual(p.count, 2)
-        XCTAssertEqual(p[0].path.description, "experiments[0].strategies[1]")
-        XCTAssertTrue(p[0].message.hasPrefix("unknown strategy 'pthread-mutx'; did you mean 'pthread-mutex'?"), p[0].message)
-        XCTAssertEqual(p[1].path.description, "experiments[0].workload")
-        XCTAssertTrue(p[1].message.hasPrefix("unknown workload 'cuonter'; did you mean 'counter'?"), p[1].message)
+        XCTAssertEqual(p[0].path.description, "experiments[0].workload")
+        XCTAssertTrue(p[0].message.hasPrefix("unknown workload 'cuonter'; did you mean 'counter'?"), p[0].message)
+        XCTAssertEqual(p[1].path.description, "experiments[0].strategies[1]")
+        XCTAssertTrue(p[1].message.hasPrefix("unknown strategy 'pthread-mutx'; did you mean 'pthread-mutex'?"), p[1].message)
     }
 
     func testParameterValidation() {
@@ -182,9 +182,9 @@ final class PlanLoaderTests: XCTestCase {
                 parameters: { variant: split }
             """)
         XCTAssertEqual(p.map { "\($0.path): \($0.message)" }, [
-            "experiments[0].parameters.acounts: unknown key 'acounts'; did you mean 'accounts'? (allowed here: accounts, initial_balance, max_transfer, audit_ratio, deposit_ratio, withdraw_ratio, close_ratio, variant)",
             "experiments[0].parameters.accounts: 1 is out of range: expected an integer from 2 to 1000000",
             "experiments[0].parameters.audit_ratio: expected a number, found 'lots'",
+            "experiments[0].parameters.acounts: unknown key 'acounts'; did you mean 'accounts'? (allowed here: accounts, initial_balance, max_transfer, audit_ratio, deposit_ratio, withdraw_ratio, close_ratio, variant)",
             "experiments[1].parameters.variant: 'split' is not one of correct, split-rmw",
         ])
     }
@@ -246,13 +246,13 @@ final class PlanLoaderTests: XCTestCase {
             """)
         XCTAssertEqual(p.map(\.description), [
             "test.yaml:3:15: experiments[0].duration: 4611686018s is too long: durations are at most 168h (7 days)",
-            "test.yaml:7:13: experiments[1].warmup: 9000000000s is too long: durations are at most 168h (7 days)",
             "test.yaml:6:15: experiments[1].duration: 9000000000s is too long: durations are at most 168h (7 days)",
+            "test.yaml:7:13: experiments[1].warmup: 9000000000s is too long: durations are at most 168h (7 days)",
             "test.yaml:10:14: experiments[2].timeout: 99999999999999s is too long: durations are at most 168h (7 days)",
             "test.yaml:11:21: experiments[2].deadlock_after: 169h is too long: durations are at most 168h (7 days)",
         ])
         // The longest accepted durations expand without overflow.
-        let plan = try? TestSupport.plan("experiments:\n  - workload: counter\n    duration: 168h\n    warmup: 168h\n")
+        let plan = try? TestSupport.plan("allow_large: true\nexperiments:\n  - workload: counter\n    duration: 168h\n    warmup: 168h\n")
         XCTAssertEqual(plan.map(TrialMatrix.expand)?.first?.timeoutNs, 3 * 604_800_000_000_000 + 10_000_000_000)
     }
 
@@ -279,7 +279,7 @@ final class PlanLoaderTests: XCTestCase {
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
             "test.yaml:8:14: experiments[1].timeout: deadlock_after (5s) must be shorter than the trial timeout (3s): "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
-            "test.yaml:12:21: experiments[2].deadlock_after: deadlock_after (600s) must be shorter than the trial timeout (120.1s, automatic: warmup + 2m): "
+            "test.yaml:12:21: experiments[2].deadlock_after: deadlock_after (10m) must be shorter than the trial timeout (120.1s, automatic: warmup + 2m): "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
         ])
         let byDefault = TestSupport.problems("experiments:\n  - workload: counter\n    timeout: 1s\n")
@@ -308,8 +308,8 @@ final class PlanLoaderTests: XCTestCase {
             defaults: {}
             """)
         XCTAssertEqual(flow.map(\.description), [
-            "test.yaml:3:54: experiments[0].parameters.read_ratio: 'read_ratio' is given twice (first at line 3)",
-            "test.yaml:4:31: experiments[1].ops: 'ops' is given twice (first at line 4)",
+            "test.yaml:3:54: experiments[0].parameters.read_ratio: 'read_ratio' is given twice (first at line 3, column 19)",
+            "test.yaml:4:31: experiments[1].ops: 'ops' is given twice (first at line 4, column 23)",
             "test.yaml:6:1: defaults: 'defaults' is given twice (first at line 5)",
         ])
 

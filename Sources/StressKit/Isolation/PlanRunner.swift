@@ -44,6 +44,9 @@ public struct RunOptions: Sendable {
     /// The name rerun commands start with: the executable as invoked
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String
+    /// The plan was loaded with `--allow-large` (rerun commands carry it, so
+    /// the plan loads again).
+    public var allowLarge = false
 
     /// How this run's trials and cells are rerun exactly: the executable and
     /// every override above that changes which trials exist or how they run.
@@ -94,12 +97,23 @@ public struct PlanRunner: Sendable {
 
     /// The whole matrix of `plan` under these options (before the shard and `only`).
     public func matrix(of plan: Plan) -> [TrialSpec] {
+        TrialMatrix.expand(overridden(plan))
+    }
+
+    /// Why `plan`, with these options' overrides (`--repetitions`,
+    /// `--allocator`), has too many trials to run; nil when it has not.
+    public func sizeProblem(of plan: Plan) -> String? {
+        TrialMatrix.sizeProblem(overridden(plan))
+    }
+
+    /// `plan` with the options that change which trials exist applied.
+    private func overridden(_ plan: Plan) -> Plan {
         var plan = plan
         for i in plan.experiments.indices {
             if let allocator = options.allocator { plan.experiments[i].allocators = [allocator] }
             if let repetitions = options.repetitions { plan.experiments[i].repetitions = repetitions }
         }
-        return TrialMatrix.expand(plan)
+        return plan
     }
 
     /// The trials of `plan` this runner will run, with option overrides applied.
@@ -132,6 +146,7 @@ public struct PlanRunner: Sendable {
     public func run(
         _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
     ) throws(RunError) -> RunReport {
+        if let problem = sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
         let trials = selectedTrials(of: plan)
         let stream = try options.streamPath.map { path throws(RunError) in try RecordStream(path: path) }

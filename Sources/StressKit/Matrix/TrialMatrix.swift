@@ -51,6 +51,57 @@ public enum TrialMatrix {
         return ordered
     }
 
+    /// The most trials a plan may expand to (``PlanDefaults/maxTrials``).
+    public static var maxTrials: Int { PlanDefaults.maxTrials }
+
+    /// How many trials `experiment` expands to, worked out without making
+    /// them (saturating: a product past `Int.max` stays there).
+    public static func trialCount(_ e: Experiment) -> Int {
+        [e.strategies.count, e.allocators.count, e.threads.count, e.repetitions].reduce(1) { product, factor in
+            let (p, overflow) = product.multipliedReportingOverflow(by: factor)
+            return overflow ? .max : p
+        }
+    }
+
+    /// How many trials `plan` expands to (saturating).
+    public static func trialCount(_ plan: Plan) -> Int {
+        plan.experiments.reduce(0) { total, e in
+            let (sum, overflow) = total.addingReportingOverflow(trialCount(e))
+            return overflow ? .max : sum
+        }
+    }
+
+    /// How long `plan` would take, roughly: each trial's warm-up, window (a
+    /// count-bound one counted as ``TrialDurationEstimate/countBoundSeconds``)
+    /// and process start, added up.
+    public static func plannedSeconds(_ plan: Plan) -> Double {
+        plan.experiments.reduce(0) { total, e in
+            let window = e.stop.durationNs.map { Double($0) / 1e9 } ?? TrialDurationEstimate.countBoundSeconds
+            let each = Double(e.warmupNs) / 1e9 + window + TrialDurationEstimate.processOverheadSeconds
+            return total + Double(trialCount(e)) * each
+        }
+    }
+
+    /// Why `plan` is too large to expand (more than ``maxTrials`` trials),
+    /// naming the product that made it; nil when it is not.
+    public static func sizeProblem(_ plan: Plan) -> String? {
+        let total = trialCount(plan)
+        guard total > maxTrials else { return nil }
+        let biggest = plan.experiments.max { trialCount($0) < trialCount($1) }!
+        let share = plan.experiments.count > 1 ? "; the largest, experiment '\(biggest.name)', makes \(product(biggest))" : ": \(product(biggest))"
+        return "the plan expands to \(total == .max ? "more than \(Int.max)" : String(total)) trials\(share); "
+            + "a plan may have at most \(maxTrials) (fewer repetitions, thread counts or strategies, or split it into several plans)"
+    }
+
+    /// `18 strategies × 1 allocator × 3 thread counts × 10 repetitions = 540 trials`.
+    static func product(_ e: Experiment) -> String {
+        func n(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
+        let count = trialCount(e)
+        return [n(e.strategies.count, "strategy", "strategies"), n(e.allocators.count, "allocator", "allocators"),
+                n(e.threads.count, "thread count", "thread counts"), n(e.repetitions, "repetition", "repetitions")]
+            .joined(separator: " × ") + " = \(count == .max ? "more than \(Int.max)" : String(count)) trials"
+    }
+
     /// The seed of one trial (below 2^53, see ``TrialSpec/seed``).
     public static func seed(base: UInt64, experiment: String, threads: Int, repetition: Int) -> UInt64 {
         var s = SplitMix64.derive(base, SplitMix64.hash(experiment))

@@ -49,13 +49,16 @@ public struct PlanProblem: Sendable, Equatable, CustomStringConvertible {
     public var message: String
 
     /// `file:line:column: path: message`, the form editors and CI logs link.
+    /// Text from the plan (a key, a value, the file name) is escaped
+    /// (``Swift/String/terminalSafe``): a newline or an ANSI escape in it can
+    /// neither start a line of its own nor move the cursor.
     public var description: String {
-        var location = file
+        var location = file.terminalSafe
         if let line {
             location += ":\(line)"
             if let column { location += ":\(column)" }
         }
-        return "\(location): \(path): \(message)"
+        return "\(location): \(path.description.terminalSafe): \(message.terminalSafe)"
     }
 }
 
@@ -63,6 +66,17 @@ public struct PlanProblem: Sendable, Equatable, CustomStringConvertible {
 public struct PlanError: Error, Sendable, CustomStringConvertible {
     /// The problems, in file order.
     public var problems: [PlanProblem]
+
+    /// The error for `problems`, put in file order: by line and column, and
+    /// those the parser could not locate (a problem of the plan as a whole)
+    /// after the others, each group in the order it was found.
+    public init(problems: [PlanProblem]) {
+        self.problems = problems.enumerated().sorted { a, b in
+            let ka = (a.element.line ?? Int.max, a.element.column ?? 0, a.offset)
+            let kb = (b.element.line ?? Int.max, b.element.column ?? 0, b.offset)
+            return ka < kb
+        }.map(\.element)
+    }
 
     /// One problem per line.
     public var description: String { problems.map { "error: \($0)" }.joined(separator: "\n") }

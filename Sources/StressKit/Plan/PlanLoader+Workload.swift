@@ -7,11 +7,15 @@ import Yams
 /// counts and the workload's parameters (checked against the workload's
 /// descriptor).
 extension PlanLoader {
-    /// `name` if it can be part of trial ids and file names; else a problem.
+    /// `name` if it can be part of trial ids and file names (ASCII letters
+    /// and digits, `.`, `_` and `-`, as the README says); else a problem.
     func checkName(_ name: String, _ path: PlanKeyPath, _ node: Node, _ r: inout PlanReader) -> String? {
-        let ok = !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) }
+        let ok = !name.isEmpty && name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
+        }
         guard ok else {
-            r.fail(path, node, "'\(name)' is not a usable name: use letters, digits, '-', '_' and '.' (it becomes part of trial ids and file names)")
+            r.fail(path, node, "'\(name)' is not a usable name: use ASCII letters and digits, '-', '_' and '.' "
+                   + "(it becomes part of trial ids, rerun commands and file names)")
             return nil
         }
         return name

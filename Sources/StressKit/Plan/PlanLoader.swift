@@ -23,11 +23,17 @@ import Yams
 public struct PlanLoader: Sendable {
     /// The registry workload and strategy names are checked against.
     public let registry: StressRegistry
+    /// Accept plans past the size limits without `allow_large: true` in
+    /// them (the command line's `--allow-large`).
+    public let allowLarge: Bool
 
     /// A loader for `registry`.
-    public init(registry: StressRegistry) { self.registry = registry }
+    public init(registry: StressRegistry, allowLarge: Bool = false) {
+        self.registry = registry
+        self.allowLarge = allowLarge
+    }
 
-    static let topKeys = ["name", "description", "order", "defaults", "experiments", "thresholds", "gate"]
+    static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
     static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation"]
     static let experimentKeys = ["name", "description", "workload", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
@@ -47,12 +53,17 @@ public struct PlanLoader: Sendable {
     /// Loads and validates plan text; `file` names it in messages.
     public func load(text: String, file: String = "<plan>") throws(PlanError) -> Plan {
         var reader = PlanReader(file: file)
+        // The shape first, from the parser's events: repeated keys, keys that
+        // are not words, and alias expansions no plan needs, before anything
+        // builds a tree (see PlanShape for what that saves).
+        let shape = PlanShape.problems(text: text, file: file)
+        if !shape.isEmpty { throw PlanError(problems: shape) }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch YamlError.duplicatedKeysInMapping(let keys, let context) {
-            let located = keys.sorted().first.flatMap { DuplicateKeys.problems(text: text, file: file, key: $0, mark: context.mark) }
-            throw PlanError(problems: located ?? [PlanProblem(
+            // PlanShape reports every repeated key first; this is a fallback.
+            throw PlanError(problems: [PlanProblem(
                 file: file, path: .root, line: context.mark.line, column: context.mark.column,
                 message: "a key is given twice in one mapping: \(keys.map { "'\($0)'" }.joined(separator: ", "))")])
         } catch let error as YamlError {
@@ -79,12 +90,14 @@ public struct PlanLoader: Sendable {
         var gate = GatePolicy()
         var order = TrialOrder.matrix
         var orderGiven = false
+        var allowLarge = self.allowLarge
         var thresholdsSeen = 0
         for (key, value) in entries {
             let path = PlanKeyPath.root.appending(key)
             switch key {
             case "name": name = r.string(value, path).flatMap { checkName($0, path, value, &r) } ?? name
             case "description": description = r.string(value, path)
+            case "allow_large": allowLarge = r.flag(value, path) ?? false || self.allowLarge
             case "order":
                 order = parseOrder(value, path, &r) ?? order
                 orderGiven = true
@@ -134,6 +147,17 @@ public struct PlanLoader: Sendable {
         }
         var plan = Plan(name: name, file: file, description: description, experiments: experiments)
         plan.gate = gate
+        for (i, e) in experiments.enumerated() where TrialMatrix.trialCount(e) > TrialMatrix.maxTrials {
+            let index = names[e.name] ?? i
+            let path = PlanKeyPath.root.appending("experiments").appending(index)
+            r.fail(path, seq[index], "experiment '\(e.name)' expands to \(TrialMatrix.product(e)); "
+                   + "a plan may have at most \(TrialMatrix.maxTrials) (fewer repetitions, thread counts or strategies)")
+        }
+        if r.problems.isEmpty, let problem = TrialMatrix.sizeProblem(plan) {
+            r.fail(PlanKeyPath.root.appending("experiments"), experimentsNode, problem)
+        }
+        plan.allowLarge = allowLarge
+        if !allowLarge && r.problems.isEmpty { checkSize(plan, seq, indexOf: names, &r) }
         // A plan meant for baseline comparisons runs repetition first unless it
         // chooses: back to back, a cell's repetitions can all fall in one slow
         // stretch of a shared machine, which the comparison reads as a
@@ -170,6 +194,8 @@ public struct PlanLoader: Sendable {
         /// the check that one is shorter than the other.
         var timeoutAt: (node: Node, path: PlanKeyPath)?
         var deadlockAfterAt: (node: Node, path: PlanKeyPath)?
+        /// Where `fuzz` was given, for the check that its pauses fit the trial.
+        var fuzzAt: (node: Node, path: PlanKeyPath)?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -189,7 +215,9 @@ public struct PlanLoader: Sendable {
             case "deadlock_after":
                 layer.deadlockAfter = r.duration(value, here, positive: true)
                 layer.deadlockAfterAt = (value, here)
-            case "fuzz": layer.fuzz = parseFuzz(value, here, &r)
+            case "fuzz":
+                layer.fuzz = parseFuzz(value, here, &r)
+                layer.fuzzAt = (value, here)
             case "timing": layer.timing = parseTiming(value, here, &r)
             case "allocator": layer.allocators = parseAllocators(value, here, &r)
             case "load": layer.load = parseLoad(value, here, &r)
@@ -274,6 +302,7 @@ public struct PlanLoader: Sendable {
             stopOnViolation: layer.stopOnViolation ?? defaults.stopOnViolation ?? false
         )
         checkWatchdogFitsTimeout(experiment, layer: layer, defaults: defaults, node: node, path: path, &r)
+        checkFuzzFitsTrial(experiment, at: layer.fuzzAt ?? defaults.fuzzAt ?? (node, path), &r)
         return experiment
     }
 
@@ -296,6 +325,57 @@ public struct PlanLoader: Sendable {
         r.fail(at?.path ?? path, at?.node ?? node,
                "deadlock_after (\(deadlockText)) must be shorter than the trial timeout (\(timeoutText)): "
                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout")
+    }
+
+    /// Thread counts past ``PlanDefaults/maxThreadsWithoutOptIn`` and plans
+    /// longer than ``PlanDefaults/maxPlannedSecondsWithoutOptIn`` need the
+    /// plan to say so (`allow_large: true`, or `--allow-large`): a typo such
+    /// as `threads: 4096` or `duration: 168h` must not take a machine for days.
+    private func checkSize(_ plan: Plan, _ nodes: Node.Sequence, indexOf: [String: Int], _ r: inout PlanReader) {
+        for (i, e) in plan.experiments.enumerated() {
+            guard let most = e.threads.max(), most > PlanDefaults.maxThreadsWithoutOptIn else { continue }
+            let index = indexOf[e.name] ?? i
+            let path = PlanKeyPath.root.appending("experiments").appending(index)
+            r.fail(path, nodes[index], "\(most) threads in one trial is more than \(PlanDefaults.maxThreadsWithoutOptIn): "
+                   + "say allow_large: true at the top of the plan (or run with --allow-large) if that is what you mean")
+        }
+        let planned = TrialMatrix.plannedSeconds(plan)
+        if planned > PlanDefaults.maxPlannedSecondsWithoutOptIn {
+            r.fail(.root, nil, "the plan would run for about \(Quantities.format(nanoseconds: UInt64(Swift.min(planned, 1e10) * 1e9))) "
+                   + "(its trials' warm-ups and windows added up), more than \(Int(PlanDefaults.maxPlannedSecondsWithoutOptIn / 3600))h: "
+                   + "say allow_large: true at the top of the plan (or run with --allow-large) if that is what you mean")
+        }
+    }
+
+    /// A fuzz setting must leave the trial something to measure: the start
+    /// stagger and the shortest pause of each kind must be shorter than the
+    /// measured window (else every worker spends the window asleep), and no
+    /// single pause may outlast the trial's timeout (else the trial is
+    /// killed in it). `stagger: 168h` or `sleep_min: 168h` is a mistake,
+    /// not a test.
+    private func checkFuzzFitsTrial(_ e: Experiment, at: (node: Node, path: PlanKeyPath), _ r: inout PlanReader) {
+        let f = e.fuzz
+        guard f.isActive else { return }
+        let format = Quantities.format(nanoseconds:)
+        let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
+        var bounds: [(key: String, ns: UInt64, limit: UInt64, limitName: String)] = []
+        if let window = e.stop.durationNs {
+            let w = "the measured window (duration \(format(window)))"
+            bounds += [("stagger", f.staggerMaxNs, window, w), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, window, w)]
+            if f.sleepProbability > 0 { bounds.append(("sleep_min", f.sleepMinNs, window, w)) }
+            if f.spinProbability > 0 { bounds.append(("spin_min", f.spinMinNs, window, w)) }
+            if f.starveProbability > 0 { bounds.append(("starve_min", f.starveMinNs, window, w)) }
+        }
+        let t = "the trial timeout (\(format(timeout)))"
+        bounds += [("stagger", f.staggerMaxNs, timeout, t), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, timeout, t)]
+        if f.sleepProbability > 0 { bounds.append(("sleep_max", f.sleepMaxNs, timeout, t)) }
+        if f.spinProbability > 0 { bounds.append(("spin_max", f.spinMaxNs, timeout, t)) }
+        if f.starveProbability > 0 { bounds.append(("starve_max", f.starveMaxNs, timeout, t)) }
+        for b in bounds where b.ns > 0 && b.ns >= b.limit {
+            r.fail(at.path, at.node, "fuzz \(b.key) (\(format(b.ns))) must be shorter than \(b.limitName): "
+                   + "the fuzzer's own pauses would leave the trial nothing to measure")
+            return
+        }
     }
 
     // MARK: - Errors from elsewhere

@@ -74,7 +74,9 @@ public enum Quantities {
         case ..<1_000: return "\(ns)ns"
         case ..<1_000_000: return trim(Double(ns) / 1e3) + "us"
         case ..<1_000_000_000: return trim(Double(ns) / 1e6) + "ms"
-        default: return trim(Double(ns) / 1e9) + "s"
+        case ..<600_000_000_000: return trim(Double(ns) / 1e9) + "s"
+        case ..<3_600_000_000_000: return trim(Double(ns) / 60e9) + "m"
+        default: return trim(Double(ns) / 3600e9) + "h"
         }
     }
 
