@@ -227,3 +227,33 @@ int stress_libc_single_threaded(void) { return __libc_single_threaded ? 1 : 0; }
 #else
 int stress_libc_single_threaded(void) { return -1; }
 #endif
+
+/* ---- Threads, as the watchdog sees them --------------------------------- */
+
+#include <pthread.h>
+#include <time.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
+
+uint64_t stress_thread_id(void) {
+#if defined(__linux__)
+    return (uint64_t)syscall(SYS_gettid);
+#else
+    return 0;
+#endif
+}
+
+uint64_t stress_thread_cpu_clock(void) {
+    clockid_t clock;
+    if (pthread_getcpuclockid(pthread_self(), &clock) != 0) return 0;
+    /* Stored + 1: Linux thread CPU clocks are negative numbers, never -1. */
+    return (uint64_t)(int64_t)clock + 1;
+}
+
+uint64_t stress_cpu_clock_ns(uint64_t clock) {
+    if (clock == 0) return UINT64_MAX;
+    struct timespec ts;
+    if (clock_gettime((clockid_t)(int64_t)(clock - 1), &ts) != 0) return UINT64_MAX;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -126,14 +126,17 @@ final class FaultInjectionTests: XCTestCase {
         let stall = try XCTUnwrap(r.stall)
         XCTAssertEqual(stall.workers[0].description, "work/work: running outside any critical section")
         XCTAssertTrue(["finished", "atBarrier"].contains(stall.workers[1].phase), "the other worker is not running: \(stall.workers[1])")
-        XCTAssertTrue(stall.summary.hasPrefix("hang: no worker completed an operation for"), stall.summary)
+        // Reported as the stall of the whole trial, or of worker 0 while the
+        // other still worked, whichever the watchdog saw first.
+        XCTAssertTrue(stall.summary.hasPrefix("hang: no worker completed an operation for")
+                      || stall.summary.hasPrefix("hang: worker 0 (work/work: running outside any critical section)"), stall.summary)
     }
 
-    func testAWorkerPastTheStartBarrierIsNotShownWaitingAtIt() throws {
-        // With this seed each worker sleeps about 12.6 s in its start stagger,
-        // after the barrier has opened; the watchdog reports at 0.5 s. The
-        // worker must show as between operations (so: a hang), not as waiting
-        // at the barrier, which would make the report a bogus deadlock.
+    func testAStartStaggerLongerThanTheStallLimitIsNoStall() throws {
+        // With this seed each worker sleeps about 1.26 s in its start stagger,
+        // after the barrier has opened, with a stall limit of 0.5 s. That pause
+        // is the harness's own (the worker is between operations): it was
+        // once reported as a hang, and before that as a bogus deadlock.
         let report = try TestSupport.runIsolated("""
             experiments:
               - workload: counter
@@ -143,12 +146,10 @@ final class FaultInjectionTests: XCTestCase {
                 warmup: 0s
                 deadlock_after: 500ms
                 seed: 4
-                fuzz: { stagger: 20s }
+                fuzz: { stagger: 2s }
             """)
         for r in report.trials {
-            XCTAssertEqual(r.outcome, .hang, r.trial.id)
-            XCTAssertEqual(r.stall?.workers.map(\.phase), ["betweenOperations"], r.trial.id)
-            XCTAssertEqual(r.stall?.workers.first?.description, "between operations", r.trial.id)
+            XCTAssertEqual(r.outcome, .passed, WorkloadTestSupport.describe(r))
         }
     }
 

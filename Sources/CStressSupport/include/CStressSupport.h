@@ -69,6 +69,15 @@ int stress_interrupt_count(void);
 /// The signal that arrived first (SIGINT or SIGTERM), or 0.
 int stress_interrupt_signal(void);
 
+/// The calling thread's kernel id (gettid), or 0 where the platform has none.
+uint64_t stress_thread_id(void);
+/// The calling thread's CPU-time clock, as a number the watchdog can read from
+/// another thread with stress_cpu_clock_ns (0 when unavailable).
+uint64_t stress_thread_cpu_clock(void);
+/// CPU time used so far by the thread whose clock is `clock`, in ns, or
+/// UINT64_MAX when it cannot be read (the thread ended, or no clock).
+uint64_t stress_cpu_clock_ns(uint64_t clock);
+
 /// Atomic fetch-and-add of 1, returning the previous value (relaxed).
 static inline uint64_t stress_fetch_increment(uint64_t *word) {
     return __atomic_fetch_add(word, 1, __ATOMIC_RELAXED);

@@ -28,9 +28,22 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
     /// Paced load: ahead of its schedule, waiting for its next intended start
     /// (idle by design, not stuck).
     case pacing = 10
+    /// Held by the fuzzer (a sleep, a spin, a PCT wait): the harness's own
+    /// pause, bounded, which the worker comes out of by itself.
+    case fuzzing = 11
 
     /// Whether a worker in this phase is blocked on another party, rather than running.
     var isWaiting: Bool { self == .acquiring || self == .acquiringInner || self == .atBarrier }
+
+    /// Whether the worker is in the harness's own code and will move on by
+    /// itself (starting, between operations, waiting for its paced start, in a
+    /// fuzz pause): a worker there is never part of a stall of the code under
+    /// test; if it does not move, the OS has not run it.
+    var isHarnessBusy: Bool { self == .starting || self == .betweenOperations || self == .pacing || self == .fuzzing }
+
+    /// Whether the worker is in the code under test (running, waiting for or
+    /// inside a critical section), where a stall is the code's.
+    var isInCodeUnderTest: Bool { !isHarnessBusy && self != .atBarrier && self != .finished }
 
     /// Words for reports, for C's crash handler (indexed by raw value).
     static let descriptions: [String] = (0..<16).map { raw in
@@ -45,6 +58,7 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
         case .atBarrier?: return "at a start barrier"
         case .finished?: return "finished"
         case .pacing?: return "waiting for its next scheduled start"
+        case .fuzzing?: return "paused by the fuzzer"
         default: return "unknown"
         }
     }
@@ -76,16 +90,26 @@ struct SiteWord: Equatable {
     var isWrite: Bool { raw & (1 << 52) != 0 }
 }
 
-/// The words every worker publishes: its current site and how many operations it
-/// has completed. One cache line per worker, written only by that worker (relaxed
-/// stores: no lock, no contention) and read by the watchdog and the crash handler.
+/// The words every worker publishes: its current site, how many operations it
+/// has completed, and which OS thread it is. One cache line per worker, written
+/// only by that worker (relaxed stores: no lock, no contention) and read by the
+/// watchdog and the crash handler.
 final class SiteBoard: @unchecked Sendable {
     // @unchecked: raw memory deliberately shared between each worker (the only
     // writer of its line) and the readers; every access is a relaxed atomic.
     static let strideWords = CacheLineArray<UInt64>.stride / MemoryLayout<UInt64>.stride
 
+    /// The words of a worker's line.
+    enum Word {
+        static let site = 0, completed = 1, threadID = 2, cpuClock = 3
+    }
+
     let workers: Int
     private let lines: CacheLineArray<UInt64>
+    /// When every worker had reached the start barrier (monotonic ns; 0
+    /// before): the watchdog's stall clock starts there, not while the
+    /// workers are still being created.
+    private let armed = CacheLineArray<UInt64>(count: 1)
     /// "operation/step" for every site id.
     let labels: [String]
     /// The site id of step 0 of each operation.
@@ -113,6 +137,23 @@ final class SiteBoard: @unchecked Sendable {
         Self.freeCStrings(cLabels, count: labels.count)
         Self.freeCStrings(cPhases, count: WorkerPhase.descriptions.count)
         lines.deallocate()
+        armed.deallocate()
+    }
+
+    /// Called by the coordinator once every worker has reached the start
+    /// barrier: from now on a worker that does not progress may be stalled.
+    func arm() { stress_store_relaxed(armed[0], MonotonicClock.now()) }
+
+    /// When the board was armed (monotonic ns), or nil before.
+    var armedAt: UInt64? {
+        let t = stress_load_relaxed(armed[0])
+        return t == 0 ? nil : t
+    }
+
+    /// Worker `w`'s OS thread: its kernel id and its CPU-time clock (0 when
+    /// unknown, as for a task worker, which has no thread of its own).
+    func thread(_ w: Int) -> (id: UInt64, cpuClock: UInt64) {
+        (stress_load_relaxed(lines[w] + Word.threadID), stress_load_relaxed(lines[w] + Word.cpuClock))
     }
 
     /// The site word of worker `w`.
@@ -120,7 +161,7 @@ final class SiteBoard: @unchecked Sendable {
 
     /// A snapshot of worker `w`: its site and completed operations.
     func read(_ w: Int) -> (site: SiteWord, completed: UInt64) {
-        (SiteWord(raw: stress_load_relaxed(lines[w])), stress_load_relaxed(lines[w] + 1))
+        (SiteWord(raw: stress_load_relaxed(lines[w] + Word.site)), stress_load_relaxed(lines[w] + Word.completed))
     }
 
     /// Lets the crash handler describe every worker if the process dies by a signal.
@@ -159,13 +200,30 @@ struct SiteProbe: @unchecked Sendable {
 
     /// Publishes the number of completed operations (one relaxed store).
     @inline(__always)
-    func completed(_ count: Int) { stress_store_relaxed(slot + 1, UInt64(truncatingIfNeeded: count)) }
+    func completed(_ count: Int) { stress_store_relaxed(slot + SiteBoard.Word.completed, UInt64(truncatingIfNeeded: count)) }
+
+    /// The site this worker published last (only its owner calls this).
+    @inline(__always)
+    func current() -> SiteWord { SiteWord(raw: stress_load_relaxed(slot)) }
+
+    /// Publishes the calling OS thread as this worker's, so the watchdog can
+    /// tell a thread that is stuck from one the OS has not run.
+    func identifyThread() {
+        stress_store_relaxed(slot + SiteBoard.Word.threadID, stress_thread_id())
+        stress_store_relaxed(slot + SiteBoard.Word.cpuClock, stress_thread_cpu_clock())
+    }
+
+    /// Says that a task worker has no thread of its own.
+    func clearThread() {
+        stress_store_relaxed(slot + SiteBoard.Word.threadID, 0)
+        stress_store_relaxed(slot + SiteBoard.Word.cpuClock, 0)
+    }
 
     /// A probe for frames made outside a trial: it writes (atomically) to one
     /// scratch line nobody reads.
     static let detached: SiteProbe = {
-        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
-        p.initialize(repeating: 0, count: 2)
+        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: SiteBoard.strideWords)
+        p.initialize(repeating: 0, count: SiteBoard.strideWords)
         return SiteProbe(slot: p)
     }()
 }

@@ -59,6 +59,7 @@ enum TaskDriver {
         }
 
         warmupGate.waitForAll()
+        board.arm()
         warmupGate.release()
         control.sleep(upTo: settings.warmupNs)
         control.beginMeasuring()

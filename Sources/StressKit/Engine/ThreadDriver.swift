@@ -95,6 +95,7 @@ enum ThreadDriver {
                 // worker also writes.
                 let operations = makeOperations()
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
+                worker.frame.probe.identifyThread()
                 if settings.stopOnViolation { worker.stopSignal = control }
                 // The worker's own flattened copy of the operations.
                 let program = CompiledProgram(operations, siteBase: board.siteBase)
@@ -158,6 +159,7 @@ enum ThreadDriver {
         }
 
         warmupGate.waitForAll()
+        board.arm()
         warmupGate.release()
         control.sleep(upTo: settings.warmupNs)
         control.beginMeasuring()

@@ -110,9 +110,10 @@ public enum TrialEngine {
     ) -> EngineOutput {
         let usage = window.span
         let clock = TimeSource.resolve(settings.timing.clock)
-        var histogram = LatencyHistogram()
-        var acquire = LatencyHistogram()
-        var response = LatencyHistogram()
+        // Merged in clock ticks (every worker's histogram has the same layout
+        // and clock), then turned into nanoseconds once.
+        var serviceTicks = TickHistogram(), acquireTicks = TickHistogram(), responseTicks = TickHistogram()
+        defer { serviceTicks.deallocate(); acquireTicks.deallocate(); responseTicks.deallocate() }
         var tally = Tally()
         var measured = Array(repeating: 0, count: operations.count)
         var all = Array(repeating: 0, count: operations.count)
@@ -120,9 +121,10 @@ public enum TrialEngine {
         var samples: [ViolationSample] = []
         var timedOps = 0
         for r in reports {
-            histogram.merge(r.histogram)
-            acquire.merge(r.acquireHistogram)
-            response.merge(r.responseHistogram)
+            serviceTicks.add(r.histogram)
+            acquireTicks.add(r.acquireHistogram)
+            responseTicks.add(r.responseHistogram)
+            r.freeHistograms()
             timedOps += r.timedOps
             tally.add(r.tally)
             for i in operations.indices {
@@ -143,6 +145,10 @@ public enum TrialEngine {
             violationCount += 1
             samples.append(ViolationSample(thread: nil, operation: "final-check", step: nil, opNumber: nil, message: message))
         }
+        let perTick = clock.nanosecondsPerTick
+        let histogram = serviceTicks.latencyHistogram(nanosecondsPerTick: perTick)
+        let acquire = acquireTicks.latencyHistogram(nanosecondsPerTick: perTick)
+        let response = responseTicks.latencyHistogram(nanosecondsPerTick: perTick)
         let start = reports.map(\.startNs).min() ?? 0
         let end = reports.map(\.endNs).max() ?? start
         let elapsed = Int(end &- start)

@@ -1,10 +1,31 @@
+import CStressSupport
 import Synchronization
 
-/// Watches the site board of a running trial. When no worker has completed an
-/// operation for `stallAfterNs`, it builds a ``StallReport`` (where every worker
-/// is, and the wait-for cycle if there is one) and hands it to `onStall`, which
-/// ends the trial. Reading the board costs the workers nothing: they only store
-/// to their own lines.
+/// Watches the site board of a running trial and reports the stalls of the
+/// code under test: a ``StallReport`` (where every worker is, and the wait-for
+/// cycle if there is one) handed to `onStall`, which ends the trial. Reading the
+/// board costs the workers nothing: they only store to their own lines.
+///
+/// What counts as a stall:
+///
+/// - **The whole trial.** No worker has completed an operation for
+///   `stallAfterNs`, and at least one is in the code under test: `deadlock`
+///   when every unfinished worker waits (for a section, a queue, an actor, or
+///   at a barrier for the others), `hang` when one runs.
+/// - **Some workers** (a partial stall). Workers that have not completed an
+///   operation for `stallAfterNs` while others go on: `deadlock` when they
+///   wait for each other in a cycle; `hang` when one runs without end (its
+///   thread kept using the CPU through the stall: an endless loop). A worker
+///   that waits without a cycle is starved, not stalled; a thread that has
+///   not used the CPU is one the OS has not run, or one blocked in the kernel
+///   (the site words of the fastest loops are published once per batch, so
+///   they cannot tell such a thread from a waiting one): neither is reported.
+///
+/// Never a stall: workers in the harness's own code (being created, between
+/// operations, paused by the fuzzer, waiting for a paced start), or all at a
+/// barrier with nobody in the code under test. The clock starts only once
+/// every worker has reached the start barrier (``SiteBoard/arm()``); a start
+/// slower than ``startLimitNs`` is a `hang` of its own, which says so.
 final class Watchdog: Sendable {
     private let board: SiteBoard
     private let stallAfterNs: UInt64
@@ -13,11 +34,17 @@ final class Watchdog: Sendable {
     private let stopping = ConditionSignal()
     private let startedAt = MonotonicClock.now()
 
+    /// How long the workers may take to reach the start barrier: creating
+    /// thousands of threads on two cores takes seconds, which is not a stall
+    /// of the code under test (at least 10 s, and never less than the stall limit).
+    let startLimitNs: UInt64
+
     init(board: SiteBoard, stallAfterNs: UInt64, strategy: StrategyDescriptor, onStall: @escaping @Sendable (StallReport) -> Void) {
         self.board = board
         self.stallAfterNs = stallAfterNs
         self.strategy = strategy
         self.onStall = onStall
+        startLimitNs = Swift.max(stallAfterNs, 10_000_000_000)
     }
 
     /// Starts watching on a thread of its own.
@@ -31,48 +58,131 @@ final class Watchdog: Sendable {
         thread?.join()
     }
 
+    /// What the watchdog knows of one worker between two looks.
+    private struct Progress {
+        var completed: UInt64 = 0
+        /// When it last completed an operation, was in the harness's own code,
+        /// or the board was armed (monotonic ns).
+        var since: UInt64 = 0
+        /// Its thread's CPU time at `since`, when it has a thread.
+        var cpuAtSince: UInt64 = .max
+    }
+
     private func watch() {
         let interval = Swift.max(1_000_000, Swift.min(100_000_000, stallAfterNs / 10))
-        var last = (0..<board.workers).map { board.read($0).completed }
-        var lastChange = MonotonicClock.now()
+        var progress = [Progress](repeating: Progress(), count: board.workers)
+        var armed = false
         // One timed wait per interval, which stop() cuts short: the watchdog
         // wakes about ten times per stall limit, not every few milliseconds, so
         // it takes next to nothing from the workers' cores and context-switch counts.
         while !stopping.wait(upTo: interval) {
             let snapshot = (0..<board.workers).map(board.read)
             if snapshot.allSatisfy({ $0.site.phase == .finished }) { return }
-            let completed = snapshot.map(\.completed)
             let now = MonotonicClock.now()
-            // A paced worker waiting for its next start is idle by design: no
-            // completions for a while is then the schedule, not a stall.
-            if completed != last || snapshot.contains(where: { $0.site.phase == .pacing }) {
-                last = completed
-                lastChange = now
-            } else if now &- lastChange >= stallAfterNs {
-                var stall = report(snapshot, stalledFor: now &- lastChange)
-                stall.beganAfterNs = Int(lastChange &- startedAt)
+            guard let armedAt = board.armedAt else {
+                if now &- startedAt >= startLimitNs {
+                    onStall(startReport(snapshot, waitedFor: now &- startedAt))
+                    return
+                }
+                continue
+            }
+            for w in 0..<board.workers {
+                let phase = snapshot[w].site.phase
+                if !armed || snapshot[w].completed != progress[w].completed || !phase.isInCodeUnderTest {
+                    progress[w].completed = snapshot[w].completed
+                    progress[w].since = armed ? now : armedAt
+                    progress[w].cpuAtSince = stress_cpu_clock_ns(board.thread(w).cpuClock)
+                }
+            }
+            armed = true
+            if let stall = wholeTrialStall(snapshot, progress, now: now) ?? partialStall(snapshot, progress, now: now) {
                 onStall(stall)
                 return
             }
         }
     }
 
-    func report(_ snapshot: [(site: SiteWord, completed: UInt64)], stalledFor: UInt64) -> StallReport {
+    /// No worker has progressed for the limit, and the code under test holds at least one.
+    private func wholeTrialStall(_ snapshot: [(site: SiteWord, completed: UInt64)], _ progress: [Progress], now: UInt64) -> StallReport? {
+        let newest = progress.map(\.since).max() ?? now
+        guard now &- newest >= stallAfterNs else { return nil }
+        let unfinished = snapshot.filter { $0.site.phase != .finished }
+        guard unfinished.contains(where: { $0.site.phase.isInCodeUnderTest }),
+              !unfinished.contains(where: { $0.site.phase.isHarnessBusy }) else { return nil }
+        var stall = report(snapshot, stalledFor: now &- newest)
+        stall.beganAfterNs = Int(newest &- startedAt)
+        return stall
+    }
+
+    /// Some workers stuck while others progress: a cycle of waits, or a worker
+    /// that runs (or sleeps in the kernel) without end.
+    private func partialStall(_ snapshot: [(site: SiteWord, completed: UInt64)], _ progress: [Progress], now: UInt64) -> StallReport? {
+        let stuck = Set((0..<snapshot.count).filter { w in
+            snapshot[w].site.phase.isInCodeUnderTest && now &- progress[w].since >= stallAfterNs
+        })
+        guard !stuck.isEmpty else { return nil }
+        let sites = snapshot.map(\.site)
+        if let cycle = Self.waitForCycleMembers(sites, singleDomain: strategy.singleDomain), cycle.allSatisfy(stuck.contains) {
+            let since = cycle.map { progress[$0].since }.max() ?? now
+            var stall = report(snapshot, stalledFor: now &- since, partial: cycle)
+            stall.beganAfterNs = Int(since &- startedAt)
+            return stall
+        }
+        for w in stuck.sorted() where !snapshot[w].site.phase.isWaiting {
+            let thread = board.thread(w)
+            let cpuNow = stress_cpu_clock_ns(thread.cpuClock)
+            // Busy: at least a quarter of the stall on the CPU. A task worker
+            // has no thread to look at: it is not judged here.
+            guard cpuNow != .max, progress[w].cpuAtSince != .max,
+                  cpuNow &- progress[w].cpuAtSince >= (now &- progress[w].since) / 4 else { continue }
+            var stall = report(snapshot, stalledFor: now &- progress[w].since, partial: [w],
+                               hangReason: "its thread kept using the CPU (\(Quantities.format(nanoseconds: cpuNow &- progress[w].cpuAtSince)) of it)")
+            stall.beganAfterNs = Int(progress[w].since &- startedAt)
+            return stall
+        }
+        return nil
+    }
+
+    /// The report of workers that did not all reach the start barrier in time.
+    private func startReport(_ snapshot: [(site: SiteWord, completed: UInt64)], waitedFor: UInt64) -> StallReport {
+        let starting = snapshot.filter { $0.site.phase == .starting }.count
+        let summary = "hang: the workers did not all reach the start barrier within \(Quantities.format(nanoseconds: waitedFor)) "
+            + "(\(starting) of \(snapshot.count) still starting): the machine could not create or schedule them in time; "
+            + "use fewer threads"
+        var stall = StallReport(kind: .hang, stalledForNs: Int(waitedFor),
+                                workers: snapshot.enumerated().map { describe($0.offset, $0.element.site, completed: $0.element.completed) },
+                                cycle: nil, summary: summary)
+        stall.beganAfterNs = 0
+        return stall
+    }
+
+    /// The report of a stall: of the whole trial (`partial` nil), or of the
+    /// workers in `partial` while the others went on.
+    func report(_ snapshot: [(site: SiteWord, completed: UInt64)], stalledFor: UInt64,
+                partial: [Int]? = nil, hangReason: String? = nil) -> StallReport {
         let workers = snapshot.enumerated().map { w, s in describe(w, s.site, completed: s.completed) }
-        let unfinished = snapshot.enumerated().filter { $0.element.site.phase != .finished }
-        let running = unfinished.filter { !$0.element.site.phase.isWaiting }
+        let considered = partial.map { Set($0) } ?? Set(snapshot.indices.filter { snapshot[$0].site.phase != .finished })
+        let running = considered.sorted().filter { !snapshot[$0].site.phase.isWaiting }
         let kind: StallReport.Kind = running.isEmpty ? .deadlock : .hang
         let cycle = Self.waitForCycle(snapshot.map(\.site), singleDomain: strategy.singleDomain)
         let seconds = Quantities.format(nanoseconds: stalledFor)
         var summary: String
-        if kind == .deadlock {
+        if let partial {
+            let who = partial.map { "worker \($0)" }.joined(separator: ", ")
+            let others = snapshot.count - partial.count
+            summary = kind == .deadlock
+                ? "deadlock: \(who) completed no operation for \(seconds), each waiting for another of them, while \(others) other worker(s) went on"
+                : "hang: \(who) (\(workers[partial[0]].description)) completed no operation for \(seconds) while \(others) other worker(s) went on"
+                    + (hangReason.map { "; \($0)" } ?? "")
+        } else if kind == .deadlock {
             summary = "deadlock: no worker completed an operation for \(seconds); every unfinished worker is waiting"
         } else {
-            let who = running.map { "worker \($0.offset) (\(workers[$0.offset].description))" }.joined(separator: ", ")
+            let who = running.map { "worker \($0) (\(workers[$0].description))" }.joined(separator: ", ")
             summary = "hang: no worker completed an operation for \(seconds); still running: \(who)"
         }
         if let cycle { summary += ". Wait-for cycle: " + cycle.joined(separator: "; ") }
-        return StallReport(kind: kind, stalledForNs: Int(stalledFor), workers: workers, cycle: cycle, summary: summary)
+        return StallReport(kind: kind, stalledForNs: Int(stalledFor), workers: workers, cycle: cycle, summary: summary,
+                           partial: partial != nil ? true : nil)
     }
 
     private func describe(_ w: Int, _ site: SiteWord, completed: UInt64) -> StalledWorker {
@@ -100,9 +210,10 @@ final class Watchdog: Sendable {
                 : "holding \(noun(r)) and waiting to acquire \(noun(inner)) (nested write)"
         case .insideInner: text = "inside \(noun(r)) and, nested, \(noun(inner))"
         case .betweenOperations: text = "between operations"
-        case .atBarrier: text = "waiting at a start barrier for the other workers"
+        case .atBarrier: text = "waiting at a barrier for the other workers"
         case .finished: text = "finished"
         case .pacing: text = "waiting for its next scheduled start (paced load)"
+        case .fuzzing: text = "paused by the fuzzer"
         }
         let hasResource = [.acquiring, .inside, .acquiringInner, .insideInner].contains(site.phase)
         return StalledWorker(
@@ -119,53 +230,12 @@ final class Watchdog: Sendable {
     /// With `singleDomain` (every resource guarded by one shared domain, as
     /// queues draining on one target are), holding any resource holds them all.
     static func waitForCycle(_ sites: [SiteWord], singleDomain: Bool = false) -> [String]? {
-        // Who holds what, and who waits for what; in a single domain, the one
-        // domain is what everyone holds and waits for.
-        let domain: (Int) -> Int = { singleDomain ? 0 : $0 }
-        var holders: [Int: [Int]] = [:]
-        var wants: [Int: Int] = [:]
-        for (w, s) in sites.enumerated() {
-            switch s.phase {
-            case .inside: holders[domain(s.resource), default: []].append(w)
-            case .acquiringInner:
-                holders[domain(s.resource), default: []].append(w)
-                wants[w] = domain(s.inner)
-            case .insideInner:
-                holders[domain(s.resource), default: []].append(w)
-                if domain(s.inner) != domain(s.resource) { holders[domain(s.inner), default: []].append(w) }
-            case .acquiring: wants[w] = domain(s.resource)
-            default: break
-            }
-        }
-        func edges(_ w: Int) -> [Int] {
-            guard let r = wants[w] else { return [] }
-            // Readers do not block readers.
-            return (holders[r] ?? []).filter { h in sites[h].isWrite || sites[w].isWrite }
-        }
-        for start in wants.keys.sorted() {
-            var path = [start]
-            var seen: Set<Int> = [start]
-            var current = start
-            while let next = edges(current).first {
-                if next == start || seen.contains(next) {
-                    let cycleStart = path.firstIndex(of: next) ?? 0
-                    let members = Array(path[cycleStart...])
-                    return members.map { w in
-                        let site = sites[w]
-                        let held = site.phase == .acquiringInner ? site.resource : nil
-                        let wanted = site.phase == .acquiringInner ? site.inner : site.resource
-                        let holder = edges(w).first!
-                        let holds = held.map { "holds resource \($0) and " } ?? ""
-                        let by = holder == w ? "held by itself" : "held by worker \(holder)"
-                        let shared = singleDomain ? " (every resource drains through one shared domain)" : ""
-                        return "worker \(w) \(holds)waits for resource \(wanted)\(shared), \(by)"
-                    }
-                }
-                seen.insert(next)
-                path.append(next)
-                current = next
-            }
-        }
-        return nil
+        let graph = WaitForGraph(sites, singleDomain: singleDomain)
+        return graph.firstCycle().map(graph.describe)
+    }
+
+    /// The workers of the first cycle in the wait-for graph, in order; nil when there is none.
+    static func waitForCycleMembers(_ sites: [SiteWord], singleDomain: Bool = false) -> [Int]? {
+        WaitForGraph(sites, singleDomain: singleDomain).firstCycle()
     }
 }

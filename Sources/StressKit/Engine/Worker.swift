@@ -95,7 +95,7 @@ struct Worker {
         frame.probe = SiteProbe(slot: board.siteSlot(thread))
         frame.clock = clock
         frame.fuzz = settings.fuzz.isActive
-            ? Fuzzer(settings: settings.fuzz, seed: seed, thread: thread, threads: settings.threads, shared: fuzzShared)
+            ? Fuzzer(settings: settings.fuzz, seed: seed, thread: thread, threads: settings.threads, shared: fuzzShared, probe: frame.probe)
             : .off
         counts = .allocate(capacity: 2 * operations.count)
         counts.initialize(repeating: 0, count: 2 * operations.count)
@@ -239,39 +239,39 @@ struct Worker {
         ))
     }
 
-    /// The worker's report, in nanoseconds; frees the worker's raw memory, so
-    /// it is the last thing a worker does.
+    /// The worker's report; frees the worker's raw memory but its histograms,
+    /// which go with the report (in clock ticks: the engine merges every
+    /// worker's and turns the sum into nanoseconds once). The last thing a
+    /// worker does.
     mutating func finish() -> WorkerReport {
         let n = operationCount
         let measured = (0..<n).map { counts[$0] }
         let warmup = (0..<n).map { counts[n + $0] }
-        let perTick = clock.nanosecondsPerTick
         let report = WorkerReport(
-            histogram: timing.service.latencyHistogram(nanosecondsPerTick: perTick),
-            acquireHistogram: timing.acquire.latencyHistogram(nanosecondsPerTick: perTick),
+            histogram: timing.service, acquireHistogram: timing.acquire,
             // A stall is a gap between two timed completions: none with fewer than two.
             maxStallNs: timing.service.samples < 2 ? nil : clock.nanoseconds(timing.maxStallTicks), allocatedBytes: allocatedBytes,
-            responseHistogram: responseHistogram.latencyHistogram(nanosecondsPerTick: perTick),
+            responseHistogram: responseHistogram,
             maxLagNs: clock.nanoseconds(maxLagTicks), firstViolationAt: firstViolationAt,
             measuredCounts: measured, allCounts: zip(measured, warmup).map { $0 &+ $1 },
             warmupOps: warmup.reduce(0, &+), violationCount: violationCount, samples: samples,
             tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: timing.service.samples
         )
         counts.deallocate()
-        timing.deallocate()
-        responseHistogram.deallocate()
         return report
     }
 }
 
-/// What a worker hands back when it stops.
+/// What a worker hands back when it stops. Its histograms are the worker's
+/// own, in clock ticks; whoever merges the reports frees them
+/// (``freeHistograms()``).
 struct WorkerReport: Sendable {
-    var histogram: LatencyHistogram
-    var acquireHistogram: LatencyHistogram
+    var histogram: TickHistogram
+    var acquireHistogram: TickHistogram
     /// Nil when the worker timed fewer than two operations.
     var maxStallNs: UInt64?
     var allocatedBytes: UInt64?
-    var responseHistogram: LatencyHistogram
+    var responseHistogram: TickHistogram
     var maxLagNs: UInt64
     var firstViolationAt: UInt64?
     var measuredCounts: [Int]
@@ -286,4 +286,11 @@ struct WorkerReport: Sendable {
     var timedOps: Int
 
     var measuredOps: Int { measuredCounts.reduce(0, &+) }
+
+    /// Frees the histograms once they are merged.
+    func freeHistograms() {
+        histogram.deallocate()
+        acquireHistogram.deallocate()
+        responseHistogram.deallocate()
+    }
 }

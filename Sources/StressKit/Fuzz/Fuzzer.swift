@@ -50,15 +50,20 @@ struct Fuzzer: Sendable {
     private let thread: Int
     private let isVictim: Bool
     private let shared: FuzzShared?
+    /// Where the worker publishes its site: a pause the fuzzer makes is
+    /// published as `fuzzing` while it lasts, so the watchdog never takes
+    /// the harness's own pause for a stall of the code under test.
+    private let probe: SiteProbe
     /// Points this worker has passed (the counter of the generator).
     private(set) var index: UInt64 = 0
     private var starvedNs: UInt64 = 0
     private var startNs: UInt64 = 0
 
-    static let off = Fuzzer(settings: FuzzSettings(.off), seed: 0, thread: 0, threads: 1, shared: nil)
+    static let off = Fuzzer(settings: FuzzSettings(.off), seed: 0, thread: 0, threads: 1, shared: nil, probe: .detached)
 
-    init(settings: FuzzSettings, seed: UInt64, thread: Int, threads: Int, shared: FuzzShared?) {
+    init(settings: FuzzSettings, seed: UInt64, thread: Int, threads: Int, shared: FuzzShared?, probe: SiteProbe) {
         self.settings = settings
+        self.probe = probe
         active = settings.isActive
         self.seed = SplitMix64.derive(seed, 0xF022 &+ UInt64(thread))
         self.thread = thread
@@ -104,8 +109,26 @@ struct Fuzzer: Sendable {
     /// A fuzz point on an OS thread: decide, then block, spin or yield right
     /// here (after waiting for higher-priority workers, under PCT).
     mutating func hit(_ point: FuzzPoint) {
-        if let shared, settings.pctDepth > 0 { shared.pctPoint(thread) }
-        Self.perform(decide())
+        if let shared, settings.pctDepth > 0 { paused { shared.pctPoint(thread) } }
+        perform(decide())
+    }
+
+    /// Performs `p`, published as a fuzz pause when it takes time.
+    private func perform(_ p: Perturbation) {
+        switch p {
+        case .none, .yield: Self.perform(p)
+        case .spin, .sleep: paused { Self.perform(p) }
+        }
+    }
+
+    /// Runs `body` with the worker's site published as `fuzzing`, then puts
+    /// the site it had back.
+    @inline(__always)
+    private func paused(_ body: () -> Void) {
+        let site = probe.current()
+        probe.publish(SiteWord(site: site.site ?? -1, phase: .fuzzing))
+        body()
+        probe.publish(site)
     }
 
     /// A fuzz point inside an actor's isolated region: the same perturbations,
@@ -114,7 +137,7 @@ struct Fuzzer: Sendable {
     /// actor would stall the pool threads they need.
     mutating func hitIsolated(_ point: FuzzPoint) {
         if let shared, settings.pctDepth > 0 { shared.pctCount() }
-        Self.perform(decide())
+        perform(decide())
     }
 
     /// Decides the next point now, to be performed later (see ``NestedHops``).
@@ -136,12 +159,24 @@ struct Fuzzer: Sendable {
     /// suspend the task instead of blocking the pool thread, and so does a PCT
     /// wait for higher-priority workers.
     mutating func hitInTask(_ point: FuzzPoint) async {
-        if let shared, settings.pctDepth > 0 { await shared.pctPointInTask(thread) }
+        let site = probe.current()
+        let pause = SiteWord(site: site.site ?? -1, phase: .fuzzing)
+        if let shared, settings.pctDepth > 0 {
+            probe.publish(pause)
+            await shared.pctPointInTask(thread)
+            probe.publish(site)
+        }
         switch decide() {
         case .none: break
         case .yield: await Task.yield()
-        case .spin(let ns): Self.spin(ns)
-        case .sleep(let ns): try? await Task.sleep(nanoseconds: ns)
+        case .spin(let ns):
+            probe.publish(pause)
+            Self.spin(ns)
+            probe.publish(site)
+        case .sleep(let ns):
+            probe.publish(pause)
+            try? await Task.sleep(nanoseconds: ns)
+            probe.publish(site)
         }
     }
 

@@ -20,6 +20,22 @@ public struct StallReport: Sendable, Codable, Equatable {
     public var cycle: [String]?
     /// One paragraph for terminals.
     public var summary: String
+    /// True when only some workers stalled while the others went on
+    /// completing operations (``workers`` still lists every worker); nil
+    /// when the whole trial stalled.
+    public var partial: Bool?
+
+    /// A report.
+    public init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,
+                summary: String, partial: Bool? = nil) {
+        self.kind = kind
+        self.stalledForNs = stalledForNs
+        self.beganAfterNs = beganAfterNs
+        self.workers = workers
+        self.cycle = cycle
+        self.summary = summary
+        self.partial = partial
+    }
 }
 
 /// One worker in a stall report.

@@ -13,14 +13,16 @@ import Synchronization
 /// Worker 0 fires it at its `after_ops`-th operation; the others keep working (or
 /// block on the lock the faulty worker holds, as a real program would). Mode
 /// `lock-order` instead makes every worker lock two resources in an order that
-/// depends on its parity: the classic lock-order inversion.
+/// depends on its parity: the classic lock-order inversion; `partial-lock-order`
+/// does that with workers 0 and 1 only, while the others go on counting
+/// outside any lock (a deadlock of some workers while the rest progress).
 public struct FaultInjectionWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "_fault",
         summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker",
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
-                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "stop", "exit-after-record"]),
+                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record"]),
             .choice("where", "inside the critical section or outside any", default: "critical-section",
                     choices: ["critical-section", "outside"]),
             .integer("after_ops", "worker 0's op number at which the fault fires", default: 1_000, range: 0...Int.max),
@@ -44,7 +46,7 @@ public struct FaultInjectionWorkload: Workload {
         afterOps = try parameters.integer("after_ops")
     }
 
-    public var resourceCount: Int { mode == "lock-order" ? 2 : 1 }
+    public var resourceCount: Int { mode.hasSuffix("lock-order") ? 2 : 1 }
 
     public func makeState(threads: Int) -> State { State() }
 
@@ -73,21 +75,24 @@ public struct FaultInjectionWorkload: Workload {
             default: break
             }
         }
-        if mode == "lock-order" {
-            // Even workers lock 0 then 1, odd workers 1 then 0.
+        if mode.hasSuffix("lock-order") {
+            // Even workers lock 0 then 1, odd workers 1 then 0 (partially:
+            // only workers 0 and 1; the others only count).
+            let partial = mode == "partial-lock-order"
             let count: Step<State> = .unguarded("count") { state, _ in
                 state.counter.add(1, ordering: .relaxed)
                 return .next
             }
             return [
                 Operation("forward", weight: 1, steps: [
-                    .unguarded("pick") { _, frame in frame.thread % 2 == 0 ? .next : .finish },
+                    .unguarded("pick") { _, frame in frame.thread % 2 == 0 && !(partial && frame.thread > 1) ? .next : .finish },
                     .nestedWrite("lock 0 then 1", outer: 0, inner: 1) { _, _ in .next }, count,
                 ]),
                 Operation("backward", weight: 1, steps: [
-                    .unguarded("pick") { _, frame in frame.thread % 2 == 1 ? .next : .finish },
+                    .unguarded("pick") { _, frame in frame.thread % 2 == 1 && !(partial && frame.thread > 1) ? .next : .finish },
                     .nestedWrite("lock 1 then 0", outer: 1, inner: 0) { _, _ in .next }, count,
                 ]),
+                Operation("count", weight: partial ? 1 : 0, steps: [count]),
             ]
         }
         let work: Step<State> = inside
