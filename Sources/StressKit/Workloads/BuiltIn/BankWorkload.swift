@@ -158,6 +158,11 @@ public struct BankWorkload: Workload {
         let from = frame.r0, to = frame.r1, amount = frame.r2
         guard state.closed[from] == 0, state.closed[to] == 0, state.balances[from] >= amount else { return .finish }
         state.balances[from] &-= amount
+        // Between the debit and the credit the money is nowhere: a fuzz point
+        // here lets another worker's audit see that wherever the section is
+        // not really exclusive (the unsynchronized control), whatever the load
+        // on the machine; where it is, the pause changes nothing.
+        frame.fuzzPoint()
         state.balances[to] &+= amount
         let left = state.balances[from]
         return left >= 0 ? .next : .violation("no overdraft: transferring \(amount) left account \(from) at \(left)")
