@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(
             name: "StressKitTests",
             dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench"],
-            exclude: ["page-views.yaml"]
+            exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],
     swiftLanguageModes: [.v6]

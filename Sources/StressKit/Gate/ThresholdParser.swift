@@ -139,21 +139,21 @@ public enum ThresholdParser {
         switch metric.kind {
         case .latency:
             if Double(text.replacingUnderscores) != nil {
-                throw ThresholdSyntaxError("'\(text)' needs a time unit for \(name): write \(text)ns, \(text)us, \(text)ms or \(text)s", at: position)
+                throw ThresholdSyntaxError("'\(text.clipped)' needs a time unit for \(name): write \(text)ns, \(text)us, \(text)ms or \(text)s", at: position)
             }
             guard let ns = Quantities.nanoseconds(from: text) else {
-                throw ThresholdSyntaxError("expected a time such as 50us, 2ms or 800ns for \(name), found '\(text)'", at: position)
+                throw ThresholdSyntaxError("expected a time such as 50us, 2ms or 800ns for \(name), found '\(text.clipped)'", at: position)
             }
             return Double(ns)
         case .rate:
             if let v = rate(text) { return v }
             if Quantities.nanoseconds(from: text) != nil {
-                throw ThresholdSyntaxError("'\(text)' is a time, but \(name) is a rate in operations per second: write e.g. 2M, 150k or 2000000", at: position)
+                throw ThresholdSyntaxError("'\(text.clipped)' is a time, but \(name) is a rate in operations per second: write e.g. 2M, 150k or 2000000", at: position)
             }
-            throw ThresholdSyntaxError("expected a rate such as 2M, 150k or 2000000 for \(name), found '\(text)'", at: position)
+            throw ThresholdSyntaxError("expected a rate such as 2M, 150k or 2000000 for \(name), found '\(text.clipped)'", at: position)
         case .count:
             guard let n = Quantities.count(from: text), n >= 0 else {
-                throw ThresholdSyntaxError("expected a whole number for \(name), found '\(text)'", at: position)
+                throw ThresholdSyntaxError("expected a whole number for \(name), found '\(text.clipped)'", at: position)
             }
             return Double(n)
         }

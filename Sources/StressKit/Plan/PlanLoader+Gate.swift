@@ -24,7 +24,7 @@ extension PlanLoader {
                 thresholds.append(try ThresholdParser.parse(text))
             } catch {
                 let at = error.position > 1 ? " (at character \(error.position))" : ""
-                r.fail(here, item, "'\(text)' is not a threshold: \(error.message)\(at)")
+                r.fail(here, item, "'\(text.clipped)' is not a threshold: \(error.message)\(at)")
             }
         }
         return thresholds
@@ -51,7 +51,7 @@ extension PlanLoader {
                 guard let word = r.string(value, here) else { break }
                 let usable = GateMetric.allCases.filter(\.isPerformance)
                 if let m = GateMetric(spelling: word), m.isPerformance { settings.metric = m } else {
-                    r.fail(here, value, "'\(word)' cannot be compared with a baseline" + PlanReader.suggestion(for: word, among: usable.map(\.rawValue))
+                    r.fail(here, value, "'\(word.clipped)' cannot be compared with a baseline" + PlanReader.suggestion(for: word, among: usable.map(\.rawValue))
                            + " (expected one of \(usable.map(\.rawValue).joined(separator: ", ")))")
                 }
             default:

@@ -29,7 +29,7 @@ struct PlanReader {
             let key = scalar.string
             let here = path.appending(key)
             guard allowed.contains(key) else {
-                fail(here, keyNode, "unknown key '\(key)'" + Self.suggestion(for: key, among: allowed)
+                fail(here, keyNode, "unknown key '\(key.clipped)'" + Self.suggestion(for: key, among: allowed)
                      + " (allowed here: \(allowed.joined(separator: ", ")))")
                 continue
             }
@@ -126,7 +126,7 @@ struct PlanReader {
         switch node {
         case .scalar(let s):
             if s.style == .plain && Self.nullWords.contains(s.string) { return "nothing" }
-            return s.style == .plain ? "'\(s.string)'" : "the text \"\(s.string)\""
+            return s.style == .plain ? "'\(s.string.clipped)'" : "the text \"\(s.string.clipped)\""
         case .mapping: return "a mapping"
         case .sequence: return "a list"
         case .alias: return "an alias"
@@ -136,7 +136,11 @@ struct PlanReader {
     static let nullWords: Set<String> = ["", "~", "null", "Null", "NULL"]
 
     /// ", did you mean 'x'?" for a near miss (edit distance up to 2), else "".
+    /// A word much longer than every candidate is no near miss of any (the
+    /// distance is at least the difference in length), and is not compared:
+    /// the comparison costs length × length.
     static func suggestion(for word: String, among candidates: [String]) -> String {
+        guard let longest = candidates.map(\.count).max(), word.count <= longest + 2 else { return "" }
         let best = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
         guard let best, best.1 <= Swift.max(1, Swift.min(2, word.count / 3)) else { return "" }
         return "; did you mean '\(best.0)'?"

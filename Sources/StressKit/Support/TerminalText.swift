@@ -30,6 +30,15 @@ extension String {
     }
 }
 
+extension String {
+    /// This text cut to its first 80 characters with how long it was, for a
+    /// message that quotes a value: a 600 KB name makes a 600 KB error line
+    /// otherwise.
+    public var clipped: String {
+        count <= 80 ? self : String(prefix(80)) + "… (\(count) characters)"
+    }
+}
+
 extension Unicode.Scalar {
     /// Control characters and the bidirectional formatting characters that
     /// reorder what a terminal shows (the "Trojan Source" set).
