@@ -17,6 +17,10 @@ Writes, for the run:
   outcomes.png    a strategy x experiment grid coloured by the worst outcome
                   of the cell's trials, with the counts written in and a
                   legend of the colours
+  scenarios.png   for a run with scenario trials (JSON only): one bar chart
+                  per scenario cell (experiment x strategy, its repetitions
+                  added up), a bar per outcome, counts on a log scale,
+                  coloured by grade (acceptable, interesting, forbidden)
 
 A "strategy" above is a series: when a run has more than one allocator or
 fuzz profile, each strategy gets one series per allocator and profile
@@ -60,7 +64,7 @@ class Trial:
     """One trial as the charts need it, read from JSON or CSV."""
 
     def __init__(self, experiment, workload, strategy, threads, repetition, outcome, ops, buckets, percentiles, max_ns,
-                 allocator="system", fuzz="off"):
+                 allocator="system", fuzz="off", outcomes=None):
         self.experiment, self.workload, self.strategy = experiment, workload, strategy
         self.threads, self.repetition, self.outcome = threads, repetition, outcome
         self.allocator = allocator or "system"  # older records do not name it
@@ -70,6 +74,7 @@ class Trial:
         self.buckets = buckets          # [[value_ns, count]] (JSON only)
         self.percentiles = percentiles  # [(percentile, ns)] (CSV)
         self.max_ns = max_ns
+        self.outcomes = outcomes        # a scenario's [{outcome, count, grade}] (JSON only)
 
 
 def real(value):
@@ -91,7 +96,7 @@ def load(path):
         trials.append(Trial(t["experiment"], t["workload"], t["strategy"], t["threads"], t["repetition"], r["outcome"],
                             real(m["opsPerSecond"]) if m else None, m["histogram"] if m else [], [],
                             (m.get("latency") or {}).get("maxNs") if m else None,
-                            t.get("allocator"), fuzz.get("rotatedFrom") or fuzz.get("profile")))
+                            t.get("allocator"), fuzz.get("rotatedFrom") or fuzz.get("profile"), r.get("outcomes")))
     return report.get("plan", os.path.basename(path)), trials
 
 
@@ -345,6 +350,43 @@ def outcome_chart(plan, trials, out):
     return path
 
 
+GRADE_COLOURS = {"acceptable": "#66bb6a", "interesting": "#ffa726", "forbidden": "#e53935"}
+
+
+def scenario_chart(plan, trials, out):
+    cells = collections.OrderedDict()
+    for t in trials:
+        if t.outcomes is None:
+            continue
+        counts = cells.setdefault((t.experiment, t.workload, t.strategy), collections.OrderedDict())
+        for o in t.outcomes:
+            count, grade = counts.get(o["outcome"], (0, o["grade"]))
+            counts[o["outcome"]] = (count + o["count"], o["grade"])
+    if not cells:
+        return None
+    fig, axes = panels(len(cells))
+    for ax, ((experiment, scenario, strategy), counts) in zip(axes, cells.items()):
+        names = list(counts)
+        values = [counts[n][0] for n in names]
+        colours = [GRADE_COLOURS.get(counts[n][1], "#9e9e9e") for n in names]
+        ax.bar(range(len(names)), values, color=colours)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=30 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center", fontsize=8)
+        for i, v in enumerate(values):
+            ax.annotate(f"{v:,}", (i, v), ha="center", va="bottom", fontsize=7)
+        ax.set_title(f"{experiment} ({scenario})\n{strategy}", fontsize=9)
+        ax.set_ylabel("rounds")
+    fig.legend(handles=[Patch(color=c, label=g) for g, c in GRADE_COLOURS.items()], loc="upper center",
+               ncol=3, bbox_to_anchor=(0.5, 1.0), fontsize=8, frameon=False)
+    fig.suptitle(f"{plan}: scenario outcomes (repetitions added up)", fontsize=11, y=1.04)
+    fig.tight_layout()
+    path = os.path.join(out, "scenarios.png")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="results file: JSON (run --json) or CSV (run --csv)")
@@ -354,7 +396,7 @@ def main():
     plan, trials = load(args.results)
     os.makedirs(args.out, exist_ok=True)
     for path in (throughput_chart(plan, trials, args.out), latency_chart(plan, trials, args.out, args.threads),
-                 outcome_chart(plan, trials, args.out)):
+                 outcome_chart(plan, trials, args.out), scenario_chart(plan, trials, args.out)):
         if path:
             print(f"wrote {path}")
 

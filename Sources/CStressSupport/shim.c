@@ -1,5 +1,8 @@
 #define _GNU_SOURCE
 #include "CStressSupport.h"
+#include "CStressParticipant.h"
+
+_Thread_local uint64_t *stress_participant_line;
 #if defined(__linux__)
 #include <sys/prctl.h>
 #include <signal.h>

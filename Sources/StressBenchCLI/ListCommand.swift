@@ -6,7 +6,7 @@ import StressKit
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the workloads (with their parameters) and strategies this binary knows."
+        abstract: "List the workloads and scenarios (with their parameters) and the strategies this binary knows."
     )
 
     @Flag(help: "Include hidden entries (fault injection used by stressbench's own tests).")
@@ -17,6 +17,14 @@ struct ListCommand: ParsableCommand {
         print("Workloads (plan key: workload; parameters go under 'parameters'):")
         for w in registry.workloads where all || !w.descriptor.hidden {
             let d = w.descriptor
+            print("  \(d.name)\n      \(d.summary)")
+            for p in d.parameters {
+                print("      - \(p.name): \(p.summary) [\(p.typeDescription); default \(p.defaultValue)]")
+            }
+        }
+        print("\nScenarios (plan key: scenario; one worker per role, run in rounds; parameters go under 'parameters'):")
+        for s in registry.scenarios where all || !s.descriptor.hidden {
+            let d = s.descriptor
             print("  \(d.name)\n      \(d.summary)")
             for p in d.parameters {
                 print("      - \(p.name): \(p.summary) [\(p.typeDescription); default \(p.defaultValue)]")

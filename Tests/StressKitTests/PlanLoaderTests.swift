@@ -212,7 +212,7 @@ final class PlanLoaderTests: XCTestCase {
         XCTAssertEqual(TestSupport.problems("- 1\n").map(\.message),
                        ["expected a mapping (key: value lines), found a list"])
         XCTAssertEqual(TestSupport.problems("experiments:\n  - threads: 2\n").map(\.message),
-                       ["missing 'workload': every experiment names the workload it runs"])
+                       ["missing 'workload' (or 'scenario'): every experiment names what it runs"])
         let dup = TestSupport.problems("experiments:\n  - workload: counter\n  - workload: counter\n")
         XCTAssertEqual(dup.map(\.message), ["experiment name 'counter' is already used by experiments[0]; give each a distinct 'name'"])
         let badName = TestSupport.problems("experiments:\n  - workload: counter\n    name: a b\n")

@@ -39,8 +39,8 @@ final class ThresholdTests: XCTestCase {
     func testEveryErrorSaysWhatWasExpected() {
         let cases: [(String, String, Int)] = [
             ("", "expected a threshold such as 'p99 < 50us' or 'ops_per_s >= 0.9 * baseline', found nothing", 1),
-            ("p98 < 5us", "unknown metric 'p98'; did you mean 'p90'? (expected one of p50, p90, p99, p99.9, p99.99, min, max, mean, ops_per_s, violations, failures)", 1),
-            ("< 5us", "expected a metric first (one of p50, p90, p99, p99.9, p99.99, min, max, mean, ops_per_s, violations, failures), found '<'", 1),
+            ("p98 < 5us", "unknown metric 'p98'; did you mean 'p90'? (expected one of p50, p90, p99, p99.9, p99.99, min, max, mean, ops_per_s, rounds_per_s, violations, failures)", 1),
+            ("< 5us", "expected a metric first (one of p50, p90, p99, p99.9, p99.99, min, max, mean, ops_per_s, rounds_per_s, violations, failures), found '<'", 1),
             ("p99", "expected a comparison (<, <=, >, >=, ==) after 'p99', found the end", 4),
             ("p99 50us", "expected a comparison (<, <=, >, >=, ==) after 'p99', found '50us'", 5),
             ("p99 = 50us", "'=' is not a comparison; write '==' for equality", 5),
@@ -141,7 +141,7 @@ final class ThresholdTests: XCTestCase {
         XCTAssertEqual(text, [
             "test.yaml:3:5: thresholds[1]: 'p99 < 50' is not a threshold: '50' needs a time unit for p99: write 50ns, 50us, 50ms or 50s (at character 7)",
             "test.yaml:4:20: gate.tolerance: 200% is out of range: expected a tolerance such as 10% or 0.1 from 0% to 99%",
-            "test.yaml:4:34: gate.metric: 'violations' cannot be compared with a baseline (expected one of p50, p90, p99, p99.9, p99.99, min, max, mean, ops_per_s)",
+            "test.yaml:4:34: gate.metric: 'violations' cannot be compared with a baseline (expected one of p50, p90, p99, p99.9, p99.99, min, max, mean, ops_per_s, rounds_per_s)",
             "test.yaml:4:58: gate.confidence: expected a confidence such as 95% or 0.95, found 'sure'",
             "test.yaml:8:18: experiments[0].thresholds[0]: 'ops_per_s > 2ms' is not a threshold: '2ms' is a time, but ops_per_s is a rate in operations per second: write e.g. 2M, 150k or 2000000 (at character 13)",
             "test.yaml:8:37: experiments[0].thresholds[1]: expected a threshold such as \"p99 < 50us\" (quote it), found a list",

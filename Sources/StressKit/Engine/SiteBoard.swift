@@ -31,9 +31,16 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
     /// Held by the fuzzer (a sleep, a spin, a PCT wait): the harness's own
     /// pause, bounded, which the worker comes out of by itself.
     case fuzzing = 11
+    /// A participant that is not a worker (the main thread, a helper thread)
+    /// with nothing of the code under test to run: not part of any stall.
+    case idle = 12
+    /// Waiting for a primitive of the code under test that publishes what it
+    /// waits for (a harness-aware lock, queue, semaphore or condition): the
+    /// line's wait words say which.
+    case blocked = 13
 
     /// Whether a worker in this phase is blocked on another party, rather than running.
-    var isWaiting: Bool { self == .acquiring || self == .acquiringInner || self == .atBarrier }
+    var isWaiting: Bool { self == .acquiring || self == .acquiringInner || self == .atBarrier || self == .blocked }
 
     /// Whether the worker is in the harness's own code and will move on by
     /// itself (starting, between operations, waiting for its paced start, in a
@@ -43,7 +50,11 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
 
     /// Whether the worker is in the code under test (running, waiting for or
     /// inside a critical section), where a stall is the code's.
-    var isInCodeUnderTest: Bool { !isHarnessBusy && self != .atBarrier && self != .finished }
+    var isInCodeUnderTest: Bool { !isHarnessBusy && self != .atBarrier && self != .finished && self != .idle }
+
+    /// Whether the participant takes no part in a stall at all (left its
+    /// loop, or a main or helper thread with nothing to run).
+    var isOut: Bool { self == .finished || self == .idle }
 
     /// Words for reports, for C's crash handler (indexed by raw value).
     static let descriptions: [String] = (0..<16).map { raw in
@@ -59,6 +70,8 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
         case .finished?: return "finished"
         case .pacing?: return "waiting for its next scheduled start"
         case .fuzzing?: return "paused by the fuzzer"
+        case .idle?: return "idle"
+        case .blocked?: return "waiting for"
         default: return "unknown"
         }
     }
@@ -99,13 +112,26 @@ final class SiteBoard: @unchecked Sendable {
     // writer of its line) and the readers; every access is a relaxed atomic.
     static let strideWords = CacheLineArray<UInt64>.stride / MemoryLayout<UInt64>.stride
 
-    /// The words of a worker's line.
+    /// The words of a participant's line (the same numbers as
+    /// CStressParticipant.h's `STRESS_WORD_*`).
     enum Word {
         static let site = 0, completed = 1, threadID = 2, cpuClock = 3
+        static let waitKey = 4, waitKind = 5, held = 6, heldSlots = 8, heldOverflow = 14
     }
 
+    /// Lines for participants that are not workers: the main thread, then
+    /// helper threads (dispatch threads running harness-aware queues' blocks).
+    static let helperSlots = 8
+
+    /// The workers (lines `0..<workers`).
     let workers: Int
+    /// Every line: the workers, the main thread (``mainParticipant``), the helpers.
+    let participants: Int
+    /// The main thread's line.
+    var mainParticipant: Int { workers }
     private let lines: CacheLineArray<UInt64>
+    /// The next helper line to hand out.
+    private let nextHelper = CacheLineArray<UInt64>(count: 1)
     /// When every worker had reached the start barrier (monotonic ns; 0
     /// before): the watchdog's stall clock starts there, not while the
     /// workers are still being created.
@@ -120,15 +146,19 @@ final class SiteBoard: @unchecked Sendable {
     private var cLabels: UnsafeMutablePointer<UnsafePointer<CChar>?>?
     private var cPhases: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 
-    init<State>(workers: Int, operations: [Operation<State>]) {
+    /// A board for `workers` running `operations`; `extraLabels` name sites
+    /// after the operations' steps that are not steps (a scenario's arbiter).
+    init<State>(workers: Int, operations: [Operation<State>], extraLabels: [String] = []) {
         self.workers = workers
-        lines = CacheLineArray(count: workers)
+        participants = workers + 1 + Self.helperSlots
+        lines = CacheLineArray(count: participants)
+        for p in workers..<participants { stress_store_relaxed(lines[p], SiteWord(site: -1, phase: .idle).raw) }
         var labels: [String] = [], bases: [Int] = []
         for op in operations {
             bases.append(labels.count)
             labels += op.steps.map { "\(op.name)/\($0.name)" }
         }
-        self.labels = labels
+        self.labels = labels + extraLabels
         siteBase = bases
     }
 
@@ -138,6 +168,32 @@ final class SiteBoard: @unchecked Sendable {
         Self.freeCStrings(cPhases, count: WorkerPhase.descriptions.count)
         lines.deallocate()
         armed.deallocate()
+        nextHelper.deallocate()
+    }
+
+    /// A helper line for a thread that is not a worker, or nil when every
+    /// one is taken (that thread then publishes nothing).
+    func claimHelper() -> Int? {
+        let n = Int(stress_fetch_increment(nextHelper[0]))
+        return n < Self.helperSlots ? workers + 1 + n : nil
+    }
+
+    /// Participant `p`'s line, for the calling thread to publish on
+    /// (``stress_participant_set``).
+    func line(_ p: Int) -> UnsafeMutablePointer<UInt64> { lines[p] }
+
+    /// Everything participant `p` has published.
+    func state(_ p: Int) -> ParticipantState {
+        let (site, completed) = read(p)
+        let (key, kind, held) = keyed(p)
+        return ParticipantState(site: site, completed: completed, waitKey: key, waitKind: kind, held: held)
+    }
+
+    /// What participant `p` waits for and holds, by key (see CStressParticipant.h).
+    func keyed(_ p: Int) -> (waitKey: UInt64, waitKind: UInt64, held: [UInt64]) {
+        let line = lines[p]
+        let held = (0..<Word.heldSlots).map { stress_load_relaxed(line + Word.held + $0) }.filter { $0 != 0 }
+        return (stress_load_relaxed(line + Word.waitKey), stress_load_relaxed(line + Word.waitKind), held)
     }
 
     /// Called by the coordinator once every worker has reached the start

@@ -6,8 +6,10 @@ import Synchronization
 /// thread would block. The tasks run on the global concurrent executor, as an
 /// app's tasks would; the coordinator is the calling (non-pool) thread.
 enum TaskDriver {
+    /// Runs the trial; with `rounds` (a scenario), in rounds (see ``ThreadDriver``).
     static func run<State: AnyObject & Sendable>(
-        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings
+        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard,
+        fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings, rounds: RoundProgram? = nil
     ) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl(stopRequested: settings.stopRequested)
@@ -30,6 +32,24 @@ enum TaskDriver {
                 await warmupGate.arrive()
                 // Past the barrier (see ThreadDriver).
                 worker.publish(.betweenOperations)
+                if let rounds {
+                    worker.outcomes = OutcomeTable()
+                    var round = 0
+                    if settings.warmupNs > 0 {
+                        round = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.warmup, round: 0)
+                    }
+                    worker.publish(.atBarrier)
+                    await measureGate.arrive()
+                    worker.publish(.betweenOperations)
+                    worker.startNs = MonotonicClock.now()
+                    _ = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.measure, round: round)
+                    worker.endNs = MonotonicClock.now()
+                    worker.publish(.finished)
+                    await endGate.arrive()
+                    reports.deposit(worker.finish(), at: t)
+                    finished.leave()
+                    return
+                }
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
                     let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
@@ -60,11 +80,12 @@ enum TaskDriver {
 
         warmupGate.waitForAll()
         board.arm()
+        rounds?.prepare(measured: false)
         warmupGate.release()
         control.sleep(upTo: settings.warmupNs)
         control.beginMeasuring()
         measureGate.waitForAll()
-        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
+        PCTCalibration.calibrate(fuzz, board: board, settings: settings, rounds: rounds)
         window.open()
         measureGate.release()
         if case .duration(let ns) = settings.stop {

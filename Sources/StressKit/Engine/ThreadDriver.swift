@@ -74,8 +74,12 @@ final class TrialControl: Sendable {
 /// reads the process's counters while every worker is held at a gate, so the
 /// measured window's counters hold the measured loops and nothing else.
 enum ThreadDriver {
+    /// Runs the trial. With `rounds` (a scenario), worker `i` runs role `i`
+    /// in rounds (``RoundLoop``) instead of the closed loop; `state` is then
+    /// unused (each round has its own).
     static func run<State: AnyObject & Sendable>(
-        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], access: BlockingAccess, board: SiteBoard, fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings
+        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], access: BlockingAccess, board: SiteBoard,
+        fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings, rounds: RoundProgram? = nil
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl(stopRequested: settings.stopRequested)
@@ -105,6 +109,24 @@ enum ThreadDriver {
                 // watchdog would show this worker waiting at it until its
                 // first operation.
                 worker.publish(.betweenOperations)
+                if let rounds {
+                    worker.outcomes = OutcomeTable()
+                    var round = 0
+                    if settings.warmupNs > 0 {
+                        round = RoundLoop.run(&worker, program, rounds, access, control, phase: TrialControl.warmup, round: 0)
+                    }
+                    worker.publish(.atBarrier)
+                    measureGate.arriveAndWait()
+                    worker.publish(.betweenOperations)
+                    worker.startNs = MonotonicClock.now()
+                    _ = RoundLoop.run(&worker, program, rounds, access, control, phase: TrialControl.measure, round: round)
+                    worker.endNs = MonotonicClock.now()
+                    worker.publish(.finished)
+                    endGate.arriveAndWait()
+                    program.deallocate()
+                    reports.deposit(worker.finish(), at: t)
+                    return
+                }
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
                     let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
@@ -160,13 +182,14 @@ enum ThreadDriver {
 
         warmupGate.waitForAll()
         board.arm()
+        rounds?.prepare(measured: false)
         warmupGate.release()
         control.sleep(upTo: settings.warmupNs)
         control.beginMeasuring()
         // Every worker is at the measure gate (its warm-up over, its allocator
         // cache flushed): calibrate, then open the window and let them go.
         measureGate.waitForAll()
-        fuzz?.calibrate(expectedHits: PCTCalibration.expectedHits(fuzz!, board: board, settings: settings))
+        PCTCalibration.calibrate(fuzz, board: board, settings: settings, rounds: rounds)
         schedule.resolve(settings, board: board)
         window.open()
         measureGate.release()

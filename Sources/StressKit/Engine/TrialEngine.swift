@@ -20,6 +20,20 @@ public struct EngineOutput: Sendable {
     public var measurement: TrialMeasurement
     /// Broken invariants, from workers and final checks.
     public var violations: ViolationReport
+    /// A scenario's rounds and their outcomes; nil for a workload.
+    public var rounds: ScenarioRounds?
+}
+
+/// What a scenario trial's rounds came to.
+public struct ScenarioRounds: Sendable, Equatable {
+    /// Rounds run, warm-up included (every one's outcome is counted).
+    public var rounds: Int
+    /// Rounds in the measured window.
+    public var measuredRounds: Int
+    /// Measured rounds per second of the measured window.
+    public var roundsPerSecond: Double
+    /// Each distinct outcome with its count and grade.
+    public var outcomes: [OutcomeCount]
 }
 
 /// Runs one trial of one workload under one strategy, in this process.
@@ -54,22 +68,91 @@ public enum TrialEngine {
         guard !operations.contains(where: { $0.steps.isEmpty }) else {
             throw EngineError("workload \(W.descriptor.name) has an operation with no steps")
         }
+        return try runCore(
+            state: state, operations: operations, makeOperations: makeOperations, strategy: strategy, settings: settings,
+            onStall: onStall, rounds: nil
+        ) { reports, window, schedule, settings in
+            merge(reports, workload: workload, state: state, operations: operations, settings: settings,
+                  window: window, schedule: schedule)
+        }
+    }
+
+    /// Runs a trial of a scenario: role `i` on worker `i`, in rounds, every
+    /// round's outcome counted and graded. `settings.threads` must be the
+    /// scenario's role count (the plan loader sees to it).
+    public static func run<S: Scenario>(
+        _ scenario: S, strategy: StrategyInstance, settings: TrialSettings,
+        onStall: @escaping @Sendable (StallReport) -> Void
+    ) throws(EngineError) -> EngineOutput {
+        let roles = scenario.roles()
+        let name = S.descriptor.name
+        guard roles.count >= 2 else { throw EngineError("scenario \(name) has \(roles.count) role(s); a scenario needs two or more") }
+        guard !roles.contains(where: { $0.steps.isEmpty }) else { throw EngineError("scenario \(name) has a role with no steps") }
+        guard settings.threads == roles.count else {
+            throw EngineError("scenario \(name) has \(roles.count) roles, so its trials have \(roles.count) workers, not \(settings.threads)")
+        }
+        guard !strategy.descriptor.lockFree else {
+            throw EngineError("scenario \(name) has no lock-free form for strategy \(strategy.descriptor.name)")
+        }
+        let makeOperations: @Sendable () -> [Operation<S.State>] = {
+            scenario.roles().map { Operation($0.name, weight: 1, steps: $0.steps) }
+        }
+        let operations = makeOperations()
+        // The arbiter gets a site of its own after the roles' steps, so a stall
+        // report can say a worker is arbitrating.
+        let arbiterSite = operations.reduce(0) { $0 + $1.steps.count }
+        return try runCore(
+            state: scenario.makeState(), operations: operations, makeOperations: makeOperations, strategy: strategy,
+            settings: settings, onStall: onStall,
+            rounds: { board, fuzz, settings in
+                RoundProgram(
+                    roles: roles.count, makeState: { scenario.makeState() },
+                    arbiter: { scenario.arbiter(unsafeDowncast($0 as AnyObject, to: S.State.self)) },
+                    reset: { scenario.reset(unsafeDowncast($0 as AnyObject, to: S.State.self)) },
+                    grade: { scenario.grade($0) }, arbiterSite: arbiterSite, settings: settings, fuzz: fuzz)
+            }
+        ) { reports, window, schedule, settings in
+            var output = merge(reports, operations: operations, settings: settings, window: window, schedule: schedule,
+                               finalCheck: { _ in [] }, metrics: [:])
+            // Rounds are not timed one by one: no latency, no timing to report.
+            output.measurement.timing = nil
+            let outcomes = OutcomeTable.merge(reports.compactMap(\.outcomes)) { scenario.grade($0) }
+            let elapsed = Double(output.measurement.elapsedNs) / 1e9
+            output.rounds = ScenarioRounds(
+                rounds: outcomes.rounds, measuredRounds: outcomes.measured,
+                roundsPerSecond: elapsed > 0 ? Double(outcomes.measured) / elapsed : 0, outcomes: outcomes.outcomes)
+            return output
+        }
+    }
+
+    /// What both kinds of trial share: the clock, the board and its
+    /// watchdog, the fuzzer's shared part, the driver for the strategy, and
+    /// what the workers left, which `merge` turns into the output.
+    private static func runCore<State: AnyObject & Sendable>(
+        state: State, operations: [Operation<State>], makeOperations: @escaping @Sendable () -> [Operation<State>],
+        strategy: StrategyInstance, settings: TrialSettings, onStall: @escaping @Sendable (StallReport) -> Void,
+        rounds makeRounds: ((SiteBoard, FuzzShared?, TrialSettings) -> RoundProgram)?,
+        merge: ([WorkerReport], UsageWindow, PacingSchedule, TrialSettings) -> EngineOutput
+    ) throws(EngineError) -> EngineOutput {
         // Resolve the clock (and measure what a read costs) first: calibrating
         // the TSC takes 20 ms, which must not count toward the time to the
         // first violation, and `auto` sampling needs the read cost.
         _ = TimeSource.resolve(settings.timing.clock).readCost
         var settings = settings
         // Soft PCT spreads its change points over the run's fuzz-point count,
-        // which it learns from the warm-up: give it one when the plan has none.
-        if settings.fuzz.pctDepth > 0 && settings.warmupNs < PCTCalibration.warmupNs {
+        // which it learns from the warm-up: give it one when the plan has none
+        // (not for a scenario's per-round PCT, which learns from its rounds).
+        let perRoundPCT = makeRounds != nil && settings.fuzz.pctScope != .trial
+        if settings.fuzz.pctDepth > 0 && settings.warmupNs < PCTCalibration.warmupNs && !perRoundPCT {
             settings.warmupNs = PCTCalibration.warmupNs
         }
         let trialStart = MonotonicClock.now()
-        let board = SiteBoard(workers: settings.threads, operations: operations)
+        let board = SiteBoard(workers: settings.threads, operations: operations, extraLabels: makeRounds == nil ? [] : ["arbiter/arbitrate"])
         board.installCrashReporter()
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor, onStall: onStall)
         let watching = watchdog.start()
         let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
+        let rounds = makeRounds?(board, fuzzShared, settings)
         let reports: [WorkerReport]
         let window = UsageWindow()
         let schedule = PacingSchedule()
@@ -79,7 +162,8 @@ public enum TrialEngine {
         case .blocking(let s):
             let access = BlockingAccess(s, labels: board.labels)
             do {
-                reports = try ThreadDriver.run(state: state, makeOperations: makeOperations, access: access, board: board, fuzz: fuzzShared, window: window, schedule: schedule, settings: settings)
+                reports = try ThreadDriver.run(state: state, makeOperations: makeOperations, access: access, board: board, fuzz: fuzzShared,
+                                               window: window, schedule: schedule, settings: settings, rounds: rounds)
             } catch {
                 watchdog.stop(watching)
                 throw error
@@ -91,11 +175,11 @@ public enum TrialEngine {
                 watchdog.stop(watching)
                 throw EngineError("a paced load needs a blocking strategy; \(strategy.descriptor.name) runs tasks, which stressbench drives closed-loop")
             }
-            reports = TaskDriver.run(state: state, makeOperations: makeOperations, strategy: s, board: board, fuzz: fuzzShared, window: window, settings: settings)
+            reports = TaskDriver.run(state: state, makeOperations: makeOperations, strategy: s, board: board, fuzz: fuzzShared,
+                                     window: window, settings: settings, rounds: rounds)
         }
         watchdog.stop(watching)
-        var output = merge(reports, workload: workload, state: state, operations: operations, settings: settings,
-                           window: window, schedule: schedule)
+        var output = merge(reports, window, schedule, settings)
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }
@@ -107,6 +191,17 @@ public enum TrialEngine {
         _ reports: [WorkerReport], workload: W, state: W.State,
         operations: [Operation<W.State>], settings: TrialSettings,
         window: UsageWindow, schedule: PacingSchedule
+    ) -> EngineOutput {
+        merge(reports, operations: operations, settings: settings, window: window, schedule: schedule,
+              finalCheck: { workload.finalCheck(state, $0) }, metrics: workload.metrics(state))
+    }
+
+    /// The workers' reports merged: histograms in clock ticks, counts, tallies,
+    /// violations, then the final checks and the figures.
+    private static func merge<State>(
+        _ reports: [WorkerReport], operations: [Operation<State>], settings: TrialSettings,
+        window: UsageWindow, schedule: PacingSchedule,
+        finalCheck: (RunTotals) -> [String], metrics: [String: Double]
     ) -> EngineOutput {
         let usage = window.span
         let clock = TimeSource.resolve(settings.timing.clock)
@@ -141,7 +236,7 @@ public enum TrialEngine {
             measuredByName[op.name, default: 0] += measured[i]
         }
         let totals = RunTotals(operationCounts: allByName, tally: tally, threads: settings.threads)
-        for message in workload.finalCheck(state, totals) {
+        for message in finalCheck(totals) {
             violationCount += 1
             samples.append(ViolationSample(thread: nil, operation: "final-check", step: nil, opNumber: nil, message: message))
         }
@@ -163,7 +258,7 @@ public enum TrialEngine {
             latencyKind: "service-time",
             latency: histogram.summary(),
             histogram: histogram.buckets,
-            workloadMetrics: workload.metrics(state),
+            workloadMetrics: metrics,
             timing: timingInfo(settings, clock: clock, totalOps: totalOps, timedOps: timedOps),
             acquireLatency: acquire.summary(),
             maxStallNs: reports.allSatisfy { $0.maxStallNs != nil } ? reports.map { Int($0.maxStallNs ?? 0) } : nil,

@@ -15,11 +15,12 @@ import Synchronization
 /// - **Some workers** (a partial stall). Workers that have not completed an
 ///   operation for `stallAfterNs` while others go on: `deadlock` when they
 ///   wait for each other in a cycle; `hang` when one runs without end (its
-///   thread kept using the CPU through the stall: an endless loop). A worker
-///   that waits without a cycle is starved, not stalled; a thread that has
-///   not used the CPU is one the OS has not run, or one blocked in the kernel
-///   (the site words of the fastest loops are published once per batch, so
-///   they cannot tell such a thread from a waiting one): neither is reported.
+///   thread used the CPU during the stall, at least 1% of it, and completed
+///   nothing: a loop that spins, yields or naps). A worker that waits without
+///   a cycle is starved, not stalled; a thread that has not used the CPU is
+///   one the OS has not run, or one blocked in the kernel (the site words of
+///   the fastest loops are published once per batch, so they cannot tell such
+///   a thread from a waiting one): neither is reported.
 ///
 /// Never a stall: workers in the harness's own code (being created, between
 /// operations, paused by the fuzzer, waiting for a paced start), or all at a
@@ -61,8 +62,11 @@ final class Watchdog: Sendable {
     /// What the watchdog knows of one worker between two looks.
     private struct Progress {
         var completed: UInt64 = 0
-        /// When it last completed an operation, was in the harness's own code,
-        /// or the board was armed (monotonic ns).
+        /// When it last completed an operation (or the board was armed), monotonic ns.
+        var lastCompletion: UInt64 = 0
+        /// When it was last seen making progress of any kind: completing an
+        /// operation, or out of the code under test (in the harness's own
+        /// code, or at a barrier). A partial stall counts from here.
         var since: UInt64 = 0
         /// Its thread's CPU time at `since`, when it has a thread.
         var cpuAtSince: UInt64 = .max
@@ -70,14 +74,14 @@ final class Watchdog: Sendable {
 
     private func watch() {
         let interval = Swift.max(1_000_000, Swift.min(100_000_000, stallAfterNs / 10))
-        var progress = [Progress](repeating: Progress(), count: board.workers)
+        var progress = [Progress](repeating: Progress(), count: board.participants)
         var armed = false
         // One timed wait per interval, which stop() cuts short: the watchdog
         // wakes about ten times per stall limit, not every few milliseconds, so
         // it takes next to nothing from the workers' cores and context-switch counts.
         while !stopping.wait(upTo: interval) {
-            let snapshot = (0..<board.workers).map(board.read)
-            if snapshot.allSatisfy({ $0.site.phase == .finished }) { return }
+            let snapshot = (0..<board.participants).map(board.state)
+            if snapshot.prefix(board.workers).allSatisfy({ $0.site.phase == .finished }) { return }
             let now = MonotonicClock.now()
             guard let armedAt = board.armedAt else {
                 if now &- startedAt >= startLimitNs {
@@ -86,10 +90,14 @@ final class Watchdog: Sendable {
                 }
                 continue
             }
-            for w in 0..<board.workers {
+            for w in 0..<board.participants {
                 let phase = snapshot[w].site.phase
-                if !armed || snapshot[w].completed != progress[w].completed || !phase.isInCodeUnderTest {
+                let completed = !armed || snapshot[w].completed != progress[w].completed
+                if completed {
                     progress[w].completed = snapshot[w].completed
+                    progress[w].lastCompletion = armed ? now : armedAt
+                }
+                if completed || !phase.isInCodeUnderTest {
                     progress[w].since = armed ? now : armedAt
                     progress[w].cpuAtSince = stress_cpu_clock_ns(board.thread(w).cpuClock)
                 }
@@ -102,11 +110,14 @@ final class Watchdog: Sendable {
         }
     }
 
-    /// No worker has progressed for the limit, and the code under test holds at least one.
-    private func wholeTrialStall(_ snapshot: [(site: SiteWord, completed: UInt64)], _ progress: [Progress], now: UInt64) -> StallReport? {
-        let newest = progress.map(\.since).max() ?? now
+    /// No worker has completed an operation for the limit, and the code
+    /// under test holds at least one.
+    private func wholeTrialStall(_ snapshot: [ParticipantState], _ progress: [Progress], now: UInt64) -> StallReport? {
+        // Only workers complete operations; the main and helper threads run
+        // blocks for them.
+        let newest = progress.prefix(board.workers).map(\.lastCompletion).max() ?? now
         guard now &- newest >= stallAfterNs else { return nil }
-        let unfinished = snapshot.filter { $0.site.phase != .finished }
+        let unfinished = snapshot.filter { !$0.site.phase.isOut }
         guard unfinished.contains(where: { $0.site.phase.isInCodeUnderTest }),
               !unfinished.contains(where: { $0.site.phase.isHarnessBusy }) else { return nil }
         var stall = report(snapshot, stalledFor: now &- newest)
@@ -116,13 +127,12 @@ final class Watchdog: Sendable {
 
     /// Some workers stuck while others progress: a cycle of waits, or a worker
     /// that runs (or sleeps in the kernel) without end.
-    private func partialStall(_ snapshot: [(site: SiteWord, completed: UInt64)], _ progress: [Progress], now: UInt64) -> StallReport? {
+    private func partialStall(_ snapshot: [ParticipantState], _ progress: [Progress], now: UInt64) -> StallReport? {
         let stuck = Set((0..<snapshot.count).filter { w in
             snapshot[w].site.phase.isInCodeUnderTest && now &- progress[w].since >= stallAfterNs
         })
         guard !stuck.isEmpty else { return nil }
-        let sites = snapshot.map(\.site)
-        if let cycle = Self.waitForCycleMembers(sites, singleDomain: strategy.singleDomain), cycle.allSatisfy(stuck.contains) {
+        if let cycle = graph(snapshot).firstCycle(), cycle.allSatisfy(stuck.contains) {
             let since = cycle.map { progress[$0].since }.max() ?? now
             var stall = report(snapshot, stalledFor: now &- since, partial: cycle)
             stall.beganAfterNs = Int(since &- startedAt)
@@ -131,10 +141,12 @@ final class Watchdog: Sendable {
         for w in stuck.sorted() where !snapshot[w].site.phase.isWaiting {
             let thread = board.thread(w)
             let cpuNow = stress_cpu_clock_ns(thread.cpuClock)
-            // Busy: at least a quarter of the stall on the CPU. A task worker
-            // has no thread to look at: it is not judged here.
+            // It ran (at least 1% of the stall on the CPU: a loop that spins,
+            // yields or naps) and completed nothing. A thread the OS has not
+            // run, or one blocked in the kernel, used none. A task worker has
+            // no thread to look at: it is not judged here.
             guard cpuNow != .max, progress[w].cpuAtSince != .max,
-                  cpuNow &- progress[w].cpuAtSince >= (now &- progress[w].since) / 4 else { continue }
+                  cpuNow &- progress[w].cpuAtSince >= (now &- progress[w].since) / 100 else { continue }
             var stall = report(snapshot, stalledFor: now &- progress[w].since, partial: [w],
                                hangReason: "its thread kept using the CPU (\(Quantities.format(nanoseconds: cpuNow &- progress[w].cpuAtSince)) of it)")
             stall.beganAfterNs = Int(progress[w].since &- startedAt)
@@ -144,13 +156,14 @@ final class Watchdog: Sendable {
     }
 
     /// The report of workers that did not all reach the start barrier in time.
-    private func startReport(_ snapshot: [(site: SiteWord, completed: UInt64)], waitedFor: UInt64) -> StallReport {
-        let starting = snapshot.filter { $0.site.phase == .starting }.count
+    private func startReport(_ snapshot: [ParticipantState], waitedFor: UInt64) -> StallReport {
+        let workers = snapshot.prefix(board.workers)
+        let starting = workers.filter { $0.site.phase == .starting }.count
         let summary = "hang: the workers did not all reach the start barrier within \(Quantities.format(nanoseconds: waitedFor)) "
-            + "(\(starting) of \(snapshot.count) still starting): the machine could not create or schedule them in time; "
+            + "(\(starting) of \(workers.count) still starting): the machine could not create or schedule them in time; "
             + "use fewer threads"
         var stall = StallReport(kind: .hang, stalledForNs: Int(waitedFor),
-                                workers: snapshot.enumerated().map { describe($0.offset, $0.element.site, completed: $0.element.completed) },
+                                workers: workers.enumerated().map { describe($0.offset, $0.element) },
                                 cycle: nil, summary: summary)
         stall.beganAfterNs = 0
         return stall
@@ -158,26 +171,30 @@ final class Watchdog: Sendable {
 
     /// The report of a stall: of the whole trial (`partial` nil), or of the
     /// workers in `partial` while the others went on.
-    func report(_ snapshot: [(site: SiteWord, completed: UInt64)], stalledFor: UInt64,
+    func report(_ snapshot: [ParticipantState], stalledFor: UInt64,
                 partial: [Int]? = nil, hangReason: String? = nil) -> StallReport {
-        let workers = snapshot.enumerated().map { w, s in describe(w, s.site, completed: s.completed) }
-        let considered = partial.map { Set($0) } ?? Set(snapshot.indices.filter { snapshot[$0].site.phase != .finished })
+        // Every worker, and the main and helper threads that took part.
+        let shown = snapshot.indices.filter { $0 < board.workers || snapshot[$0].site.phase != .idle }
+        let workers = shown.map { describe($0, snapshot[$0]) }
+        let considered = partial.map { Set($0) } ?? Set(snapshot.indices.filter { !snapshot[$0].site.phase.isOut })
         let running = considered.sorted().filter { !snapshot[$0].site.phase.isWaiting }
         let kind: StallReport.Kind = running.isEmpty ? .deadlock : .hang
-        let cycle = Self.waitForCycle(snapshot.map(\.site), singleDomain: strategy.singleDomain)
+        let graph = graph(snapshot)
+        let cycle = graph.firstCycle().map(graph.describe)
         let seconds = Quantities.format(nanoseconds: stalledFor)
         var summary: String
+        let name = { (p: Int) in WaitForGraph.participantName(p, workers: self.board.workers) }
         if let partial {
-            let who = partial.map { "worker \($0)" }.joined(separator: ", ")
-            let others = snapshot.count - partial.count
+            let who = partial.map(name).joined(separator: ", ")
+            let others = board.workers - partial.filter { $0 < board.workers }.count
             summary = kind == .deadlock
                 ? "deadlock: \(who) completed no operation for \(seconds), each waiting for another of them, while \(others) other worker(s) went on"
-                : "hang: \(who) (\(workers[partial[0]].description)) completed no operation for \(seconds) while \(others) other worker(s) went on"
+                : "hang: \(who) (\(describe(partial[0], snapshot[partial[0]]).description)) completed no operation for \(seconds) while \(others) other worker(s) went on"
                     + (hangReason.map { "; \($0)" } ?? "")
         } else if kind == .deadlock {
             summary = "deadlock: no worker completed an operation for \(seconds); every unfinished worker is waiting"
         } else {
-            let who = running.map { "worker \($0) (\(workers[$0].description))" }.joined(separator: ", ")
+            let who = running.map { "\(name($0)) (\(describe($0, snapshot[$0]).description))" }.joined(separator: ", ")
             summary = "hang: no worker completed an operation for \(seconds); still running: \(who)"
         }
         if let cycle { summary += ". Wait-for cycle: " + cycle.joined(separator: "; ") }
@@ -185,7 +202,13 @@ final class Watchdog: Sendable {
                            partial: partial != nil ? true : nil)
     }
 
-    private func describe(_ w: Int, _ site: SiteWord, completed: UInt64) -> StalledWorker {
+    /// The wait-for graph of `snapshot`.
+    private func graph(_ snapshot: [ParticipantState]) -> WaitForGraph {
+        WaitForGraph(snapshot, workers: board.workers, singleDomain: strategy.singleDomain)
+    }
+
+    private func describe(_ w: Int, _ state: ParticipantState) -> StalledWorker {
+        let site = state.site, completed = state.completed
         let label = site.site.flatMap { board.labels.indices.contains($0) ? board.labels[$0] : nil }
         let parts = label?.split(separator: "/", maxSplits: 1).map(String.init)
         let r = site.resource, inner = site.inner
@@ -214,11 +237,23 @@ final class Watchdog: Sendable {
         case .finished: text = "finished"
         case .pacing: text = "waiting for its next scheduled start (paced load)"
         case .fuzzing: text = "paused by the fuzzer"
+        case .idle: text = "idle"
+        case .blocked: text = "waiting"
         }
         let hasResource = [.acquiring, .inside, .acquiringInner, .insideInner].contains(site.phase)
+        // What a harness-aware primitive says it waits for and holds.
+        var keyed = ""
+        if state.waitKind != 0 {
+            keyed += "; waiting for " + (state.waitKind == UInt64(STRESS_WAIT_CONDITION) ? "a signal on " : "")
+                + PrimitiveNames.describe(WaitKey.primitive(state.waitKey))
+        }
+        if !state.held.isEmpty {
+            keyed += "; holding " + state.held.map { PrimitiveNames.describe(WaitKey.primitive($0)) }.joined(separator: ", ")
+        }
+        let who = w < board.workers ? "" : WaitForGraph.participantName(w, workers: board.workers) + ": "
         return StalledWorker(
             thread: w, operation: parts?.first, step: parts?.dropFirst().first, phase: "\(site.phase)",
-            description: (label.map { "\($0): " } ?? "") + text,
+            description: who + (label.map { "\($0): " } ?? "") + text + keyed,
             resource: hasResource ? r : nil,
             innerResource: site.phase == .acquiringInner || site.phase == .insideInner ? inner : nil,
             completedOps: Int(completed)
@@ -230,12 +265,7 @@ final class Watchdog: Sendable {
     /// With `singleDomain` (every resource guarded by one shared domain, as
     /// queues draining on one target are), holding any resource holds them all.
     static func waitForCycle(_ sites: [SiteWord], singleDomain: Bool = false) -> [String]? {
-        let graph = WaitForGraph(sites, singleDomain: singleDomain)
+        let graph = WaitForGraph(sites.map { ParticipantState(site: $0, completed: 0) }, workers: sites.count, singleDomain: singleDomain)
         return graph.firstCycle().map(graph.describe)
-    }
-
-    /// The workers of the first cycle in the wait-for graph, in order; nil when there is none.
-    static func waitForCycleMembers(_ sites: [SiteWord], singleDomain: Bool = false) -> [Int]? {
-        WaitForGraph(sites, singleDomain: singleDomain).firstCycle()
     }
 }

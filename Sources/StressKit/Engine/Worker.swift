@@ -74,6 +74,8 @@ struct Worker {
     var endNs: UInt64 = 0
     /// Operations started so far (warm-up included): the next one's number.
     var opNumber = 0
+    /// A scenario's worker: the outcomes of the rounds it arbitrated.
+    var outcomes: OutcomeTable?
 
     init<State>(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
@@ -225,18 +227,22 @@ struct Worker {
 
     @inline(never)
     mutating func recordViolation(_ index: Int, step: Int, _ message: String) {
+        let op = names[index]
+        recordViolation(message: message, operation: op.operation, step: op.steps.indices.contains(step) ? op.steps[step] : nil)
+    }
+
+    /// Books a violation seen in `operation` (`step`) at this worker's
+    /// current op (none for a round's arbitration, `atOperation: false`).
+    @inline(never)
+    mutating func recordViolation(message: String, operation: String, step: String? = nil, atOperation: Bool = true) {
         if violationCount == 0 {
             firstViolationAt = MonotonicClock.now()
             stopSignal?.enter(TrialControl.stop)
         }
         violationCount += 1
         guard samples.count < samplesLimit else { return }
-        let op = names[index]
-        samples.append(ViolationSample(
-            thread: frame.thread, operation: op.operation,
-            step: op.steps.indices.contains(step) ? op.steps[step] : nil,
-            opNumber: frame.opNumber, message: message
-        ))
+        samples.append(ViolationSample(thread: frame.thread, operation: operation, step: step,
+                                       opNumber: atOperation ? frame.opNumber : nil, message: message))
     }
 
     /// The worker's report; frees the worker's raw memory but its histograms,
@@ -255,7 +261,7 @@ struct Worker {
             maxLagNs: clock.nanoseconds(maxLagTicks), firstViolationAt: firstViolationAt,
             measuredCounts: measured, allCounts: zip(measured, warmup).map { $0 &+ $1 },
             warmupOps: warmup.reduce(0, &+), violationCount: violationCount, samples: samples,
-            tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: timing.service.samples
+            tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: timing.service.samples, outcomes: outcomes
         )
         counts.deallocate()
         return report
@@ -284,13 +290,16 @@ struct WorkerReport: Sendable {
     var endNs: UInt64
     /// Operations this worker timed (the sample behind its histogram).
     var timedOps: Int
+    /// A scenario's worker: the outcomes it counted (freed with the histograms).
+    var outcomes: OutcomeTable?
 
     var measuredOps: Int { measuredCounts.reduce(0, &+) }
 
-    /// Frees the histograms once they are merged.
+    /// Frees the histograms (and the outcome table) once they are merged.
     func freeHistograms() {
         histogram.deallocate()
         acquireHistogram.deallocate()
         responseHistogram.deallocate()
+        outcomes?.deallocate()
     }
 }

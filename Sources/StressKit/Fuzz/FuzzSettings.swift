@@ -48,8 +48,13 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     public var pctDepth: Int = 0
     /// Longest a worker waits at one point for higher-priority workers.
     public var pctWaitCapNs: UInt64 = 100_000
-    /// Each worker sleeps a seeded 0...this after the start barrier.
+    /// Each worker sleeps a seeded 0...this after the start barrier (and, in
+    /// a scenario, before its role in every round).
     public var staggerMaxNs: UInt64 = 0
+    /// Scenarios: PCT draws its priority order and change points afresh for
+    /// every round (`round`, the default when nil) or once for the whole
+    /// trial (`trial`, as for workloads: for comparison).
+    public var pctScope: PCTScope?
     /// `portfolio` when these settings are one repetition's turn of a
     /// portfolio (``forRepetition(_:)``), nil otherwise: the record then says
     /// both the profile that ran and the plan's choice, and a baseline
@@ -99,6 +104,14 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     /// The keys a plan's `fuzz` mapping accepts besides `profile`.
     public static let tunableKeys = [
         "yield", "spin", "spin_min", "spin_max", "sleep", "sleep_min", "sleep_max",
-        "starve", "starve_min", "starve_max", "starve_share", "pct_depth", "pct_wait_cap", "stagger",
+        "starve", "starve_min", "starve_max", "starve_share", "pct_depth", "pct_wait_cap", "stagger", "pct_scope",
     ]
+}
+
+/// Over what a scenario's PCT draws its priorities and change points.
+public enum PCTScope: String, Sendable, Codable, CaseIterable {
+    /// Afresh for every round: the one-shot race PCT was made for.
+    case round
+    /// Once for the whole trial, spread over its fuzz points.
+    case trial
 }

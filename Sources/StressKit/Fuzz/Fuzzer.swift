@@ -185,6 +185,22 @@ struct Fuzzer: Sendable {
         settings.staggerMaxNs == 0 ? 0 : UInt64(uniform(UInt64.max, 7) * Double(settings.staggerMaxNs))
     }
 
+    /// The seeded delay before this worker's role in scenario round `round`
+    /// (a function of the seed, the worker and the round, like every decision).
+    func stagger(round: Int) -> UInt64 {
+        guard settings.staggerMaxNs > 0 else { return 0 }
+        return UInt64(Double(SplitMix64.mix(seed ^ SplitMix64.mix(0x5_7A66E2 &+ UInt64(round))) >> 11) * 0x1p-53
+                      * Double(settings.staggerMaxNs))
+    }
+
+    /// Waits `ns` for a round's stagger, published as a fuzz pause: a spin
+    /// below 100 µs (a sleep that short overshoots by tens of microseconds),
+    /// a sleep above.
+    func pause(nanoseconds ns: UInt64) {
+        guard ns > 0 else { return }
+        paused { ns < 100_000 ? Self.spin(ns) : MonotonicClock.sleep(nanoseconds: ns) }
+    }
+
     /// Busy-waits about `ns` nanoseconds.
     static func spin(_ ns: UInt64) {
         let until = MonotonicClock.now() &+ ns
@@ -203,6 +219,9 @@ final class FuzzShared: @unchecked Sendable {
     private let priorities: CacheLineArray<UInt64>
     private let hits = UnsafeMutablePointer<UInt64>.allocate(capacity: 16)
     private var changePoints: [UInt64] = []
+    /// Per-round PCT: fuzz points counted over the rounds so far, and the rounds.
+    private var roundPoints: UInt64 = 0
+    private var rounds: UInt64 = 0
     private let workers: Int
     private let waitCapNs: UInt64
     private let depth: Int
@@ -236,6 +255,27 @@ final class FuzzShared: @unchecked Sendable {
         changePoints = (0..<Swift.max(0, depth - 1)).map { _ in rng.next() % k }.sorted()
         stress_store_relaxed(hits, 0)
     }
+
+    /// Per-round PCT (scenarios): a fresh seeded priority order and d−1
+    /// fresh change points for round `round`, spread over the fuzz points a
+    /// round has had on average so far (8 before the first). Called by the one
+    /// worker that decides at the round barrier, while the others wait there.
+    func beginRound(_ round: Int) {
+        if round > 0 {
+            roundPoints &+= stress_load_relaxed(hits)
+            rounds &+= 1
+        }
+        let perRound = rounds > 0 ? Swift.max(1, (roundPoints + rounds / 2) / rounds) : 8
+        var rng = SplitMix64(seed: SplitMix64.derive(seed, 0xA0C7 &+ UInt64(round)))
+        var order = Array(0..<workers)
+        order.shuffle(using: &rng)
+        for w in 0..<workers { stress_store_relaxed(priorities[w], UInt64(order[w] + depth + 1)) }
+        changePoints = (0..<Swift.max(0, depth - 1)).map { _ in rng.next() % perRound }.sorted()
+        stress_store_relaxed(hits, 0)
+    }
+
+    /// Each worker's current priority (higher runs first).
+    var priorityOrder: [UInt64] { (0..<workers).map { stress_load_relaxed(priorities[$0]) } }
 
     /// Points counted so far (used to calibrate from the warm-up).
     var hitCount: UInt64 { stress_load_relaxed(hits) }
@@ -291,6 +331,17 @@ enum PCTCalibration {
     /// The warm-up a PCT trial gets when its plan gives less: long enough to
     /// count thousands of fuzz points for the calibration.
     static let warmupNs: UInt64 = 20_000_000
+
+    /// Before the measured window: spreads the change points over the
+    /// window (nothing without PCT, and nothing for a scenario whose PCT is
+    /// per round: each round then gets its own), and prepares a scenario's
+    /// measured rounds.
+    static func calibrate(_ shared: FuzzShared?, board: SiteBoard, settings: TrialSettings, rounds: RoundProgram?) {
+        if let shared, rounds == nil || settings.fuzz.pctScope == .trial {
+            shared.calibrate(expectedHits: expectedHits(shared, board: board, settings: settings))
+        }
+        rounds?.prepare(measured: true)
+    }
 
     static func expectedHits(_ shared: FuzzShared, board: SiteBoard, settings: TrialSettings) -> UInt64 {
         let hits = Double(shared.hitCount)

@@ -14,6 +14,8 @@ public enum GateMetric: String, Sendable, Codable, CaseIterable {
     case min, max, mean
     /// Operations per second over the measured window.
     case opsPerSecond = "ops_per_s"
+    /// A scenario's rounds per second over the measured window.
+    case roundsPerSecond = "rounds_per_s"
     /// Broken invariants, summed over a cell's repetitions.
     case violations
     /// Trials of a cell that crashed, deadlocked, hung, timed out or could not be read.
@@ -33,13 +35,13 @@ public enum GateMetric: String, Sendable, Codable, CaseIterable {
     public var kind: Kind {
         switch self {
         case .p50, .p90, .p99, .p999, .p9999, .min, .max, .mean: return .latency
-        case .opsPerSecond: return .rate
+        case .opsPerSecond, .roundsPerSecond: return .rate
         case .violations, .failures: return .count
         }
     }
 
     /// True when a larger value is better (throughput); false for latencies and counts.
-    public var higherIsBetter: Bool { self == .opsPerSecond }
+    public var higherIsBetter: Bool { self == .opsPerSecond || self == .roundsPerSecond }
 
     /// Whether a baseline can be compared on it: performance figures only, since
     /// violations and failures are already the correctness part of the gate.
@@ -67,6 +69,7 @@ public enum GateMetric: String, Sendable, Codable, CaseIterable {
         case .violations: return Double(result.violations.count)
         case .failures: return result.outcome.isIncomplete ? 1 : 0
         case .opsPerSecond: return result.measurement.map(\.opsPerSecond)
+        case .roundsPerSecond: return result.measurement?.roundsPerSecond
         default: return result.measurement?.latency.flatMap(value(in:))
         }
     }
@@ -84,7 +87,7 @@ public enum GateMetric: String, Sendable, Codable, CaseIterable {
         case .min: return Double(l.minNs)
         case .max: return Double(l.maxNs)
         case .mean: return l.meanNs
-        case .opsPerSecond, .violations, .failures: return nil
+        case .opsPerSecond, .roundsPerSecond, .violations, .failures: return nil
         }
     }
 
@@ -92,7 +95,7 @@ public enum GateMetric: String, Sendable, Codable, CaseIterable {
     public func format(_ value: Double) -> String {
         switch kind {
         case .latency: return Formatting.latency(Int(value.rounded()))
-        case .rate: return Formatting.rate(value) + " ops/s"
+        case .rate: return Formatting.rate(value) + (self == .roundsPerSecond ? " rounds/s" : " ops/s")
         case .count: return String(Int(value.rounded()))
         }
     }

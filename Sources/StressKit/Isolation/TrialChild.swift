@@ -59,8 +59,17 @@ public enum LocalTrial {
         onStall: @escaping @Sendable (TrialResult) -> Void = LocalTrial.exitOnStall,
         stopRequested: (@Sendable () -> Bool)? = nil
     ) -> TrialResult {
-        guard let workload = registry.workload(named: spec.workload) else {
-            return .failed(spec, .error, FailureReport(message: "this binary has no workload named '\(spec.workload)'"))
+        let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
+        if spec.scenario == true {
+            guard let scenario = registry.scenario(named: spec.workload) else {
+                return .failed(spec, .error, FailureReport(message: "this binary has no scenario named '\(spec.workload)'"))
+            }
+            run = scenario.run
+        } else {
+            guard let workload = registry.workload(named: spec.workload) else {
+                return .failed(spec, .error, FailureReport(message: "this binary has no workload named '\(spec.workload)'"))
+            }
+            run = workload.run
         }
         guard let strategy = registry.strategy(named: spec.strategy) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no strategy named '\(spec.strategy)'"))
@@ -71,13 +80,18 @@ public enum LocalTrial {
         do {
             var settings = TrialSettings(spec)
             settings.stopRequested = stopRequested
-            let output = try workload.run(spec.parameters, strategy, settings) { report in
+            let output = try run(spec.parameters, strategy, settings) { report in
                 onStall(stalledResult(spec, report))
             }
-            return TrialResult(
+            var measurement = output.measurement
+            measurement.roundsPerSecond = output.rounds?.roundsPerSecond
+            var result = TrialResult(
                 trial: spec, outcome: output.violations.count > 0 ? .violated : .passed,
-                measurement: output.measurement, violations: output.violations, failure: nil
+                measurement: measurement, violations: output.violations, failure: nil
             )
+            result.rounds = output.rounds?.rounds
+            result.outcomes = output.rounds?.outcomes
+            return result
         } catch {
             return .failed(spec, .error, FailureReport(message: "could not run the trial: \(error)"))
         }

@@ -37,7 +37,8 @@ public enum TrialMatrix {
                             timing: e.timing,
                             allocator: allocator,
                             load: e.load,
-                            stopOnViolation: e.stopOnViolation
+                            stopOnViolation: e.stopOnViolation,
+                            scenario: e.isScenario ? true : nil
                         ))
                     }
                 }

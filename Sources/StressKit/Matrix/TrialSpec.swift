@@ -48,6 +48,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     public var load: LoadSettings
     /// End the trial at its first violation.
     public var stopOnViolation: Bool
+    /// True when ``workload`` names a scenario (role `i` on worker `i`, in
+    /// rounds) rather than a workload; nil for a workload.
+    public var scenario: Bool?
 
     /// A trial.
     public init(
@@ -56,8 +59,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
         deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off),
         timing: TimingSettings = .standard, allocator: AllocatorKind = .system, load: LoadSettings = .closed,
-        stopOnViolation: Bool = false
+        stopOnViolation: Bool = false, scenario: Bool? = nil
     ) {
+        self.scenario = scenario
         self.stopOnViolation = stopOnViolation
         self.load = load
         self.timing = timing

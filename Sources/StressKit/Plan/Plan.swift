@@ -52,8 +52,10 @@ public struct Experiment: Sendable {
     public var name: String
     /// Free text.
     public var description: String?
-    /// The workload's registered name.
+    /// The workload's (or scenario's) registered name.
     public var workload: String
+    /// True when ``workload`` names a scenario (the plan's `scenario:` key).
+    public var isScenario = false
     /// Its parameters, defaults filled in.
     public var parameters: WorkloadParameters
     /// Strategy names, in the order trials run.

@@ -18,7 +18,7 @@ extension PlanLoader {
             case "mode":
                 guard let word = r.string(value, here) else { continue }
                 guard let mode = LoadMode(rawValue: word) else {
-                    r.fail(here, value, "expected closed or paced, found '\(word)'")
+                    r.fail(here, value, "expected closed or paced, found '\(word.clipped)'")
                     continue
                 }
                 load.mode = mode
@@ -30,14 +30,14 @@ extension PlanLoader {
                 } else if let n = Quantities.count(from: text), n > 0 {
                     load.rate = .perSecond(Double(n))
                 } else {
-                    r.fail(here, value, "expected a rate in operations per second (200k) or a share of capacity (50%), found '\(text)'")
+                    r.fail(here, value, "expected a rate in operations per second (200k) or a share of capacity (50%), found '\(text.clipped)'")
                 }
             default:
                 guard let word = r.string(value, here) else { continue }
                 switch word {
                 case "fixed": load.poisson = false
                 case "poisson": load.poisson = true
-                default: r.fail(here, value, "expected fixed or poisson, found '\(word)'")
+                default: r.fail(here, value, "expected fixed or poisson, found '\(word.clipped)'")
                 }
             }
         }
@@ -51,7 +51,7 @@ extension PlanLoader {
         guard let word = r.string(node, path) else { return nil }
         if let order = TrialOrder(rawValue: word) { return order }
         let choices = TrialOrder.allCases.map(\.rawValue)
-        r.fail(path, node, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
+        r.fail(path, node, "'\(word.clipped)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
         return nil
     }
 
@@ -62,7 +62,7 @@ extension PlanLoader {
             let here = node.sequence == nil ? path : path.appending(i)
             guard let word = r.string(item, here) else { continue }
             guard let kind = AllocatorKind(rawValue: word) else {
-                r.fail(here, item, "unknown allocator '\(word)' (available: system, jemalloc)")
+                r.fail(here, item, "unknown allocator '\(word.clipped)' (available: system, jemalloc)")
                 continue
             }
             if kinds.contains(kind) { r.fail(here, item, "allocator '\(word)' is listed twice") } else { kinds.append(kind) }
@@ -81,7 +81,7 @@ extension PlanLoader {
                 let names = ClockSource.allCases.map(\.rawValue)
                 guard let word = r.string(value, here) else { continue }
                 guard let clock = ClockSource(rawValue: word) else {
-                    r.fail(here, value, "unknown clock '\(word)' (available: \(names.joined(separator: ", ")))")
+                    r.fail(here, value, "unknown clock '\(word.clipped)' (available: \(names.joined(separator: ", ")))")
                     continue
                 }
                 timing.clock = clock
@@ -100,7 +100,7 @@ extension PlanLoader {
         func profile(_ n: Node, _ p: PlanKeyPath) -> FuzzProfile? {
             guard let word = r.string(n, p) else { return nil }
             guard let f = FuzzProfile(rawValue: word) else {
-                r.fail(p, n, "unknown fuzz profile '\(word)'" + PlanReader.suggestion(for: word, among: profiles)
+                r.fail(p, n, "unknown fuzz profile '\(word.clipped)'" + PlanReader.suggestion(for: word, among: profiles)
                        + " (available: \(profiles.joined(separator: ", ")))")
                 return nil
             }
@@ -132,6 +132,13 @@ extension PlanLoader {
             case "pct_wait_cap": duration(&r).map { settings.pctWaitCapNs = $0 }
             case "stagger": duration(&r).map { settings.staggerMaxNs = $0 }
             case "pct_depth": r.integer(value, here, range: 0...64).map { settings.pctDepth = $0 }
+            case "pct_scope":
+                guard let word = r.string(value, here) else { break }
+                guard let scope = PCTScope(rawValue: word) else {
+                    r.fail(here, value, "expected round or trial, found '\(word.clipped)'")
+                    break
+                }
+                settings.pctScope = scope
             default: break
             }
         }

@@ -14,8 +14,13 @@ extension PlanLoader {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
         }
         guard ok else {
-            r.fail(path, node, "'\(name)' is not a usable name: use ASCII letters and digits, '-', '_' and '.' "
+            r.fail(path, node, "'\(name.clipped)' is not a usable name: use ASCII letters and digits, '-', '_' and '.' "
                    + "(it becomes part of trial ids, rerun commands and file names)")
+            return nil
+        }
+        guard name.count <= Self.maxNameLength else {
+            r.fail(path, node, "'\(name.clipped)' is too long for a name: at most \(Self.maxNameLength) characters "
+                   + "(it becomes part of trial ids and file names)")
             return nil
         }
         return name
@@ -43,7 +48,7 @@ extension PlanLoader {
                 choices += allStrategies.filter { c in !choices.contains { $0.name == c.name } }
             } else if registry.strategy(named: name) == nil {
                 let visible = registry.defaultStrategies.map(\.descriptor.name)
-                r.fail(here, item, "unknown strategy '\(name)'" + PlanReader.suggestion(for: name, among: known)
+                r.fail(here, item, "unknown strategy '\(name.clipped)'" + PlanReader.suggestion(for: name, among: known)
                        + " (available: \(visible.joined(separator: ", ")), or 'all')")
             } else if choices.contains(where: { $0.name == name }) {
                 r.fail(here, item, "strategy '\(name)' is listed twice")
@@ -54,24 +59,57 @@ extension PlanLoader {
         return choices
     }
 
+    /// What an experiment runs, as the loader checks it: a workload or a scenario.
+    struct ProgramChoice {
+        let name: String
+        let parameters: [ParameterSpec]
+        let validate: (WorkloadParameters) throws -> Void
+        let supportsLockFree: (WorkloadParameters) -> Bool
+        /// A scenario's role count for its parameters; nil for a workload.
+        let roleCount: ((WorkloadParameters) throws -> Int)?
+        var noun: String { roleCount == nil ? "workload" : "scenario" }
+    }
+
+    /// The workload (`key` is `workload`) or scenario (`scenario`) named by `node`.
+    func program(named node: Node, key: String, _ path: PlanKeyPath, _ r: inout PlanReader) -> ProgramChoice? {
+        guard let name = r.string(node, path) else { return nil }
+        if key == "workload", let w = registry.workload(named: name) {
+            return ProgramChoice(name: w.descriptor.name, parameters: w.descriptor.parameters, validate: w.validate,
+                                 supportsLockFree: w.supportsLockFree, roleCount: nil)
+        }
+        if key == "scenario", let s = registry.scenario(named: name) {
+            return ProgramChoice(name: s.descriptor.name, parameters: s.descriptor.parameters, validate: { _ = try s.roleCount($0) },
+                                 supportsLockFree: { _ in false }, roleCount: s.roleCount)
+        }
+        let names = key == "workload"
+            ? registry.workloads.filter { !$0.descriptor.hidden }.map(\.descriptor.name)
+            : registry.scenarios.filter { !$0.descriptor.hidden }.map(\.descriptor.name)
+        var message = "unknown \(key) '\(name.clipped)'" + PlanReader.suggestion(for: name, among: names)
+            + " (available: \(names.joined(separator: ", ")); `stressbench list` describes them)"
+        if key == "workload", registry.scenario(named: name) != nil { message = "'\(name)' is a scenario: write 'scenario: \(name)'" }
+        if key == "scenario", registry.workload(named: name) != nil { message = "'\(name)' is a workload: write 'workload: \(name)'" }
+        r.fail(path, node, message)
+        return nil
+    }
+
     /// Drops lock-free strategies the workload cannot pair with when they came
     /// from `all`; reports them when the plan named them.
     func pairable(
-        _ choices: [StrategyChoice], with workload: WorkloadEntry, _ parameters: WorkloadParameters, _ r: inout PlanReader
+        _ choices: [StrategyChoice], with workload: ProgramChoice, _ parameters: WorkloadParameters, _ r: inout PlanReader
     ) -> [String] {
         var names: [String] = []
         for c in choices {
             guard let entry = registry.strategy(named: c.name) else { continue }
             if entry.descriptor.lockFree && !workload.supportsLockFree(parameters) {
                 if let node = c.node, let path = c.path {
-                    r.fail(path, node, "strategy '\(c.name)' is lock-free and needs a workload with a lock-free form; '\(workload.descriptor.name)' has none")
+                    r.fail(path, node, "strategy '\(c.name)' is lock-free and needs a workload with a lock-free form; '\(workload.name)' has none")
                 }
                 continue
             }
             names.append(c.name)
         }
         if names.isEmpty && !choices.isEmpty && r.problems.isEmpty {
-            r.fail(.root, nil, "no strategy left for workload '\(workload.descriptor.name)'")
+            r.fail(.root, nil, "no strategy left for \(workload.noun) '\(workload.name)'")
         }
         return names
     }
@@ -94,14 +132,14 @@ extension PlanLoader {
     /// `parameters:` against the workload's descriptor, defaults filled in,
     /// then the workload's own `validate` (which sees them all together).
     func parseParameters(
-        _ given: (Node, PlanKeyPath)?, workload: WorkloadEntry, path: PlanKeyPath, _ r: inout PlanReader
+        _ given: (Node, PlanKeyPath)?, workload: ProgramChoice, path: PlanKeyPath, _ r: inout PlanReader
     ) -> WorkloadParameters? {
-        let specs = workload.descriptor.parameters
+        let specs = workload.parameters
         var overrides: [String: ParameterValue] = [:]
         if let (node, _) = given {
             let allowed = specs.map(\.name)
             if allowed.isEmpty, case .mapping(let m) = node, !m.isEmpty {
-                r.fail(path, node, "workload '\(workload.descriptor.name)' takes no parameters")
+                r.fail(path, node, "\(workload.noun) '\(workload.name)' takes no parameters")
                 return nil
             }
             guard let entries = r.mapping(node, path, allowed: allowed) else { return nil }
@@ -133,7 +171,7 @@ extension PlanLoader {
         case .choice(let choices):
             guard let word = r.string(node, path) else { return nil }
             guard choices.contains(word) else {
-                r.fail(path, node, "'\(word)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
+                r.fail(path, node, "'\(word.clipped)' is not one of \(choices.joined(separator: ", "))" + PlanReader.suggestion(for: word, among: choices))
                 return nil
             }
             return .text(word)

@@ -35,8 +35,10 @@ public struct PlanLoader: Sendable {
 
     static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
     static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation"]
-    static let experimentKeys = ["name", "description", "workload", "parameters", "thresholds"] + sharedKeys
+    static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
+    /// The longest name of a plan or an experiment (names become parts of file names).
+    static let maxNameLength = 100
 
     /// Loads and validates the plan at `path`.
     public func load(file path: String) throws(PlanError) -> Plan {
@@ -196,6 +198,8 @@ public struct PlanLoader: Sendable {
         var deadlockAfterAt: (node: Node, path: PlanKeyPath)?
         /// Where `fuzz` was given, for the check that its pauses fit the trial.
         var fuzzAt: (node: Node, path: PlanKeyPath)?
+        /// Where `threads` was given, for a scenario's check against its roles.
+        var threadsAt: (node: Node, path: PlanKeyPath)?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -206,7 +210,9 @@ public struct PlanLoader: Sendable {
             let here = path.appending(key)
             switch key {
             case "strategies": layer.strategies = parseStrategies(value, here, &r)
-            case "threads": layer.threads = parseThreads(value, here, &r)
+            case "threads":
+                layer.threads = parseThreads(value, here, &r)
+                layer.threadsAt = (value, here)
             case "duration": durationNode = value
             case "ops": opsNode = value
             case "repetitions": layer.repetitions = r.integer(value, here, range: 1...100_000, what: "a positive number of repetitions")
@@ -249,45 +255,58 @@ public struct PlanLoader: Sendable {
         let layer = parseLayer(entries.filter { Self.sharedKeys.contains($0.key) }, path, &r)
         var name: String?
         var description: String?
-        var workload: WorkloadEntry?
+        var workload: ProgramChoice?
         var parametersNode: (Node, PlanKeyPath)?
         for (key, value) in entries {
             let here = path.appending(key)
             switch key {
             case "name": name = r.string(value, here).flatMap { checkName($0, here, value, &r) }
             case "description": description = r.string(value, here)
-            case "workload":
-                guard let w = r.string(value, here) else { break }
-                workload = registry.workload(named: w)
-                if workload == nil {
-                    let names = registry.workloads.filter { !$0.descriptor.hidden }.map(\.descriptor.name)
-                    r.fail(here, value, "unknown workload '\(w)'" + PlanReader.suggestion(for: w, among: names)
-                           + " (available: \(names.joined(separator: ", ")); `stressbench list` describes them)")
+            case "workload", "scenario":
+                if entries.contains(where: { $0.key == (key == "workload" ? "scenario" : "workload") }), key == "scenario" {
+                    r.fail(here, value, "an experiment runs a workload or a scenario, not both")
+                    break
                 }
+                workload = program(named: value, key: key, here, &r)
             case "parameters": parametersNode = (value, here)
             default: break
             }
         }
-        if workload == nil && !entries.contains(where: { $0.key == "workload" }) {
-            r.fail(path, node, "missing 'workload': every experiment names the workload it runs")
+        if workload == nil && !entries.contains(where: { $0.key == "workload" || $0.key == "scenario" }) {
+            r.fail(path, node, "missing 'workload' (or 'scenario'): every experiment names what it runs")
         }
         guard let workload else { return nil }
         let parameters = parseParameters(parametersNode, workload: workload, path: path.appending("parameters"), &r)
         guard r.problems.count == before, let parameters else { return nil }
         let strategies = pairable(layer.strategies ?? defaults.strategies ?? allStrategies, with: workload, parameters, &r)
+        var threads = layer.threads ?? defaults.threads ?? PlanDefaults.threads
+        if let roleCount = workload.roleCount {
+            // A scenario's trials have one worker per role: the plan's own
+            // `threads` must say that count; `defaults.threads` does not apply.
+            do {
+                let roles = try roleCount(parameters)
+                if let given = layer.threads, let at = layer.threadsAt, given != [roles] {
+                    r.fail(at.path, at.node, "scenario '\(workload.name)' has \(roles) roles, so its trials have \(roles) workers "
+                           + "(role i on worker i); threads must be \(roles) or left out, not \(given.map(String.init).joined(separator: ", "))")
+                }
+                threads = [roles]
+            } catch {
+                r.fail(path.appending("parameters"), parametersNode?.0, "\(error)")
+            }
+        }
         let load = layer.load ?? defaults.load ?? .closed
         let warmup = layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs
         if case .fractionOfCapacity? = load.rate, warmup == 0 {
             r.fail(path, node, "a paced rate given as a share of capacity is calibrated during the warm-up; set a warm-up (e.g. warmup: 200ms)")
         }
         guard r.problems.count == before else { return nil }
-        let experiment = Experiment(
-            name: name ?? workload.descriptor.name,
+        var experiment = Experiment(
+            name: name ?? workload.name,
             description: description,
-            workload: workload.descriptor.name,
+            workload: workload.name,
             parameters: parameters,
             strategies: strategies,
-            threads: layer.threads ?? defaults.threads ?? PlanDefaults.threads,
+            threads: threads,
             stop: layer.stop ?? defaults.stop ?? .duration(nanoseconds: PlanDefaults.durationNs),
             repetitions: layer.repetitions ?? defaults.repetitions ?? PlanDefaults.repetitions,
             repetitionsGiven: (layer.repetitions ?? defaults.repetitions) != nil,
@@ -301,6 +320,7 @@ public struct PlanLoader: Sendable {
             load: load,
             stopOnViolation: layer.stopOnViolation ?? defaults.stopOnViolation ?? false
         )
+        experiment.isScenario = workload.roleCount != nil
         checkWatchdogFitsTimeout(experiment, layer: layer, defaults: defaults, node: node, path: path, &r)
         checkFuzzFitsTrial(experiment, at: layer.fuzzAt ?? defaults.fuzzAt ?? (node, path), &r)
         return experiment
@@ -384,6 +404,18 @@ public struct PlanLoader: Sendable {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
             return PlanProblem(file: file, path: .root, line: mark.line, column: mark.column, message: "not valid YAML or JSON: \(problem)")
+        case .reader(let problem, let offset, let value, let yaml):
+            // A character the YAML reader refuses (a control character, a NUL,
+            // text that is not UTF-8): located from its offset in the text.
+            var line: Int?, column: Int?
+            if let offset, offset <= yaml.count {
+                let before = yaml.prefix(offset)
+                line = before.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+                column = before.count - (before.lastIndex(of: "\n").map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
+            }
+            let character = value >= 0 && value < 0x110000 ? String(format: " (U+%04X)", Int(value)) : ""
+            return PlanProblem(file: file, path: .root, line: line, column: column,
+                               message: "not valid YAML or JSON: \(problem)\(character)")
         default:
             return PlanProblem(file: file, path: .root, message: "not valid YAML or JSON: \(error)")
         }

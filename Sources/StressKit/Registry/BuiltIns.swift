@@ -12,6 +12,15 @@ extension StressRegistry {
         r.register(workload: FaultInjectionWorkload.self)
         r.register(workload: BusyWorkWorkload.self)
 
+        r.register(scenario: StoreBufferingScenario.self)
+        r.register(scenario: MessagePassingScenario.self)
+        r.register(scenario: LoadBufferingScenario.self)
+        r.register(scenario: DekkerScenario.self)
+        r.register(scenario: EmptyScenario.self)
+        r.register(scenario: OperationStartCancelScenario.self)
+        r.register(scenario: LazyInitRaceScenario.self)
+        r.register(scenario: NestedTransactionOnceScenario.self)
+
         // Locks, then lock-free, then dispatch queues, then actors, then the
         // control: the order `list` and `strategies: all` use.
         r.register(strategy: PthreadMutexStrategy.self)

@@ -22,6 +22,28 @@ public struct WorkloadEntry: Sendable {
     }
 }
 
+/// A registered scenario type, erased so the engine and the plan loader can
+/// use it by name.
+public struct ScenarioEntry: Sendable {
+    /// Name, summary, parameters.
+    public let descriptor: ScenarioDescriptor
+    /// Builds the scenario from parameters and says how many roles it has
+    /// (throws what `init` throws): the plan loader checks the thread count with it.
+    let roleCount: @Sendable (WorkloadParameters) throws -> Int
+    /// Runs one trial of it in this process.
+    let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
+
+    init<S: Scenario>(_ type: S.Type) {
+        descriptor = S.descriptor
+        roleCount = { try S(parameters: $0).roles().count }
+        run = { parameters, strategy, settings, onStall in
+            let scenario = try S(parameters: parameters)
+            let instance = try strategy.make(StrategySetup(resources: scenario.resourceCount, threads: settings.threads))
+            return try TrialEngine.run(scenario, strategy: instance, settings: settings, onStall: onStall)
+        }
+    }
+}
+
 /// A registered strategy type, erased.
 public struct StrategyEntry: Sendable {
     /// Name, summary, semantics.
@@ -57,15 +79,28 @@ public struct StrategyEntry: Sendable {
 /// swapped for a team's own version. Order of registration is the order `list`
 /// and `strategies: all` use.
 public struct StressRegistry: Sendable {
+    /// The workloads, in registration order.
     public private(set) var workloads: [WorkloadEntry] = []
+    /// The scenarios, in registration order.
+    public private(set) var scenarios: [ScenarioEntry] = []
+    /// The strategies, in registration order.
     public private(set) var strategies: [StrategyEntry] = []
 
     /// An empty registry.
     public init() {}
 
-    /// Adds (or replaces) a workload type.
+    /// Adds (or replaces) a workload type (and removes a scenario of the same name).
     public mutating func register<W: Workload>(workload type: W.Type) {
+        scenarios.removeAll { $0.descriptor.name == W.descriptor.name }
         upsert(&workloads, WorkloadEntry(type)) { $0.descriptor.name }
+    }
+
+    /// Adds (or replaces) a scenario type. A scenario and a workload may not
+    /// share a name (trial ids and cells name either by it): registering one
+    /// removes a workload of the same name.
+    public mutating func register<S: Scenario>(scenario type: S.Type) {
+        workloads.removeAll { $0.descriptor.name == S.descriptor.name }
+        upsert(&scenarios, ScenarioEntry(type)) { $0.descriptor.name }
     }
 
     /// Adds (or replaces) a blocking strategy type.
@@ -81,6 +116,11 @@ public struct StressRegistry: Sendable {
     /// The workload named `name`.
     public func workload(named name: String) -> WorkloadEntry? {
         workloads.first { $0.descriptor.name == name }
+    }
+
+    /// The scenario named `name`.
+    public func scenario(named name: String) -> ScenarioEntry? {
+        scenarios.first { $0.descriptor.name == name }
     }
 
     /// The strategy named `name`.

@@ -19,6 +19,7 @@ public enum CSVReport {
         "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_op", "ctx_voluntary", "ctx_involuntary", "ctx_per_1k_ops",
         "peak_rss_bytes", "quota_periods", "throttled_periods", "throttled_ns",
         "alloc_bytes_per_op", "alloc_requests_per_op", "alloc_resident_bytes",
+        "rounds", "rounds_per_s", "forbidden", "interesting",
     ]
 
     /// The whole file, header included.
@@ -43,7 +44,7 @@ public enum CSVReport {
                 // to and the sampling interval actually used (both empty when
                 // nothing was measured).
                 t.allocator.rawValue, m?.timing?.clock ?? "", m?.timing.map { String($0.sampleEvery) } ?? "",
-            ] + details(m)
+            ] + details(m) + scenario(r)
             lines.append(cells.map(escape).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -70,6 +71,14 @@ public enum CSVReport {
             int(usage?.peakRSSBytes), int(usage?.quotaPeriods), int(usage?.throttledPeriods), int(usage?.throttledNs),
             real(allocator?.bytesPerOp), real(allocator?.allocationsPerOp), int(allocator?.residentBytes),
         ]
+    }
+
+    /// A scenario trial's rounds, their rate, and how many rounds showed a
+    /// forbidden and an interesting outcome; empty for a workload's trial.
+    private static func scenario(_ r: TrialResult) -> [String] {
+        guard let rounds = r.rounds, let outcomes = r.outcomes else { return ["", "", "", ""] }
+        let count = { (grade: String) in String(outcomes.filter { $0.grade == grade }.reduce(0) { $0 + $1.count }) }
+        return [String(rounds), r.measurement?.roundsPerSecond.map { number($0.rounded()) } ?? "", count("forbidden"), count("interesting")]
     }
 
     /// Six significant digits; whole numbers from 100000 up, where `%g`

@@ -23,6 +23,9 @@ public enum Formatting {
         }
     }
 
+    /// `950`, `12.3k`, `4.56M`: a count, shortened as ``rate(_:)`` does.
+    public static func count(_ n: Int) -> String { rate(Double(n)) }
+
     /// Three significant digits, without trailing zeros.
     static func digits(_ x: Double) -> String {
         let decimals = x >= 100 ? 0 : (x >= 10 ? 1 : 2)

@@ -65,12 +65,16 @@ public enum JUnitReport {
             let t = r.trial
             let name = caseName(t)
             let open = "    <testcase classname=\"\(xml("stressbench.\(report.plan).\(t.experiment)"))\" name=\"\(xml(name))\" time=\"\(seconds(Double(r.measurement?.elapsedNs ?? 0) / 1e9))\""
+            // A scenario's outcome histogram goes to the case's output.
+            let outcomes = TableReport.outcomeBlock(r).map { "\n      <system-out>\(xml($0))</system-out>" } ?? ""
             if r.outcome == .skipped {
                 lines.append(open + ">\n      <skipped message=\"\(xml(r.failure?.message ?? "not run"))\"/>\n    </testcase>")
             } else if r.outcome.isFailure {
                 let details = TableReport.details(r, planFile: report.planFile)
                 let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? r.outcome.rawValue
-                lines.append(open + ">\n      <failure type=\"\(r.outcome.rawValue)\" message=\"\(xml("\(r.outcome.rawValue): \(first)"))\">\(xml(details))</failure>\n    </testcase>")
+                lines.append(open + ">\n      <failure type=\"\(r.outcome.rawValue)\" message=\"\(xml("\(r.outcome.rawValue): \(first)"))\">\(xml(details))</failure>\(outcomes)\n    </testcase>")
+            } else if !outcomes.isEmpty {
+                lines.append(open + ">" + outcomes + "\n    </testcase>")
             } else {
                 lines.append(open + "/>")
             }

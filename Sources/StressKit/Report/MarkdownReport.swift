@@ -13,6 +13,8 @@ public enum MarkdownReport {
         out += "\(env.cpu), \(env.coresDescription), \(env.os), \(env.buildConfiguration) build; started \(report.startedAt).\n\n"
         if let quota = TableReport.throttlingLine(report.trials) { out += "**\(escape(quota))**\n\n" }
         out += cellTable(cells)
+        let scenarios = report.trials.filter { $0.outcomes != nil }
+        if !scenarios.isEmpty { out += "\n" + outcomeTables(scenarios) }
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
         if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, of: report) }
         let (problems, skipped) = TableReport.problemsAndSkippedGroups(report.trials)
@@ -52,6 +54,21 @@ public enum MarkdownReport {
                        String(Int(cell.value(.violations) ?? 0)), outcomes]
             if showAllocator { row.insert(cell.trials.first?.trial.allocator.rawValue ?? "-", at: 1) }
             out += "| " + row.map(escape).joined(separator: " | ") + " |\n"
+        }
+        return out
+    }
+
+    /// Each scenario trial's outcome histogram: outcome, count, grade and meaning.
+    static func outcomeTables(_ trials: [TrialResult]) -> String {
+        var out = "### Scenario outcomes\n"
+        for r in trials {
+            guard let outcomes = r.outcomes, let rounds = r.rounds else { continue }
+            let rate = r.measurement?.roundsPerSecond.map { ", \(Formatting.rate($0)) rounds/s" } ?? ""
+            out += "\n`\(r.trial.id)`: \(Formatting.count(rounds)) rounds\(rate)\n\n| outcome | count | grade | meaning |\n|---|--:|---|---|\n"
+            for o in outcomes {
+                let grade = o.grade == "forbidden" ? "**forbidden**" : o.grade
+                out += "| " + ["`\(o.outcome)`", String(o.count), grade, o.meaning ?? ""].map(escape).joined(separator: " | ") + " |\n"
+            }
         }
         return out
     }

@@ -45,6 +45,8 @@ public enum TableReport {
         if let quota = throttlingLine(report.trials) { text += quota + "\n" }
         text += "\n"
         text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
+        let scenarios = report.trials.compactMap(outcomeBlock)
+        if !scenarios.isEmpty { text += "\n" + scenarios.joined(separator: "\n") + "\n" }
         let (problems, skipped) = problemsAndSkippedGroups(report.trials)
         var blocks = problems.map { details($0, planFile: report.planFile) }
         blocks += skipped.map { group in
@@ -120,6 +122,19 @@ public enum TableReport {
             + "(in up to \(Formatting.percent(share)) of a trial's scheduling periods): "
             + "their throughput and latency tails show the quota, not only the code. Throttled: "
             + listed(throttled.map(\.trial.id), limit: 5) + "."
+    }
+
+    /// A scenario trial's outcome histogram: its rounds, then each outcome
+    /// with its count and grade (and what an interesting or forbidden one
+    /// means); nil for a workload's trial.
+    static func outcomeBlock(_ r: TrialResult) -> String? {
+        guard let outcomes = r.outcomes, let rounds = r.rounds else { return nil }
+        let rate = r.measurement?.roundsPerSecond.map { ", \(Formatting.rate($0)) rounds/s in the window" } ?? ""
+        let rows = outcomes.map { o -> [String] in
+            [o.outcome, Formatting.count(o.count), o.grade + (o.meaning.map { ": \($0)" } ?? "")]
+        }
+        let table = Formatting.table(["outcome", "count", "grade"], rows, rightAligned: [1])
+        return "\(r.trial.id): \(Formatting.count(rounds)) rounds\(rate)\n" + table.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
 
     /// `a, b, c and 4 more`.

@@ -126,6 +126,9 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     public var acquireHistogram: [[UInt64]]?
     /// Paced runs: the merged response-time histogram as `[value_ns, count]` buckets.
     public var responseHistogram: [[UInt64]]?
+    /// A scenario's trial: rounds completed per second of the measured window
+    /// (`opsPerSecond` counts each role's run as an operation).
+    public var roundsPerSecond: Double?
 }
 
 /// How a trial timed its operations, as recorded in its result.
@@ -188,6 +191,12 @@ public struct TrialResult: Sendable, Codable, Equatable {
     public var rerunCommand: String?
     /// Where it ran.
     public var environment: EnvironmentInfo
+    /// A scenario's trial: how many rounds it ran (warm-up included; every
+    /// one's outcome is counted). Nil for a workload's.
+    public var rounds: Int?
+    /// A scenario's trial: each distinct outcome of its rounds with its count
+    /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
+    public var outcomes: [OutcomeCount]?
 
     /// A record.
     public init(

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CStressSupport
 import Synchronization
 
 /// `_fault` (hidden): injects a failure into one trial so the harness's own
@@ -56,7 +57,15 @@ public struct FaultInjectionWorkload: Workload {
             guard frame.thread == 0, frame.opNumber == afterOps else { return }
             switch mode {
             case "trap": fatalError("injected trap at op #\(afterOps)")
-            case "hang": while !state.release.load(ordering: .relaxed) { sched_yield() }
+            case "hang":
+                // An endless loop, as a real one spins: the CPU all the time
+                // (a loop of yields gets almost none on a loaded machine, and
+                // would look like a thread the OS does not run).
+                var spins = 0
+                while !state.release.load(ordering: .relaxed) {
+                    spins &+= 1
+                    if spins & 0xFFFF == 0 { sched_yield() } else { stress_cpu_relax() }
+                }
             case "exit": exit(7)
             case "kill": raise(SIGKILL)
             case "stop":
