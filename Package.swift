@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "StressKit", targets: ["StressKit"]),
         .library(name: "StressBenchCLI", targets: ["StressBenchCLI"]),
         .executable(name: "stressbench", targets: ["stressbench"]),
+        // Preloaded into trial processes whose plan says `interpose: true`:
+        // the pthread lock and condition calls of the code under test, seen.
+        .library(name: "StressInterpose", type: .dynamic, targets: ["CStressInterpose"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,6 +28,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CStressSupport"),
+        .target(name: "CStressInterpose", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "StressKit",
             dependencies: [
@@ -41,7 +45,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI"]),
+        .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI", "OwnCodeExample"]),
+        // "Testing your own code" (docs/own-code.md): a thread-safe class written
+        // the ordinary way, and the workload that tests it; `stressbench` registers it.
+        .target(name: "OwnCodeExample", dependencies: ["StressKit"], path: "Examples/OwnCode"),
         // The README's example of a team's own stressbench: the command line with
         // a custom workload registered. Not a product; the tests build and run it.
         .executableTarget(
@@ -52,7 +59,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench"],
+            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample"],
             exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],

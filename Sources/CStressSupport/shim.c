@@ -3,6 +3,8 @@
 #include "CStressParticipant.h"
 
 _Thread_local uint64_t *stress_participant_line;
+_Thread_local void *stress_ambient_context;
+int stress_trial_running;
 #if defined(__linux__)
 #include <sys/prctl.h>
 #include <signal.h>
@@ -247,6 +249,16 @@ uint64_t stress_thread_id(void) {
 #endif
 }
 
+int stress_is_main_thread(void) {
+#if defined(__linux__)
+    return syscall(SYS_gettid) == getpid();
+#elif defined(__APPLE__)
+    return pthread_main_np();
+#else
+    return 0;
+#endif
+}
+
 uint64_t stress_thread_cpu_clock(void) {
     clockid_t clock;
     if (pthread_getcpuclockid(pthread_self(), &clock) != 0) return 0;
@@ -259,4 +271,60 @@ uint64_t stress_cpu_clock_ns(uint64_t clock) {
     struct timespec ts;
     if (clock_gettime((clockid_t)(int64_t)(clock - 1), &ts) != 0) return UINT64_MAX;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- The preloaded interposer, when there is one ------------------------- */
+
+typedef void (*interpose_attach_fn)(uint64_t *);
+typedef void (*interpose_install_fn)(void (*)(int), const int *);
+
+static interpose_attach_fn interpose_attach(void) {
+    static interpose_attach_fn fn;
+    static int looked;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&fn, (interpose_attach_fn)dlsym(RTLD_DEFAULT, "stress_interpose_attach"), __ATOMIC_RELAXED);
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&fn, __ATOMIC_RELAXED);
+}
+
+void stress_participant_attach(uint64_t *line) {
+    stress_participant_line = line;
+    interpose_attach_fn attach = interpose_attach();
+    if (attach) attach(line);
+}
+
+int stress_interpose_connect(void (*fuzz)(int point)) {
+    interpose_install_fn install = (interpose_install_fn)dlsym(RTLD_DEFAULT, "stress_interpose_install");
+    if (!install) return 0;
+    install(fuzz, &stress_trial_running);
+    return 1;
+}
+
+/* ---- A futex, for the engine's own waits -------------------------------- */
+/* The engine's waits must not go through pthread: a preloaded interposer
+   would take them for the code under test's. */
+#if defined(__linux__)
+#include <linux/futex.h>
+#endif
+
+int stress_futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
+#if defined(__linux__)
+    struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+    return (int)syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, &ts, NULL, 0) == 0;
+#else
+    // No futex: a short nap; the caller looks at the word again.
+    (void)word; (void)expected;
+    struct timespec ts = { 0, timeout_ns < 100000 ? (long)timeout_ns : 100000 };
+    nanosleep(&ts, NULL);
+    return 0;
+#endif
+}
+
+void stress_futex_wake_all(uint32_t *word) {
+#if defined(__linux__)
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+#else
+    (void)word;
+#endif
 }

@@ -276,11 +276,11 @@ enum BaselineLoop: String, CaseIterable {
 
 /// Makes `pointer` visible to code the optimiser cannot see through.
 @inline(never) @_optimize(none)
-private func escape(_ pointer: UnsafeMutablePointer<Int>) {}
+func escape(_ pointer: UnsafeMutablePointer<Int>) {}
 
 /// Consumes a value where the optimiser cannot see it.
 @inline(never) @_optimize(none)
-private func escape(_ value: Int) {}
+func escape(_ value: Int) {}
 
 /// An increment the optimiser cannot see into: calling it is an indirect call.
 @inline(never) @_optimize(none)

@@ -1,2 +1,9 @@
+import OwnCodeExample
 import StressBenchCLI
-StressBenchMain.main()
+import StressKit
+
+// The built-in catalogue, plus the examples of testing a team's own code
+// (Examples/OwnCode, run by Plans/own-code.yaml).
+var registry = StressRegistry.builtIn
+OwnCodeExamples.register(in: &registry)
+StressBenchMain.main(registry: registry)

@@ -88,12 +88,12 @@ final class PlanHardeningTests: XCTestCase {
     /// made to count it); a bigger matrix trapped on allocation.
     func testAMatrixPastTheLimitIsAPlanErrorNamingItsProduct() {
         XCTAssertEqual(messages("experiments:\n  - workload: counter\n    repetitions: 100k\n"), [
-            "test.yaml:2:5: experiments[0]: experiment 'counter' expands to 18 strategies × 1 allocator × 3 thread counts "
-                + "× 100000 repetitions = 5400000 trials; a plan may have at most 100000 (fewer repetitions, thread counts or strategies)",
+            "test.yaml:2:5: experiments[0]: experiment 'counter' expands to 22 strategies × 1 allocator × 3 thread counts "
+                + "× 100000 repetitions = 6600000 trials; a plan may have at most 100000 (fewer repetitions, thread counts or strategies)",
         ])
         let split = messages("experiments:\n  - workload: counter\n    repetitions: 1000\n  - workload: bank\n    repetitions: 1000\n")
         XCTAssertEqual(split.count, 1)
-        XCTAssertTrue(split[0].contains("the plan expands to 105000 trials; the largest, experiment 'counter', makes 18 strategies"), split[0])
+        XCTAssertTrue(split[0].contains("the plan expands to 129000 trials; the largest, experiment 'counter', makes 22 strategies"), split[0])
         let plan = try? PlanLoader(registry: .builtIn).load(text: "experiments:\n  - workload: counter\n    strategies: [mutex]\n", file: "p")
         let runner = PlanRunner(registry: .builtIn, options: RunOptions(repetitions: 50_000))
         XCTAssertNotNil(plan.flatMap(runner.sizeProblem(of:)), "--repetitions counts too")

@@ -1,3 +1,4 @@
+import OwnCodeExample
 import StressKit
 import XCTest
 
@@ -333,8 +334,11 @@ final class PlanLoaderTests: XCTestCase {
             .deletingLastPathComponent().appendingPathComponent("Plans")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".json") }
         XCTAssertTrue(files.contains("quickstart.yaml"))
+        // What `stressbench` itself registers: the built-ins and the own-code examples.
+        var registry = StressRegistry.builtIn
+        OwnCodeExamples.register(in: &registry)
         for f in files {
-            XCTAssertNoThrow(try PlanLoader(registry: .builtIn).load(file: dir.appendingPathComponent(f).path), f)
+            XCTAssertNoThrow(try PlanLoader(registry: registry).load(file: dir.appendingPathComponent(f).path), f)
         }
     }
 }

@@ -22,7 +22,13 @@ enum {
     STRESS_WORD_HELD = 6,
     STRESS_HELD_SLOTS = 8,
     STRESS_WORD_HELD_OVERFLOW = 14,
+    STRESS_WORD_SAVED_SITE = 15,
 };
+
+// The site word's phase field (bits 24 to 27), and the phase a participant
+// shows while it waits for a harness-aware primitive (WorkerPhase.blocked).
+#define STRESS_SITE_PHASE_MASK ((uint64_t)0xF << 24)
+#define STRESS_SITE_PHASE_BLOCKED ((uint64_t)13 << 24)
 
 // A key names one primitive: its address, with the low bit set when it is
 // held (or waited for) shared, as a reader. Keys of the strategy's resources
@@ -44,22 +50,46 @@ enum {
 
 /// This thread's line (NULL: not in a trial).
 extern _Thread_local uint64_t *stress_participant_line;
+/// What the code under test reaches from anywhere on this thread during a
+/// trial (the worker's own fuzzer and violation book; see Ambient.swift), or NULL.
+extern _Thread_local void *stress_ambient_context;
+/// Nonzero while a trial runs in this process (for code on threads and tasks
+/// the thread-local pointers above do not cover: task workers).
+extern int stress_trial_running;
+
+/// Sets the calling thread's line here and, when libStressInterpose.so was
+/// preloaded, in it too (its interposed pthread calls publish on the same line).
+void stress_participant_attach(uint64_t *line);
+/// Hands the preloaded interposer (if any) the function its calls use for
+/// their fuzz points; returns 1 when the interposer is loaded, else 0.
+int stress_interpose_connect(void (*fuzz)(int point));
 
 static inline uint64_t *stress_participant(void) { return stress_participant_line; }
 static inline void stress_participant_set(uint64_t *line) { stress_participant_line = line; }
+static inline void *stress_ambient(void) { return stress_ambient_context; }
+static inline void stress_ambient_set(void *context) { stress_ambient_context = context; }
+static inline int stress_trial_is_running(void) { return __atomic_load_n(&stress_trial_running, __ATOMIC_RELAXED); }
+static inline void stress_trial_set_running(int running) { __atomic_store_n(&stress_trial_running, running, __ATOMIC_RELAXED); }
 
-/// Publishes that this thread now waits for `key` (a STRESS_WAIT_* kind).
+/// Publishes that this thread now waits for `key` (a STRESS_WAIT_* kind):
+/// the wait words, and its site word's phase set to blocked (the site itself,
+/// which says where in the code under test it is, is kept aside and put back
+/// by stress_wait_end).
 static inline void stress_wait_begin(uint64_t key, uint64_t kind) {
     uint64_t *p = stress_participant_line;
     if (!p) return;
+    uint64_t site = __atomic_load_n(p + STRESS_WORD_SITE, __ATOMIC_RELAXED);
+    __atomic_store_n(p + STRESS_WORD_SAVED_SITE, site, __ATOMIC_RELAXED);
     __atomic_store_n(p + STRESS_WORD_WAIT_KEY, key, __ATOMIC_RELAXED);
     __atomic_store_n(p + STRESS_WORD_WAIT_KIND, kind, __ATOMIC_RELAXED);
+    __atomic_store_n(p + STRESS_WORD_SITE, (site & ~STRESS_SITE_PHASE_MASK) | STRESS_SITE_PHASE_BLOCKED, __ATOMIC_RELAXED);
 }
 
-/// Publishes that this thread no longer waits.
+/// Publishes that this thread no longer waits (and puts its site back).
 static inline void stress_wait_end(void) {
     uint64_t *p = stress_participant_line;
     if (!p) return;
+    __atomic_store_n(p + STRESS_WORD_SITE, __atomic_load_n(p + STRESS_WORD_SAVED_SITE, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(p + STRESS_WORD_WAIT_KIND, 0, __ATOMIC_RELAXED);
     __atomic_store_n(p + STRESS_WORD_WAIT_KEY, 0, __ATOMIC_RELAXED);
 }

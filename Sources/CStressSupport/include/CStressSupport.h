@@ -69,6 +69,9 @@ int stress_interrupt_count(void);
 /// The signal that arrived first (SIGINT or SIGTERM), or 0.
 int stress_interrupt_signal(void);
 
+/// 1 when the calling thread is the process's main thread, else 0.
+int stress_is_main_thread(void);
+
 /// The calling thread's kernel id (gettid), or 0 where the platform has none.
 uint64_t stress_thread_id(void);
 /// The calling thread's CPU-time clock, as a number the watchdog can read from
@@ -77,6 +80,26 @@ uint64_t stress_thread_cpu_clock(void);
 /// CPU time used so far by the thread whose clock is `clock`, in ns, or
 /// UINT64_MAX when it cannot be read (the thread ended, or no clock).
 uint64_t stress_cpu_clock_ns(uint64_t clock);
+
+/// Waits while the 32-bit `word` holds `expected`, at most `timeout_ns`
+/// (Linux: a private futex; elsewhere a nap of at most 100 µs). Returns 1 when
+/// woken, 0 on timeout, interruption or a changed word. Not through pthread,
+/// so a preloaded interposer never takes it for the code under test's.
+int stress_futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
+/// Wakes every thread waiting on `word`.
+void stress_futex_wake_all(uint32_t *word);
+/// Sequentially consistent load and increment of 32- and 64-bit words (the
+/// engine's per-resource signals).
+static inline uint32_t stress_load32(uint32_t *word) { return __atomic_load_n(word, __ATOMIC_SEQ_CST); }
+static inline void stress_increment32(uint32_t *word) { __atomic_fetch_add(word, 1, __ATOMIC_SEQ_CST); }
+static inline uint64_t stress_load64_seq(uint64_t *word) { return __atomic_load_n(word, __ATOMIC_SEQ_CST); }
+static inline void stress_add64_seq(uint64_t *word, int64_t delta) { __atomic_fetch_add(word, (uint64_t)delta, __ATOMIC_SEQ_CST); }
+
+/// Atomic compare-and-swap of a 64-bit word: 1 when it held `expected` and
+/// now holds `desired`, else 0 (acquire-release).
+static inline int stress_compare_exchange(uint64_t *word, uint64_t expected, uint64_t desired) {
+    return __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
 
 /// Atomic fetch-and-add of 1, returning the previous value (relaxed).
 static inline uint64_t stress_fetch_increment(uint64_t *word) {

@@ -5,6 +5,9 @@ typealias ErasedState = any AnyObject & Sendable
 /// A step body that takes an erased state.
 typealias ErasedStepBody = @Sendable (ErasedState, inout OpFrame) -> StepResult
 
+/// A `waitUntil` step's predicate that takes an erased state.
+typealias ErasedPredicate = @Sendable (ErasedState, inout OpFrame) -> Bool
+
 /// A worker's operations flattened for the blocking hot loop, in raw memory the
 /// worker owns: each step's access and body (no names: copying a `Step` would
 /// retain its strings) and the site words it publishes, worked out once here so
@@ -28,16 +31,21 @@ struct CompiledProgram {
         let waiting: SiteWord
         /// Published once inside (the inner section, for a nested write).
         let inside: SiteWord
-        /// Nested writes: published holding the outer section, asking for the inner.
+        /// Nested writes: published holding the outer section, asking for
+        /// the inner. A `waitUntil` step: published while it waits for a signal.
         let waitingInner: SiteWord
+        /// A `waitUntil` step's predicate.
+        let predicate: CompiledPredicate?
 
-        init(access: StepAccess, body: @escaping ErasedStepBody, site: Int, waiting: SiteWord, inside: SiteWord, waitingInner: SiteWord) {
+        init(access: StepAccess, body: @escaping ErasedStepBody, site: Int, waiting: SiteWord, inside: SiteWord, waitingInner: SiteWord,
+             predicate: ErasedPredicate? = nil) {
             self.access = access
             self.body = .passRetained(BodyBox(body))
             self.site = site
             self.waiting = waiting
             self.inside = inside
             self.waitingInner = waitingInner
+            self.predicate = predicate.map { CompiledPredicate(box: .passRetained(PredicateBox($0))) }
         }
 
         /// Calls the body, borrowed: no reference count changes, as the
@@ -52,6 +60,23 @@ struct CompiledProgram {
     final class BodyBox {
         let body: ErasedStepBody
         init(_ body: @escaping ErasedStepBody) { self.body = body }
+    }
+
+    /// A `waitUntil` step's predicate in an object of its own, called as the
+    /// body is (no reference counting per call).
+    final class PredicateBox {
+        let predicate: ErasedPredicate
+        init(_ predicate: @escaping ErasedPredicate) { self.predicate = predicate }
+    }
+
+    /// A predicate, borrowed from the program that keeps it alive.
+    struct CompiledPredicate {
+        let box: Unmanaged<PredicateBox>
+
+        @inline(__always)
+        func call(_ state: ErasedState, _ frame: inout OpFrame) -> Bool {
+            box._withUnsafeGuaranteedRef { $0.predicate(state, &frame) }
+        }
     }
 
     /// One operation: where its steps are and what to publish after it.
@@ -111,6 +136,23 @@ struct CompiledProgram {
                         waiting: SiteWord(site: site, phase: .acquiring, resource: outer, write: true),
                         inside: SiteWord(site: site, phase: .insideInner, resource: outer, inner: inner, write: true),
                         waitingInner: SiteWord(site: site, phase: .acquiringInner, resource: outer, inner: inner, write: true))
+                case .nestedWrites(let path):
+                    // The inner levels' words are made as the step goes down.
+                    let first = SiteWord(site: site, phase: .acquiring, resource: path[0], write: true)
+                    compiled = CompiledStep(access: step.access, body: body, site: site, waiting: first, inside: first, waitingInner: first)
+                case .hold(let r), .release(let r):
+                    let inside = SiteWord(site: site, phase: .inside, resource: r, write: true)
+                    compiled = CompiledStep(access: step.access, body: body, site: site,
+                                            waiting: SiteWord(site: site, phase: .acquiring, resource: r, write: true),
+                                            inside: inside, waitingInner: inside)
+                case .waitUntil(let r, _):
+                    // While it waits for a signal it holds nothing: running,
+                    // with the line's wait words saying what for.
+                    compiled = CompiledStep(access: step.access, body: body, site: site,
+                                            waiting: SiteWord(site: site, phase: .acquiring, resource: r, write: true),
+                                            inside: SiteWord(site: site, phase: .inside, resource: r, write: true),
+                                            waitingInner: SiteWord(site: site, phase: .running),
+                                            predicate: step.predicate.map { Self.erase(predicate: $0) })
                 }
                 steps.initializeElement(at: next, to: compiled)
                 next += 1
@@ -135,6 +177,21 @@ struct CompiledProgram {
         unsafeBitCast(TypedBody(body: body), to: ErasedBody.self).body
     }
 
+    /// A predicate with its state's type erased, as ``erase(_:)`` does a body.
+    private static func erase<State: AnyObject & Sendable>(
+        predicate: @escaping @Sendable (State, inout OpFrame) -> Bool
+    ) -> ErasedPredicate {
+        unsafeBitCast(TypedPredicate(predicate: predicate), to: ErasedPredicateHolder.self).predicate
+    }
+
+    private struct TypedPredicate<State: AnyObject & Sendable> {
+        let predicate: @Sendable (State, inout OpFrame) -> Bool
+    }
+
+    private struct ErasedPredicateHolder {
+        let predicate: ErasedPredicate
+    }
+
     /// A step body in a struct, so that casting the struct copies the function
     /// as it is stored (see ``erase(_:)``).
     private struct TypedBody<State: AnyObject & Sendable> {
@@ -146,6 +203,9 @@ struct CompiledProgram {
         let body: ErasedStepBody
     }
 
+    /// Whether any step is one the general loop alone runs (``StepAccess/isExtended``).
+    var hasExtendedSteps: Bool { steps.contains { $0.access.isExtended } }
+
     /// The kernel of operation `i`, when it is one step made from a kernel.
     func soleKernel(ofOperation i: Int) -> (any StepKernel)? {
         guard operations[i].stepCount == 1 else { return nil }
@@ -154,7 +214,10 @@ struct CompiledProgram {
 
     /// Frees the program (the worker's last use of it).
     func deallocate() {
-        for step in steps { step.body.release() }
+        for step in steps {
+            step.body.release()
+            step.predicate?.box.release()
+        }
         steps.deinitialize()
         steps.deallocate()
         operations.deallocate()

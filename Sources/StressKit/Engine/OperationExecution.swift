@@ -10,12 +10,64 @@ final class BlockingAccess: Sendable {
     let deferredWrites: DeferredViolations?
     /// "operation/step" by site id, to name a violation found by a deferred write.
     let labels: [String]
+    /// The same strategy when it can hold a resource across steps.
+    let holding: (any HoldingStrategy)?
+    /// Whether the program has `waitUntil` steps: the end of every exclusive
+    /// access to a resource then signals them.
+    let waits: Bool
+    /// The same strategy when the program waits and it has a condition of its own.
+    let conditions: (any ConditionWaitingStrategy)?
+    /// The engine's per-resource signals, when the program waits and the
+    /// strategy has no condition.
+    let signals: ResourceSignals?
+    /// Whether the program has steps only the general loop runs.
+    let hasExtendedSteps: Bool
+    /// The trial's control (an unretained address; 0 until ``attach(_:)``):
+    /// a `waitUntil` step gives up quietly once the trial stops, rather than
+    /// wait out its timeout for workers that have left.
+    private let controlAddress = Atomic<UInt>(0)
 
-    init(_ strategy: any BlockingStrategy, labels: [String]) {
+    /// Lets `waitUntil` steps see the trial stop. `control` outlives every worker.
+    func attach(_ control: TrialControl) {
+        controlAddress.store(UInt(bitPattern: Unmanaged.passUnretained(control).toOpaque()), ordering: .releasing)
+    }
+
+    /// Whether the trial has stopped (its window ended, or its first violation stopped it).
+    var trialStopped: Bool {
+        let address = controlAddress.load(ordering: .acquiring)
+        guard address != 0, let raw = UnsafeMutableRawPointer(bitPattern: address) else { return false }
+        return Unmanaged<TrialControl>.fromOpaque(raw).takeUnretainedValue().current == TrialControl.stop
+    }
+    private let singleDomain: Bool
+    private let mainQueue: Bool
+
+    init(_ strategy: any BlockingStrategy, labels: [String], resources: Int = 1, extendedSteps: Bool = false, waits: Bool = false) {
         self.strategy = strategy
         sections = strategy as? any SectionPassingStrategy
         self.labels = labels
-        deferredWrites = type(of: strategy).descriptor.asynchronousWrites ? DeferredViolations() : nil
+        let descriptor = type(of: strategy).descriptor
+        deferredWrites = descriptor.asynchronousWrites ? DeferredViolations() : nil
+        holding = strategy as? any HoldingStrategy
+        self.waits = waits
+        conditions = waits ? strategy as? any ConditionWaitingStrategy : nil
+        signals = waits && conditions == nil ? ResourceSignals(resources: Swift.max(1, resources)) : nil
+        hasExtendedSteps = extendedSteps || waits
+        singleDomain = descriptor.singleDomain
+        mainQueue = descriptor.primitive == .mainQueue
+    }
+
+    /// Signals `waitUntil` steps, called holding `r` exclusively (a strategy's own condition).
+    @inline(__always)
+    func signalInside(_ r: Int) { conditions?.broadcast(r) }
+
+    /// Signals `waitUntil` steps, called once an exclusive access to `r` ended (the engine's signal).
+    @inline(__always)
+    func signalAfter(_ r: Int) { signals?.changed(r) }
+
+    /// The wait-for graph's key of resource `r` (see ``WaitForGraph``).
+    @inline(__always)
+    func key(_ r: Int) -> UInt64 {
+        mainQueue ? WaitKey.mainQueue : WaitKey.strategyResource(singleDomain ? 0 : r)
     }
 }
 
@@ -76,6 +128,7 @@ func execute(
         // (or a computation outside any) and goes on to the next.
         frame.fuzz(.betweenSteps)
     }
+    if frame.heldMask != 0 { ExtendedSteps.releaseHeld(access, &frame) }
     frame.fuzz(.operationEnd)
     frame.probe.publish(operation.between)
     return (result, index)
@@ -112,6 +165,14 @@ private func runStep(
             submit(step.pointee.body.takeUnretainedValue().body, label: access.labels[step.pointee.site], resource: r, state: state,
                    frame: frame, strategy: strategy, deferred)
             result = .next
+        } else if access.waits {
+            // Its end is a signal to `waitUntil` steps.
+            let asked = frame.askedAt(step: index)
+            ExtendedSteps.notifyingWrite(r, access) {
+                frame.entered(asked)
+                frame.probe.publish(step.pointee.inside)
+                result = guarded(step, state, &frame)
+            }
         } else if let sections = access.sections {
             let asked = frame.askedAt(step: index)
             result = passSection(step, state, asked, &frame) { sections.write(r, section: $0) }
@@ -138,10 +199,20 @@ private func runStep(
                 frame.entered(askedInner)
                 frame.probe.publish(step.pointee.inside)
                 result = guarded(step, state, &frame)
+                if access.waits {
+                    access.signalInside(inner)
+                    if inner != outer { access.signalInside(outer) }
+                }
             }
             frame.fuzz(.beforeRelease)
         }
+        if access.waits {
+            access.signalAfter(outer)
+            if inner != outer { access.signalAfter(inner) }
+        }
         frame.fuzz(.afterRelease)
+    default:
+        result = ExtendedSteps.run(step, index, state: state, access: access, frame: &frame)
     }
     return result
 }
@@ -279,6 +350,10 @@ func execute<State: AnyObject & Sendable>(
                 f.publish(step: at, .insideInner, resource: outer, inner: inner, write: true)
                 return (isolated(body, state, &f), f)
             }
+        case .waitUntil(let r, let timeoutNs):
+            outcome = await waitUntil(step, at: at, resource: r, timeoutNs: timeoutNs, state: state, strategy: strategy, entry: entry)
+        case .nestedWrites, .hold, .release:
+            preconditionFailure("the engine refuses these steps under an isolating strategy before the trial starts")
         }
         frame = outcome.1
         if frame.fuzz.active, step.access != .unguarded { await frame.fuzz.hitInTask(.afterRelease) }
@@ -296,7 +371,7 @@ func execute<State: AnyObject & Sendable>(
 /// A step body inside an actor's isolated region, with the fuzz points on entry
 /// and before leaving.
 @inline(__always)
-private func isolated<State: AnyObject & Sendable>(
+func isolated<State: AnyObject & Sendable>(
     _ body: @Sendable (State, inout OpFrame) -> StepResult, _ state: State, _ frame: inout OpFrame
 ) -> StepResult {
     frame.fuzzIsolated(.afterAcquire)

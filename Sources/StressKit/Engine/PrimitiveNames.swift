@@ -20,6 +20,8 @@ public enum PrimitiveNames {
     /// What to call the primitive at `key` in a report.
     public static func describe(_ key: UInt64) -> String {
         if key == WaitKey.mainQueue { return "the main queue" }
+        if let r = WaitKey.resource(of: key) { return "resource \(r)" }
+        if let r = WaitKey.signalledResource(of: key) { return "a change to resource \(r) (a waitUntil step)" }
         return names.withLock { $0[key] } ?? "the lock at 0x" + String(key, radix: 16)
     }
 }

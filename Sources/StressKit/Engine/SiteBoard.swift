@@ -71,7 +71,7 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
         case .pacing?: return "waiting for its next scheduled start"
         case .fuzzing?: return "paused by the fuzzer"
         case .idle?: return "idle"
-        case .blocked?: return "waiting for"
+        case .blocked?: return "blocked in a lock, condition or queue of the code under test"
         default: return "unknown"
         }
     }
@@ -116,7 +116,7 @@ final class SiteBoard: @unchecked Sendable {
     /// CStressParticipant.h's `STRESS_WORD_*`).
     enum Word {
         static let site = 0, completed = 1, threadID = 2, cpuClock = 3
-        static let waitKey = 4, waitKind = 5, held = 6, heldSlots = 8, heldOverflow = 14
+        static let waitKey = 4, waitKind = 5, held = 6, heldSlots = 8, heldOverflow = 14, savedSite = 15
     }
 
     /// Lines for participants that are not workers: the main thread, then
@@ -172,11 +172,35 @@ final class SiteBoard: @unchecked Sendable {
     }
 
     /// A helper line for a thread that is not a worker, or nil when every
-    /// one is taken (that thread then publishes nothing).
+    /// one is taken (that thread then publishes nothing). A bit per line in
+    /// one word, claimed with a compare-and-swap.
     func claimHelper() -> Int? {
-        let n = Int(stress_fetch_increment(nextHelper[0]))
-        return n < Self.helperSlots ? workers + 1 + n : nil
+        while true {
+            let used = stress_load_relaxed(nextHelper[0])
+            guard let free = (0..<Self.helperSlots).first(where: { used & (1 << UInt64($0)) == 0 }) else { return nil }
+            if stress_compare_exchange(nextHelper[0], used, used | (1 << UInt64(free))) != 0 { return workers + 1 + free }
+        }
     }
+
+    /// Gives back a line from ``claimHelper()``.
+    func releaseHelper(_ line: Int) {
+        let bit: UInt64 = 1 << UInt64(line - workers - 1)
+        while true {
+            let used = stress_load_relaxed(nextHelper[0])
+            if stress_compare_exchange(nextHelper[0], used, used & ~bit) != 0 { return }
+        }
+    }
+
+    /// The participant whose line is at `line`, if it is one of this board's.
+    func participant(at line: UnsafeMutablePointer<UInt64>) -> Int? {
+        let offset = UnsafeRawPointer(line) - UnsafeRawPointer(lines[0])
+        let stride = Self.strideWords * MemoryLayout<UInt64>.stride
+        guard offset >= 0, offset % stride == 0, offset / stride < participants else { return nil }
+        return offset / stride
+    }
+
+    /// Publishes `word` as participant `p`'s site (its own thread only).
+    func publishSite(_ p: Int, _ word: SiteWord) { stress_store_relaxed(lines[p] + Word.site, word.raw) }
 
     /// Participant `p`'s line, for the calling thread to publish on
     /// (``stress_participant_set``).
@@ -186,7 +210,8 @@ final class SiteBoard: @unchecked Sendable {
     func state(_ p: Int) -> ParticipantState {
         let (site, completed) = read(p)
         let (key, kind, held) = keyed(p)
-        return ParticipantState(site: site, completed: completed, waitKey: key, waitKind: kind, held: held)
+        return ParticipantState(site: site, savedSite: SiteWord(raw: stress_load_relaxed(lines[p] + Word.savedSite)),
+                                completed: completed, waitKey: key, waitKind: kind, held: held)
     }
 
     /// What participant `p` waits for and holds, by key (see CStressParticipant.h).

@@ -130,7 +130,7 @@ public struct _MeasuredLoop {
                 }
                 return result
             }
-        case .unguarded, .nestedWrite:
+        default:
             return uniformLoop(count, i) { frame in
                 directStep(step, 0, strategy, frame: &frame, probe: probe, timed: false) { step.call(state, &$0) }
             }
@@ -296,5 +296,8 @@ func directStep<S: BlockingStrategy>(
             }
         }
         return result
+    case .nestedWrites, .hold, .release, .waitUntil:
+        // The engine runs programs with these in its general loop only.
+        preconditionFailure("extended steps never reach the loop compiled for speed")
     }
 }

@@ -27,52 +27,57 @@ enum TaskDriver {
                 // worker also writes.
                 let operations = makeOperations()
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
-                if settings.stopOnViolation { worker.stopSignal = control }
-                worker.publish(.atBarrier)
-                await warmupGate.arrive()
-                // Past the barrier (see ThreadDriver).
-                worker.publish(.betweenOperations)
-                if let rounds {
-                    worker.outcomes = OutcomeTable()
-                    var round = 0
-                    if settings.warmupNs > 0 {
-                        round = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.warmup, round: 0)
+                if settings.stopOnViolation {
+                    worker.stopSignal = control
+                    worker.ambient.pointee.stopSignal = control
+                }
+                worker.ambient.pointee.control = control
+                // Code under test finds its worker through the task, not the thread.
+                await AmbientHandle.$current.withValue(AmbientHandle(context: worker.ambient)) {
+                    worker.publish(.atBarrier)
+                    await warmupGate.arrive()
+                    // Past the barrier (see ThreadDriver).
+                    worker.publish(.betweenOperations)
+                    if let rounds {
+                        worker.outcomes = OutcomeTable()
+                        var round = 0
+                        if settings.warmupNs > 0 {
+                            round = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.warmup, round: 0)
+                        }
+                        worker.publish(.atBarrier)
+                        await measureGate.arrive()
+                        worker.publish(.betweenOperations)
+                        worker.startNs = MonotonicClock.now()
+                        _ = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.measure, round: round)
+                        worker.endNs = MonotonicClock.now()
+                        worker.publish(.finished)
+                        await endGate.arrive()
+                        return
+                    }
+                    while settings.warmupNs > 0 && control.current == TrialControl.warmup {
+                        let i = worker.begin()
+                        let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
+                        worker.end(i, result, step: step, measured: false)
                     }
                     worker.publish(.atBarrier)
                     await measureGate.arrive()
                     worker.publish(.betweenOperations)
+                    await worker.staggerTask()
                     worker.startNs = MonotonicClock.now()
-                    _ = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.measure, round: round)
+                    switch settings.stop {
+                    case .duration:
+                        while control.current != TrialControl.stop { await timedOperation(&worker, operations, state, strategy) }
+                    case .operations(let count):
+                        var left = count
+                        while left > 0 && control.current != TrialControl.stop {
+                            await timedOperation(&worker, operations, state, strategy)
+                            left -= 1
+                        }
+                    }
                     worker.endNs = MonotonicClock.now()
                     worker.publish(.finished)
                     await endGate.arrive()
-                    reports.deposit(worker.finish(), at: t)
-                    finished.leave()
-                    return
                 }
-                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
-                    let i = worker.begin()
-                    let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
-                    worker.end(i, result, step: step, measured: false)
-                }
-                worker.publish(.atBarrier)
-                await measureGate.arrive()
-                worker.publish(.betweenOperations)
-                await worker.staggerTask()
-                worker.startNs = MonotonicClock.now()
-                switch settings.stop {
-                case .duration:
-                    while control.current != TrialControl.stop { await timedOperation(&worker, operations, state, strategy) }
-                case .operations(let count):
-                    var left = count
-                    while left > 0 && control.current != TrialControl.stop {
-                        await timedOperation(&worker, operations, state, strategy)
-                        left -= 1
-                    }
-                }
-                worker.endNs = MonotonicClock.now()
-                worker.publish(.finished)
-                await endGate.arrive()
                 reports.deposit(worker.finish(), at: t)
                 finished.leave()
             }

@@ -83,13 +83,14 @@ enum ThreadDriver {
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl(stopRequested: settings.stopRequested)
+        access.attach(control)
         let warmupGate = ThreadGate(parties: n)
         let measureGate = ThreadGate(parties: n)
         let endGate = ThreadGate(parties: n)
         let reports = ReportSlots(count: n)
         // The loop compiled for the strategy's type, where it changes nothing but
         // speed (see _MeasuredLoop).
-        let direct = !settings.fuzz.isActive && access.sections == nil && access.deferredWrites == nil
+        let direct = !settings.fuzz.isActive && access.sections == nil && access.deferredWrites == nil && !access.hasExtendedSteps
         var threads: [OSThread] = []
 
         for t in 0..<n {
@@ -100,7 +101,12 @@ enum ThreadDriver {
                 let operations = makeOperations()
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
                 worker.frame.probe.identifyThread()
-                if settings.stopOnViolation { worker.stopSignal = control }
+                worker.attachToThread(board)
+                defer { worker.detachFromThread() }
+                if settings.stopOnViolation {
+                    worker.stopSignal = control
+                    worker.ambient.pointee.stopSignal = control
+                }
                 // The worker's own flattened copy of the operations.
                 let program = CompiledProgram(operations, siteBase: board.siteBase)
                 worker.publish(.atBarrier)

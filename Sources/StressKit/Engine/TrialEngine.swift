@@ -149,6 +149,15 @@ public enum TrialEngine {
         let trialStart = MonotonicClock.now()
         let board = SiteBoard(workers: settings.threads, operations: operations, extraLabels: makeRounds == nil ? [] : ["arbiter/arbitrate"])
         board.installCrashReporter()
+        // Harness-aware primitives on threads that are not workers (the main
+        // thread, dispatch threads) find the trial through these.
+        RunningTrial.set(board)
+        MainThreadService.attach(board)
+        Participation.connectInterposer()
+        defer {
+            MainThreadService.detach(board)
+            RunningTrial.set(nil)
+        }
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor, onStall: onStall)
         let watching = watchdog.start()
         let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
@@ -160,7 +169,14 @@ public enum TrialEngine {
         var deferredFirst: UInt64?
         switch strategy {
         case .blocking(let s):
-            let access = BlockingAccess(s, labels: board.labels)
+            let accesses = operations.flatMap { $0.steps.map(\.access) }
+            let access = BlockingAccess(s, labels: board.labels, resources: (accesses.flatMap(\.resources).max() ?? 0) + 1,
+                                        extendedSteps: accesses.contains(where: \.isExtended), waits: accesses.contains(where: \.waits))
+            if accesses.contains(where: \.holdsAcrossSteps) && access.holding == nil {
+                watchdog.stop(watching)
+                throw EngineError("strategy \(strategy.descriptor.name) cannot hold a resource across steps (its access is one block, not a lock and an unlock), "
+                                  + "and this workload has hold/release steps")
+            }
             do {
                 reports = try ThreadDriver.run(state: state, makeOperations: makeOperations, access: access, board: board, fuzz: fuzzShared,
                                                window: window, schedule: schedule, settings: settings, rounds: rounds)
@@ -171,6 +187,11 @@ public enum TrialEngine {
             deferred = access.deferredWrites?.report ?? .none
             deferredFirst = access.deferredWrites?.firstAt
         case .isolating(let s):
+            if let step = operations.flatMap(\.steps).first(where: { $0.access.isExtended && !$0.access.waits }) {
+                watchdog.stop(watching)
+                throw EngineError("step '\(step.name)' holds a resource across steps or nests deeper than two, which needs a blocking strategy; "
+                                  + "\(strategy.descriptor.name) runs tasks")
+            }
             guard settings.load.mode == .closed else {
                 watchdog.stop(watching)
                 throw EngineError("a paced load needs a blocking strategy; \(strategy.descriptor.name) runs tasks, which stressbench drives closed-loop")

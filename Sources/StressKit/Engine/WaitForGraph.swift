@@ -4,6 +4,9 @@ import CStressSupport
 /// thread) has published, as the watchdog reads it.
 struct ParticipantState {
     var site: SiteWord
+    /// The site it had when it began waiting for a harness-aware primitive
+    /// (its phase is then `blocked`): where in the strategy's sections it is.
+    var savedSite = SiteWord(raw: 0)
     var completed: UInt64
     /// The key it waits for and what kind of wait (0: none); see CStressParticipant.h.
     var waitKey: UInt64 = 0
@@ -19,11 +22,16 @@ enum WaitKey {
     /// Set on a key held or wanted shared (a reader).
     static let sharedBit: UInt64 = 1
     private static let strategyBase: UInt64 = 0x8000_0000_0000_0000
+    private static let signalBase: UInt64 = 0x9000_0000_0000_0000
+    private static let kindMask: UInt64 = 0xF000_0000_0000_0000
     /// The main queue (and the main actor, which drains on it).
     static let mainQueue: UInt64 = 0xC000_0000_0000_0000
 
     /// The key of the strategy's resource `r`.
     static func strategyResource(_ r: Int) -> UInt64 { strategyBase | (UInt64(r) << 1) }
+
+    /// The key of the signal a `waitUntil` step on resource `r` waits for.
+    static func signal(_ r: Int) -> UInt64 { signalBase | (UInt64(r) << 1) }
 
     /// The key without its shared bit: the primitive itself.
     static func primitive(_ key: UInt64) -> UInt64 { key & ~sharedBit }
@@ -31,27 +39,43 @@ enum WaitKey {
     /// The strategy resource a key names, if it names one.
     static func resource(of key: UInt64) -> Int? {
         let k = primitive(key)
-        return k & strategyBase != 0 && k != mainQueue ? Int((k & ~strategyBase) >> 1) : nil
+        return k & kindMask == strategyBase ? Int((k & ~kindMask) >> 1) : nil
+    }
+
+    /// The resource whose signal a key names, if it names one.
+    static func signalledResource(of key: UInt64) -> Int? {
+        let k = primitive(key)
+        return k & kindMask == signalBase ? Int((k & ~kindMask) >> 1) : nil
     }
 }
 
 /// Who waits for whom among a trial's participants, built from what they
 /// publish: an edge from a participant to each one holding what it waits for.
-/// A cycle is a deadlock (every member waits for the next, and the last for
-/// the first).
 ///
 /// Two sources: the site words (a worker waiting for or inside one of the
 /// strategy's resources, published by the engine around every step) and the
 /// keyed words (a harness-aware primitive of the code under test: its
-/// address, published by the primitive itself). Both become keys here.
+/// address, published by the primitive itself; and the resources a worker
+/// keeps across steps). Both become keys here.
+///
+/// Two kinds of wait. A wait for a lock, a queue, a semaphore used as a lock
+/// or a once-token is for its holders: the waiter is stuck for good when one
+/// of them is. A wait for a signal (a condition, a semaphore used as a signal,
+/// a `waitUntil` step) is for anyone: the waiter is stuck for good only when
+/// every other participant that could still send it is. The participants
+/// stuck for good are the largest set closed under those two rules; a
+/// deadlock is that set when it is not empty, shown as the cycle (or, for a
+/// signal nobody is left to send, the chain) its members wait along.
 struct WaitForGraph {
     private let states: [ParticipantState]
     private let workers: Int
     private let singleDomain: Bool
     /// Holders of each key (shared bit cleared) and whether they hold it shared.
     private var holders: [UInt64: [(participant: Int, shared: Bool)]] = [:]
-    /// The key each waiting participant waits for, and whether it waits shared.
+    /// The key each participant waiting for a holder waits for, and whether it waits shared.
     private var wants: [Int: (key: UInt64, shared: Bool)] = [:]
+    /// The key each participant waiting for a signal waits on.
+    private var signalWaits: [Int: UInt64] = [:]
     /// For the report, in each participant's own terms (a resource keeps its
     /// number in a single domain): what it holds, and what it waits for.
     private var heldNames: [Int: [String]] = [:]
@@ -61,39 +85,54 @@ struct WaitForGraph {
     /// With `singleDomain` (every resource guarded by one shared domain, as
     /// queues draining on one target are), holding any of the strategy's
     /// resources holds them all.
-    init(_ states: [ParticipantState], workers: Int, singleDomain: Bool) {
+    /// With `mainQueue` (the strategy's sections run on the main queue),
+    /// every resource of the strategy is the main queue itself, which the
+    /// main thread holds while it runs any harness-aware main-queue block.
+    init(_ states: [ParticipantState], workers: Int, singleDomain: Bool, mainQueue: Bool = false) {
         self.states = states
         self.workers = workers
         self.singleDomain = singleDomain
+        let key = { (r: Int) in mainQueue ? WaitKey.mainQueue : WaitKey.strategyResource(singleDomain ? 0 : r) }
+        let label = { (r: Int) in mainQueue ? "the main queue" : "resource \(r)" }
         for (p, s) in states.enumerated() {
-            let site = s.site
-            let r = WaitKey.strategyResource(singleDomain ? 0 : site.resource)
-            let inner = WaitKey.strategyResource(singleDomain ? 0 : site.inner)
+            // Blocked on a primitive of its own code, a worker still holds
+            // the strategy's sections it was inside.
+            let site = s.site.phase == .blocked ? s.savedSite : s.site
+            let r = key(site.resource), inner = key(site.inner)
             let shared = !site.isWrite
             switch site.phase {
-            case .inside: hold(r, by: p, shared: shared, "resource \(site.resource)")
+            // A worker inside a main-queue section: the main thread holds the queue.
+            case .inside where mainQueue: break
+            case .inside: hold(r, by: p, shared: shared, label(site.resource))
             case .acquiringInner:
-                hold(r, by: p, shared: false, "resource \(site.resource)")
-                want(inner, by: p, shared: false, "resource \(site.inner)")
+                if !mainQueue { hold(r, by: p, shared: false, label(site.resource)) }
+                want(inner, by: p, shared: false, label(site.inner))
+            case .insideInner where mainQueue: break
             case .insideInner:
-                hold(r, by: p, shared: false, "resource \(site.resource)")
-                if inner != r { hold(inner, by: p, shared: false, "resource \(site.inner)") }
-            case .acquiring: want(r, by: p, shared: shared, "resource \(site.resource)")
+                hold(r, by: p, shared: false, label(site.resource))
+                if inner != r { hold(inner, by: p, shared: false, label(site.inner)) }
+            case .acquiring: want(r, by: p, shared: shared, label(site.resource))
             default: break
             }
             for key in s.held {
-                hold(WaitKey.primitive(key), by: p, shared: key & WaitKey.sharedBit != 0, PrimitiveNames.describe(WaitKey.primitive(key)))
+                let k = WaitKey.primitive(key)
+                hold(k, by: p, shared: key & WaitKey.sharedBit != 0, WaitKey.resource(of: k).map(label) ?? PrimitiveNames.describe(k))
             }
-            if s.waitKind != 0, s.waitKind != UInt64(STRESS_WAIT_CONDITION) {
+            guard s.waitKind != 0 else { continue }
+            let k = WaitKey.primitive(s.waitKey)
+            if s.waitKind == UInt64(STRESS_WAIT_CONDITION) {
+                signalWaits[p] = k
+                wantName[p] = "a signal on " + PrimitiveNames.describe(k)
+            } else {
                 let shared = s.waitKind == UInt64(STRESS_WAIT_READ_LOCK) || s.waitKind == UInt64(STRESS_WAIT_QUEUE_SHARED)
-                want(WaitKey.primitive(s.waitKey), by: p, shared: shared, PrimitiveNames.describe(WaitKey.primitive(s.waitKey)))
+                want(k, by: p, shared: shared, PrimitiveNames.describe(k))
             }
         }
     }
 
     private mutating func hold(_ key: UInt64, by p: Int, shared: Bool, _ name: String) {
-        holders[key, default: []].append((p, shared))
-        heldNames[p, default: []].append(name)
+        if !(holders[key] ?? []).contains(where: { $0.participant == p }) { holders[key, default: []].append((p, shared)) }
+        if !(heldNames[p] ?? []).contains(name) { heldNames[p, default: []].append(name) }
     }
 
     private mutating func want(_ key: UInt64, by p: Int, shared: Bool, _ name: String) {
@@ -102,41 +141,78 @@ struct WaitForGraph {
     }
 
     /// The participants holding what `p` waits for and blocking it (readers do
-    /// not block readers).
+    /// not block readers); for a signal, every other participant still in the trial.
     func edges(_ p: Int) -> [Int] {
+        if signalWaits[p] != nil { return signallers(of: p) }
         guard let want = wants[p] else { return [] }
         return (holders[want.key] ?? []).filter { !($0.shared && want.shared) }.map(\.participant)
     }
 
-    /// The members of the first cycle, in order (each waits for the next);
-    /// nil when there is none.
-    func firstCycle() -> [Int]? {
-        for start in wants.keys.sorted() {
-            var path = [start]
-            var seen: Set<Int> = [start]
-            var current = start
-            while let next = edges(current).first {
-                if next == start || seen.contains(next) {
-                    return Array(path[(path.firstIndex(of: next) ?? 0)...])
+    /// Who could still send `p` its signal: every other participant that has
+    /// not left (a finished worker, an idle main or helper thread, cannot).
+    private func signallers(of p: Int) -> [Int] {
+        states.indices.filter { $0 != p && !states[$0].site.phase.isOut }
+    }
+
+    /// The participants stuck for good (see the type's comment), among
+    /// `candidates` (all when nil): the largest set in which every member
+    /// waiting for holders waits for one in the set, and every member
+    /// waiting for a signal has nobody outside the set left to send it.
+    func stuckForGood(among candidates: Set<Int>? = nil) -> Set<Int> {
+        var set = Set(wants.keys).union(signalWaits.keys)
+        if let candidates { set.formIntersection(candidates) }
+        var changed = true
+        while changed {
+            changed = false
+            for p in set.sorted() {
+                let next = edges(p)
+                let stuck = signalWaits[p] != nil ? next.allSatisfy(set.contains) : next.contains(where: set.contains)
+                if !stuck {
+                    set.remove(p)
+                    changed = true
                 }
-                seen.insert(next)
-                path.append(next)
-                current = next
             }
         }
-        return nil
+        return set
+    }
+
+    /// The members of a deadlock (see ``stuckForGood(among:)``) in the order
+    /// they wait along: a cycle (each waits for the next, the last for the
+    /// first), or a chain ending in one that waits for a signal nobody is
+    /// left to send. Nil when nobody is stuck for good.
+    func firstCycle(among candidates: Set<Int>? = nil) -> [Int]? {
+        let stuck = stuckForGood(among: candidates)
+        guard let start = stuck.min() else { return nil }
+        var path = [start]
+        var current = start
+        while let next = edges(current).filter(stuck.contains).min() {
+            if let at = path.firstIndex(of: next) { return Array(path[at...]) }
+            path.append(next)
+            current = next
+        }
+        return path
     }
 
     /// One line per member: what it holds, what it waits for, and who holds that.
     func describe(_ members: [Int]) -> [String] {
-        members.map { p in
-            let want = wants[p]!
-            let holder = edges(p).first ?? p
+        members.enumerated().map { i, p in
             let held = heldNames[p] ?? []
             let holds = held.isEmpty ? "" : "holds " + held.joined(separator: " and ") + " and "
+            let name = Self.participantName(p, workers: workers)
+            if signalWaits[p] != nil {
+                let others = edges(p)
+                let who = others.isEmpty ? "and no other participant is left to send it"
+                    : "which only " + others.map { Self.participantName($0, workers: workers) }.joined(separator: ", ")
+                        + (others.count == 1 ? ", itself stuck," : ", all stuck,") + " could send"
+                return "\(name) \(holds)waits for \(wantName[p] ?? "a signal"), \(who)"
+            }
+            let want = wants[p]!
+            let next = i + 1 < members.count ? members[i + 1] : members[0]
+            let holder = edges(p).contains(next) ? next : edges(p).first ?? p
             let by = holder == p ? "held by itself" : "held by \(Self.participantName(holder, workers: workers))"
-            let shared = singleDomain && WaitKey.resource(of: want.key) != nil ? " (every resource drains through one shared domain)" : ""
-            return "\(Self.participantName(p, workers: workers)) \(holds)waits for \(wantName[p] ?? "?")\(shared), \(by)"
+            let shared = singleDomain && WaitKey.resource(of: want.key) != nil && want.key != WaitKey.mainQueue
+                ? " (every resource drains through one shared domain)" : ""
+            return "\(name) \(holds)waits for \(wantName[p] ?? "?")\(shared), \(by)"
         }
     }
 

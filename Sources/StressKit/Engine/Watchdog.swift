@@ -70,6 +70,9 @@ final class Watchdog: Sendable {
         var since: UInt64 = 0
         /// Its thread's CPU time at `since`, when it has a thread.
         var cpuAtSince: UInt64 = .max
+        /// The site word last seen: a move to another step or phase (a lock
+        /// acquired at last, say) is progress too.
+        var site = SiteWord(raw: 0)
     }
 
     private func watch() {
@@ -97,7 +100,9 @@ final class Watchdog: Sendable {
                     progress[w].completed = snapshot[w].completed
                     progress[w].lastCompletion = armed ? now : armedAt
                 }
-                if completed || !phase.isInCodeUnderTest {
+                let moved = snapshot[w].site != progress[w].site
+                progress[w].site = snapshot[w].site
+                if completed || moved || !phase.isInCodeUnderTest {
                     progress[w].since = armed ? now : armedAt
                     progress[w].cpuAtSince = stress_cpu_clock_ns(board.thread(w).cpuClock)
                 }
@@ -120,6 +125,15 @@ final class Watchdog: Sendable {
         let unfinished = snapshot.filter { !$0.site.phase.isOut }
         guard unfinished.contains(where: { $0.site.phase.isInCodeUnderTest }),
               !unfinished.contains(where: { $0.site.phase.isHarnessBusy }) else { return nil }
+        // Workers that only ask for strategy locks nobody is inside of wait
+        // for the OS to run one of them, not for each other: 256 spinning
+        // workers on 2 busy cores can take longer than a short limit to hand
+        // a free lock on. A deadlock has a holder (or a primitive's wait).
+        let freeLocksOnly = unfinished.allSatisfy { state in
+            let phase = state.site.phase
+            return (phase == .acquiring || !phase.isInCodeUnderTest) && state.held.isEmpty && state.waitKind == 0
+        }
+        guard !freeLocksOnly else { return nil }
         var stall = report(snapshot, stalledFor: now &- newest)
         stall.beganAfterNs = Int(newest &- startedAt)
         return stall
@@ -132,13 +146,21 @@ final class Watchdog: Sendable {
             snapshot[w].site.phase.isInCodeUnderTest && now &- progress[w].since >= stallAfterNs
         })
         guard !stuck.isEmpty else { return nil }
-        if let cycle = graph(snapshot).firstCycle(), cycle.allSatisfy(stuck.contains) {
+        if let cycle = graph(snapshot).firstCycle(among: stuck) {
             let since = cycle.map { progress[$0].since }.max() ?? now
             var stall = report(snapshot, stalledFor: now &- since, partial: cycle)
             stall.beganAfterNs = Int(since &- startedAt)
             return stall
         }
         for w in stuck.sorted() where !snapshot[w].site.phase.isWaiting {
+            // "While the others went on": some other worker completed an
+            // operation during this one's stall. Without that it is not a
+            // partial stall (a lock holder the OS has descheduled holds up
+            // everyone; the whole-trial limit judges that).
+            let othersWentOn = progress.prefix(board.workers).enumerated().contains { other, p in
+                other != w && p.lastCompletion > progress[w].since
+            }
+            guard othersWentOn else { continue }
             let thread = board.thread(w)
             let cpuNow = stress_cpu_clock_ns(thread.cpuClock)
             // It ran (at least 1% of the stall on the CPU: a loop that spins,
@@ -180,7 +202,7 @@ final class Watchdog: Sendable {
         let running = considered.sorted().filter { !snapshot[$0].site.phase.isWaiting }
         let kind: StallReport.Kind = running.isEmpty ? .deadlock : .hang
         let graph = graph(snapshot)
-        let cycle = graph.firstCycle().map(graph.describe)
+        let cycle = graph.firstCycle(among: partial.map { Set($0) }).map(graph.describe)
         let seconds = Quantities.format(nanoseconds: stalledFor)
         var summary: String
         let name = { (p: Int) in WaitForGraph.participantName(p, workers: self.board.workers) }
@@ -204,7 +226,7 @@ final class Watchdog: Sendable {
 
     /// The wait-for graph of `snapshot`.
     private func graph(_ snapshot: [ParticipantState]) -> WaitForGraph {
-        WaitForGraph(snapshot, workers: board.workers, singleDomain: strategy.singleDomain)
+        WaitForGraph(snapshot, workers: board.workers, singleDomain: strategy.singleDomain, mainQueue: strategy.primitive == .mainQueue)
     }
 
     private func describe(_ w: Int, _ state: ParticipantState) -> StalledWorker {
@@ -218,6 +240,8 @@ final class Watchdog: Sendable {
             case .lock: return "the lock of resource \(r)"
             case .queue: return "the queue of resource \(r)"
             case .actor: return "the actor of resource \(r)"
+            case .mainQueue: return "the main queue (resource \(r))"
+            case .semaphore: return "the semaphore of resource \(r)"
             case .atomic, .none: return "resource \(r) (not synchronized)"
             }
         }
@@ -238,13 +262,14 @@ final class Watchdog: Sendable {
         case .pacing: text = "waiting for its next scheduled start (paced load)"
         case .fuzzing: text = "paused by the fuzzer"
         case .idle: text = "idle"
-        case .blocked: text = "waiting"
+        case .blocked: text = "waiting for"
         }
         let hasResource = [.acquiring, .inside, .acquiringInner, .insideInner].contains(site.phase)
         // What a harness-aware primitive says it waits for and holds.
         var keyed = ""
         if state.waitKind != 0 {
-            keyed += "; waiting for " + (state.waitKind == UInt64(STRESS_WAIT_CONDITION) ? "a signal on " : "")
+            keyed += (site.phase == .blocked ? " " : "; waiting for ")
+                + (state.waitKind == UInt64(STRESS_WAIT_CONDITION) ? "a signal on " : "")
                 + PrimitiveNames.describe(WaitKey.primitive(state.waitKey))
         }
         if !state.held.isEmpty {

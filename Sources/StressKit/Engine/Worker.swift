@@ -1,3 +1,4 @@
+import CStressSupport
 /// Picks operations by weight from a worker's random stream: one draw and a
 /// short scan over cumulative thresholds, no allocation.
 struct OperationPicker: Sendable {
@@ -76,6 +77,9 @@ struct Worker {
     var opNumber = 0
     /// A scenario's worker: the outcomes of the rounds it arbitrated.
     var outcomes: OutcomeTable?
+    /// What the code under test reaches from anywhere on this worker
+    /// (``fuzzPoint()``, ``reportViolation(_:)``), in memory the worker owns.
+    let ambient: UnsafeMutablePointer<AmbientContext>
 
     init<State>(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
@@ -102,6 +106,28 @@ struct Worker {
         counts = .allocate(capacity: 2 * operations.count)
         counts.initialize(repeating: 0, count: 2 * operations.count)
         self.samplesLimit = samplesLimit
+        // The code under test's own fuzz points draw from a stream of their
+        // own: adding one never shifts the engine's decisions.
+        let ambientFuzzer = settings.fuzz.isActive
+            ? Fuzzer(settings: settings.fuzz, seed: SplitMix64.derive(seed, 0xA3B1E47), thread: thread, threads: settings.threads,
+                     shared: fuzzShared, probe: frame.probe)
+            : .off
+        ambient = .allocate(capacity: 1)
+        ambient.initialize(to: AmbientContext(fuzzer: ambientFuzzer, thread: thread, probe: frame.probe, labels: board.labels,
+                                              samplesLimit: samplesLimit))
+    }
+
+    /// Makes this worker's line and ambient context the calling thread's
+    /// (a thread worker, as it starts).
+    func attachToThread(_ board: SiteBoard) {
+        stress_participant_attach(board.line(frame.thread))
+        stress_ambient_set(UnsafeMutableRawPointer(ambient))
+    }
+
+    /// Undoes ``attachToThread(_:)`` (as the worker ends).
+    func detachFromThread() {
+        stress_participant_attach(nil)
+        stress_ambient_set(nil)
     }
 
     /// Chooses the next operation and prepares the frame for it.
@@ -250,6 +276,13 @@ struct Worker {
     /// worker's and turns the sum into nanoseconds once). The last thing a
     /// worker does.
     mutating func finish() -> WorkerReport {
+        // What the code under test reported from anywhere joins the worker's book.
+        let reported = ambient.pointee
+        violationCount += reported.violationCount
+        samples += reported.samples.prefix(Swift.max(0, samplesLimit - samples.count))
+        if let at = reported.firstViolationAt { firstViolationAt = Swift.min(firstViolationAt ?? at, at) }
+        ambient.deinitialize(count: 1)
+        ambient.deallocate()
         let n = operationCount
         let measured = (0..<n).map { counts[$0] }
         let warmup = (0..<n).map { counts[n + $0] }

@@ -200,7 +200,17 @@ public struct PlanRunner: Sendable {
     /// Runs one trial as the options say and returns its record, whatever happens
     /// to the trial.
     public func runTrial(_ spec: TrialSpec) -> TrialResult {
-        var preload: String?
+        var preload: [String] = []
+        if spec.interpose == true {
+            guard case .childProcess(let executable, _) = options.isolation else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: "interpose: true trials run in a child process with LD_PRELOAD; this run is in-process"))
+            }
+            guard let library = Interposer.libraryPath(besides: executable) else {
+                return .failed(spec, .skipped, FailureReport(message: Interposer.missingMessage(besides: executable)))
+            }
+            preload.append(library)
+        }
         if spec.allocator == .jemalloc {
             guard case .childProcess = options.isolation else {
                 return .failed(spec, .skipped, FailureReport(
@@ -210,7 +220,7 @@ public struct PlanRunner: Sendable {
                 return .failed(spec, .skipped, FailureReport(
                     message: "jemalloc is not installed (no libjemalloc.so.2 found); install it with: \(Jemalloc.installHint)"))
             }
-            preload = library
+            preload.append(library)
         }
         switch options.isolation {
         case .inProcess:
@@ -224,6 +234,12 @@ public struct PlanRunner: Sendable {
     /// ends the running trial (as it ends a child process), and the trial is
     /// then recorded `skipped`: its figures cover a cut-short window.
     private func runHere(_ spec: TrialSpec) -> TrialResult {
+        // On the main thread, the trial runs on a thread of its own while the
+        // main thread serves the main queue (MainThreadService).
+        MainThreadService.run { [self] in runHereServed(spec) }
+    }
+
+    private func runHereServed(_ spec: TrialSpec) -> TrialResult {
         guard options.handleInterrupts else { return LocalTrial.run(spec, registry: registry) }
         let cut = Mutex(false)
         var result = LocalTrial.run(spec, registry: registry, stopRequested: {
@@ -241,7 +257,7 @@ public struct PlanRunner: Sendable {
         return result
     }
 
-    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String], preload: String?) -> TrialResult {
+    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String], preload: [String]) -> TrialResult {
         let input: [UInt8]
         do {
             input = Array(try ResultCoding.encoder(pretty: false).encode(spec))
@@ -255,8 +271,8 @@ public struct PlanRunner: Sendable {
         // itself is printed without it.
         if inherited["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
         environment[TrialChild.parentVariable] = String(getpid())
-        if let preload {
-            environment["LD_PRELOAD"] = ([preload] + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
+        if !preload.isEmpty {
+            environment["LD_PRELOAD"] = (preload + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
         }
         do {
             capture = try ChildProcess.run(
@@ -268,7 +284,8 @@ public struct PlanRunner: Sendable {
             return .failed(spec, .error, FailureReport(message: error.description))
         }
         return Self.interpret(capture, spec: spec)
-            .explainingSilentTrap(strategy: registry.strategy(named: spec.strategy)?.descriptor)
+            .explainingSilentTrap(strategy: registry.strategy(for: spec)?.descriptor)
+            .namingCrashCause()
     }
 
     /// Turns what a child left behind into a record.

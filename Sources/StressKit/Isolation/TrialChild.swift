@@ -1,4 +1,5 @@
 import CStressSupport
+import Dispatch
 import Foundation
 
 /// The child side of process isolation: reads a ``TrialSpec`` from standard
@@ -26,15 +27,31 @@ public enum TrialChild {
             exit(2)
         }
         let fd = ProcessInfo.processInfo.environment[resultDescriptorVariable].flatMap(Int32.init) ?? ChildProcess.resultDescriptor
-        let result = LocalTrial.run(spec, registry: registry) { stalled in
-            // The stuck workers never return: hand the record over and wait for
-            // the parent to end this process (it does once it has read the record).
-            deliver(stalled, to: fd)
-            MonotonicClock.sleep(nanoseconds: 30_000_000_000)
-            _exit(3)
+        // The trial is coordinated from a thread of its own: the main thread
+        // serves the main queue and the main actor (MainThreadService), as in
+        // an app, so workloads can dispatch to it.
+        let coordinator = OSThread.spawn {
+            let result = LocalTrial.run(spec, registry: registry) { stalled in
+                // The stuck workers never return: hand the record over and wait for
+                // the parent to end this process (it does once it has read the record).
+                deliver(stalled, to: fd)
+                MonotonicClock.sleep(nanoseconds: 30_000_000_000)
+                _exit(3)
+            }
+            deliver(result, to: fd)
+            exit(0)
         }
-        deliver(result, to: fd)
-        exit(0)
+        guard coordinator != nil else {
+            deliver(.failed(spec, .error, FailureReport(message: "could not start the trial's coordinating thread")), to: fd)
+            exit(0)
+        }
+        // The run loop, not dispatchMain(): on Linux, dispatchMain() parks the
+        // main thread and lets other threads drain the main queue (a
+        // `DispatchQueue.main.sync` block then runs on its caller), where the
+        // run loop drains it on the main thread itself, as an app's does.
+        while true {
+            if !RunLoop.main.run(mode: .default, before: .distantFuture) { MonotonicClock.sleep(nanoseconds: 1_000_000) }
+        }
     }
 
     /// Writes one record as a line of JSON; exits 3 if that is impossible.
@@ -71,7 +88,7 @@ public enum LocalTrial {
             }
             run = workload.run
         }
-        guard let strategy = registry.strategy(named: spec.strategy) else {
+        guard let strategy = registry.strategy(for: spec) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no strategy named '\(spec.strategy)'"))
         }
         if spec.allocator == .jemalloc && !Jemalloc.isLoaded {

@@ -40,6 +40,8 @@ public enum TrialMatrix {
                             stopOnViolation: e.stopOnViolation,
                             scenario: e.isScenario ? true : nil
                         ))
+                        trials[trials.count - 1].strategyParts = e.strategyParts[strategy]
+                        trials[trials.count - 1].interpose = e.interpose ? true : nil
                     }
                 }
                 }

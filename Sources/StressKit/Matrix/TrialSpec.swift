@@ -51,6 +51,13 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// True when ``workload`` names a scenario (role `i` on worker `i`, in
     /// rounds) rather than a workload; nil for a workload.
     public var scenario: Bool?
+    /// For a per-resource mix (``strategy`` is then the plan's name for it):
+    /// the strategies guarding resource 0, 1, …, the last one guarding the
+    /// rest. Nil for a registered strategy.
+    public var strategyParts: [String]?
+    /// True when the trial process runs with the pthread interposer preloaded
+    /// (the plan's `interpose: true`); nil otherwise.
+    public var interpose: Bool?
 
     /// A trial.
     public init(

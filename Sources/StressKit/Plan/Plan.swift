@@ -87,6 +87,14 @@ public struct Experiment: Sendable {
     public var load: LoadSettings
     /// End each trial at its first violation.
     public var stopOnViolation: Bool
+    /// The per-resource mixes among ``strategies``: a mix's name to its
+    /// strategies, resource `i` guarded by the `i`th (the last one guarding
+    /// the rest). Empty when the experiment names only registered strategies.
+    public var strategyParts: [String: [String]] = [:]
+    /// `interpose`: run each trial process with the pthread interposer
+    /// preloaded (`libStressInterpose.so`), so the code under test's own
+    /// `NSLock`, `NSCondition` and pthread locks are seen without a change.
+    public var interpose = false
 
     /// An experiment.
     public init(

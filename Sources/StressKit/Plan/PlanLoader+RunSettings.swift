@@ -148,4 +148,35 @@ extension PlanLoader {
         }
         return settings
     }
+
+    /// A fuzz setting must leave the trial something to measure: the start
+    /// stagger and the shortest pause of each kind must be shorter than the
+    /// measured window (else every worker spends the window asleep), and no
+    /// single pause may outlast the trial's timeout (else the trial is
+    /// killed in it). `stagger: 168h` or `sleep_min: 168h` is a mistake,
+    /// not a test.
+    func checkFuzzFitsTrial(_ e: Experiment, at: (node: Node, path: PlanKeyPath), _ r: inout PlanReader) {
+        let f = e.fuzz
+        guard f.isActive else { return }
+        let format = Quantities.format(nanoseconds:)
+        let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
+        var bounds: [(key: String, ns: UInt64, limit: UInt64, limitName: String)] = []
+        if let window = e.stop.durationNs {
+            let w = "the measured window (duration \(format(window)))"
+            bounds += [("stagger", f.staggerMaxNs, window, w), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, window, w)]
+            if f.sleepProbability > 0 { bounds.append(("sleep_min", f.sleepMinNs, window, w)) }
+            if f.spinProbability > 0 { bounds.append(("spin_min", f.spinMinNs, window, w)) }
+            if f.starveProbability > 0 { bounds.append(("starve_min", f.starveMinNs, window, w)) }
+        }
+        let t = "the trial timeout (\(format(timeout)))"
+        bounds += [("stagger", f.staggerMaxNs, timeout, t), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, timeout, t)]
+        if f.sleepProbability > 0 { bounds.append(("sleep_max", f.sleepMaxNs, timeout, t)) }
+        if f.spinProbability > 0 { bounds.append(("spin_max", f.spinMaxNs, timeout, t)) }
+        if f.starveProbability > 0 { bounds.append(("starve_max", f.starveMaxNs, timeout, t)) }
+        for b in bounds where b.ns > 0 && b.ns >= b.limit {
+            r.fail(at.path, at.node, "fuzz \(b.key) (\(format(b.ns))) must be shorter than \(b.limitName): "
+                   + "the fuzzer's own pauses would leave the trial nothing to measure")
+            return
+        }
+    }
 }

@@ -43,6 +43,15 @@ extension PlanLoader {
         let known = registry.strategies.map(\.descriptor.name)
         for (i, item) in r.list(node).enumerated() {
             let here = path.appending(i)
+            if case .mapping = item {
+                guard let mix = parsePerResource(item, here, &r) else { continue }
+                if choices.contains(where: { $0.name == mix.name }) {
+                    r.fail(here, item, "strategy '\(mix.name)' is listed twice")
+                } else {
+                    choices.append(mix)
+                }
+                continue
+            }
             guard let name = r.string(item, here) else { continue }
             if name == "all" {
                 choices += allStrategies.filter { c in !choices.contains { $0.name == c.name } }
@@ -65,6 +74,7 @@ extension PlanLoader {
         let parameters: [ParameterSpec]
         let validate: (WorkloadParameters) throws -> Void
         let supportsLockFree: (WorkloadParameters) -> Bool
+        let stepNeeds: (WorkloadParameters) -> StepNeeds
         /// A scenario's role count for its parameters; nil for a workload.
         let roleCount: ((WorkloadParameters) throws -> Int)?
         var noun: String { roleCount == nil ? "workload" : "scenario" }
@@ -75,11 +85,11 @@ extension PlanLoader {
         guard let name = r.string(node, path) else { return nil }
         if key == "workload", let w = registry.workload(named: name) {
             return ProgramChoice(name: w.descriptor.name, parameters: w.descriptor.parameters, validate: w.validate,
-                                 supportsLockFree: w.supportsLockFree, roleCount: nil)
+                                 supportsLockFree: w.supportsLockFree, stepNeeds: w.stepNeeds, roleCount: nil)
         }
         if key == "scenario", let s = registry.scenario(named: name) {
             return ProgramChoice(name: s.descriptor.name, parameters: s.descriptor.parameters, validate: { _ = try s.roleCount($0) },
-                                 supportsLockFree: { _ in false }, roleCount: s.roleCount)
+                                 supportsLockFree: { _ in false }, stepNeeds: s.stepNeeds, roleCount: s.roleCount)
         }
         let names = key == "workload"
             ? registry.workloads.filter { !$0.descriptor.hidden }.map(\.descriptor.name)
@@ -92,17 +102,26 @@ extension PlanLoader {
         return nil
     }
 
-    /// Drops lock-free strategies the workload cannot pair with when they came
-    /// from `all`; reports them when the plan named them.
+    /// Drops strategies the workload cannot pair with when they came from
+    /// `all` (lock-free ones for a workload with no lock-free form, ones that
+    /// cannot run its steps); reports them, saying why, when the plan named them.
     func pairable(
         _ choices: [StrategyChoice], with workload: ProgramChoice, _ parameters: WorkloadParameters, _ r: inout PlanReader
     ) -> [String] {
         var names: [String] = []
+        let needs = workload.stepNeeds(parameters)
         for c in choices {
-            guard let entry = registry.strategy(named: c.name) else { continue }
+            guard let entry = c.parts.map({ parts in StrategyEntry(perResource: c.name, parts: parts.compactMap { registry.strategy(named: $0) }) })
+                    ?? registry.strategy(named: c.name) else { continue }
             if entry.descriptor.lockFree && !workload.supportsLockFree(parameters) {
                 if let node = c.node, let path = c.path {
                     r.fail(path, node, "strategy '\(c.name)' is lock-free and needs a workload with a lock-free form; '\(workload.name)' has none")
+                }
+                continue
+            }
+            if let why = entry.cannotRun(needs) {
+                if let node = c.node, let path = c.path {
+                    r.fail(path, node, "strategy '\(c.name)' cannot run \(workload.noun) '\(workload.name)': \(why)")
                 }
                 continue
             }

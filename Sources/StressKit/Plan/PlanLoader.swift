@@ -34,7 +34,7 @@ public struct PlanLoader: Sendable {
     }
 
     static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "interpose"]
     static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
     /// The longest name of a plan or an experiment (names become parts of file names).
@@ -175,6 +175,8 @@ public struct PlanLoader: Sendable {
         var name: String
         var node: Node?
         var path: PlanKeyPath?
+        /// A per-resource mix's strategies, in resource order; nil for a registered strategy.
+        var parts: [String]? = nil
     }
 
     /// The keys `defaults` and an experiment share, as read from one level.
@@ -192,6 +194,7 @@ public struct PlanLoader: Sendable {
         var allocators: [AllocatorKind]?
         var load: LoadSettings?
         var stopOnViolation: Bool?
+        var interpose: Bool?
         /// Where `timeout` and `deadlock_after` were given at this level, for
         /// the check that one is shorter than the other.
         var timeoutAt: (node: Node, path: PlanKeyPath)?
@@ -228,6 +231,7 @@ public struct PlanLoader: Sendable {
             case "allocator": layer.allocators = parseAllocators(value, here, &r)
             case "load": layer.load = parseLoad(value, here, &r)
             case "stop_on_violation": layer.stopOnViolation = r.flag(value, here)
+            case "interpose": layer.interpose = r.flag(value, here)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -321,6 +325,10 @@ public struct PlanLoader: Sendable {
             stopOnViolation: layer.stopOnViolation ?? defaults.stopOnViolation ?? false
         )
         experiment.isScenario = workload.roleCount != nil
+        experiment.interpose = layer.interpose ?? defaults.interpose ?? false
+        for choice in layer.strategies ?? defaults.strategies ?? [] {
+            if let parts = choice.parts, strategies.contains(choice.name) { experiment.strategyParts[choice.name] = parts }
+        }
         checkWatchdogFitsTimeout(experiment, layer: layer, defaults: defaults, node: node, path: path, &r)
         checkFuzzFitsTrial(experiment, at: layer.fuzzAt ?? defaults.fuzzAt ?? (node, path), &r)
         return experiment
@@ -364,37 +372,6 @@ public struct PlanLoader: Sendable {
             r.fail(.root, nil, "the plan would run for about \(Quantities.format(nanoseconds: UInt64(Swift.min(planned, 1e10) * 1e9))) "
                    + "(its trials' warm-ups and windows added up), more than \(Int(PlanDefaults.maxPlannedSecondsWithoutOptIn / 3600))h: "
                    + "say allow_large: true at the top of the plan (or run with --allow-large) if that is what you mean")
-        }
-    }
-
-    /// A fuzz setting must leave the trial something to measure: the start
-    /// stagger and the shortest pause of each kind must be shorter than the
-    /// measured window (else every worker spends the window asleep), and no
-    /// single pause may outlast the trial's timeout (else the trial is
-    /// killed in it). `stagger: 168h` or `sleep_min: 168h` is a mistake,
-    /// not a test.
-    private func checkFuzzFitsTrial(_ e: Experiment, at: (node: Node, path: PlanKeyPath), _ r: inout PlanReader) {
-        let f = e.fuzz
-        guard f.isActive else { return }
-        let format = Quantities.format(nanoseconds:)
-        let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
-        var bounds: [(key: String, ns: UInt64, limit: UInt64, limitName: String)] = []
-        if let window = e.stop.durationNs {
-            let w = "the measured window (duration \(format(window)))"
-            bounds += [("stagger", f.staggerMaxNs, window, w), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, window, w)]
-            if f.sleepProbability > 0 { bounds.append(("sleep_min", f.sleepMinNs, window, w)) }
-            if f.spinProbability > 0 { bounds.append(("spin_min", f.spinMinNs, window, w)) }
-            if f.starveProbability > 0 { bounds.append(("starve_min", f.starveMinNs, window, w)) }
-        }
-        let t = "the trial timeout (\(format(timeout)))"
-        bounds += [("stagger", f.staggerMaxNs, timeout, t), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, timeout, t)]
-        if f.sleepProbability > 0 { bounds.append(("sleep_max", f.sleepMaxNs, timeout, t)) }
-        if f.spinProbability > 0 { bounds.append(("spin_max", f.spinMaxNs, timeout, t)) }
-        if f.starveProbability > 0 { bounds.append(("starve_max", f.starveMaxNs, timeout, t)) }
-        for b in bounds where b.ns > 0 && b.ns >= b.limit {
-            r.fail(at.path, at.node, "fuzz \(b.key) (\(format(b.ns))) must be shorter than \(b.limitName): "
-                   + "the fuzzer's own pauses would leave the trial nothing to measure")
-            return
         }
     }
 

@@ -30,6 +30,9 @@ extension StressRegistry {
         case let s as RWQueueFunctionStrategy: loop.run(s, kernel: kernel)
         case let s as RWQueueAsyncStrategy: loop.run(s, kernel: kernel)
         case let s as UnsynchronizedStrategy: loop.run(s, kernel: kernel)
+        case let s as SemaphoreStrategy: loop.run(s, kernel: kernel)
+        case let s as ConditionStrategy: loop.run(s, kernel: kernel)
+        case let s as MainQueueStrategy: loop.run(s, kernel: kernel)
         default: runOpened(loop, strategy, kernel: kernel)
         }
     }
@@ -46,6 +49,6 @@ extension StressRegistry {
         RecursiveLockStrategy.self, SynchronizedStrategy.self, RWLockStrategy.self, AtomicStrategy.self,
         SerialQueueStrategy.self, SerialQueueFunctionStrategy.self, SerialQueueAsyncStrategy.self,
         TargetQueueStrategy.self, RWQueueStrategy.self, RWQueueFunctionStrategy.self, RWQueueAsyncStrategy.self,
-        UnsynchronizedStrategy.self,
+        UnsynchronizedStrategy.self, SemaphoreStrategy.self, ConditionStrategy.self, MainQueueStrategy.self,
     ]
 }

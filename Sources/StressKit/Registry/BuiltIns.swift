@@ -30,6 +30,8 @@ extension StressRegistry {
         r.register(strategy: RecursiveLockStrategy.self)
         r.register(strategy: SynchronizedStrategy.self)
         r.register(strategy: RWLockStrategy.self)
+        r.register(strategy: SemaphoreStrategy.self)
+        r.register(strategy: ConditionStrategy.self)
         r.register(strategy: AtomicStrategy.self)
         r.register(strategy: SerialQueueStrategy.self)
         r.register(strategy: SerialQueueFunctionStrategy.self)
@@ -38,8 +40,10 @@ extension StressRegistry {
         r.register(strategy: RWQueueStrategy.self)
         r.register(strategy: RWQueueFunctionStrategy.self)
         r.register(strategy: RWQueueAsyncStrategy.self)
+        r.register(strategy: MainQueueStrategy.self)
         r.register(strategy: ActorStrategy.self)
         r.register(strategy: GlobalActorStrategy.self)
+        r.register(strategy: MainActorStrategy.self)
         r.register(strategy: UnsynchronizedStrategy.self)
         return r
     }

@@ -9,11 +9,17 @@ public struct WorkloadEntry: Sendable {
     let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
     /// Whether it has a lock-free form for these parameters (see ``Workload/lockFreeOperations()``).
     let supportsLockFree: @Sendable (WorkloadParameters) -> Bool
+    /// What its steps need of a strategy, for these parameters.
+    let stepNeeds: @Sendable (WorkloadParameters) -> StepNeeds
 
     init<W: Workload>(_ type: W.Type) {
         descriptor = W.descriptor
         validate = { _ = try W(parameters: $0) }
         supportsLockFree = { (try? W(parameters: $0).lockFreeOperations()) != nil }
+        stepNeeds = { parameters in
+            guard let workload = try? W(parameters: parameters) else { return StepNeeds() }
+            return StepNeeds(workload.operations().flatMap { $0.steps.map(\.access) })
+        }
         run = { parameters, strategy, settings, onStall in
             let workload = try W(parameters: parameters)
             let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))
@@ -30,12 +36,18 @@ public struct ScenarioEntry: Sendable {
     /// Builds the scenario from parameters and says how many roles it has
     /// (throws what `init` throws): the plan loader checks the thread count with it.
     let roleCount: @Sendable (WorkloadParameters) throws -> Int
+    /// What its steps need of a strategy, for these parameters.
+    let stepNeeds: @Sendable (WorkloadParameters) -> StepNeeds
     /// Runs one trial of it in this process.
     let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
 
     init<S: Scenario>(_ type: S.Type) {
         descriptor = S.descriptor
         roleCount = { try S(parameters: $0).roles().count }
+        stepNeeds = { parameters in
+            guard let scenario = try? S(parameters: parameters) else { return StepNeeds() }
+            return StepNeeds(scenario.roles().flatMap { $0.steps.map(\.access) })
+        }
         run = { parameters, strategy, settings, onStall in
             let scenario = try S(parameters: parameters)
             let instance = try strategy.make(StrategySetup(resources: scenario.resourceCount, threads: settings.threads))
@@ -50,15 +62,38 @@ public struct StrategyEntry: Sendable {
     public let descriptor: StrategyDescriptor
     /// Makes an instance for one trial.
     public let make: @Sendable (StrategySetup) throws -> StrategyInstance
+    /// Whether it can hold a resource from one step to a later one (it is a
+    /// ``HoldingStrategy``: a lock and an unlock, not one block).
+    public let canHoldAcrossSteps: Bool
 
     init<S: BlockingStrategy>(blocking type: S.Type) {
         descriptor = S.descriptor
         make = { .blocking(try S(setup: $0)) }
+        canHoldAcrossSteps = S.self is any HoldingStrategy.Type
     }
 
     init<S: IsolatingStrategy>(isolating type: S.Type) {
         descriptor = S.descriptor
         make = { .isolating(try S(setup: $0)) }
+        canHoldAcrossSteps = false
+    }
+
+    init(descriptor: StrategyDescriptor, canHoldAcrossSteps: Bool, make: @escaping @Sendable (StrategySetup) throws -> StrategyInstance) {
+        self.descriptor = descriptor
+        self.canHoldAcrossSteps = canHoldAcrossSteps
+        self.make = make
+    }
+
+    /// Why this strategy cannot run steps that need `needs`, or nil when it can.
+    func cannotRun(_ needs: StepNeeds) -> String? {
+        if needs.holdsAcrossSteps && !canHoldAcrossSteps {
+            return "it cannot hold a resource across steps (its access is one block, not a lock and an unlock), "
+                + "and the steps hold and release"
+        }
+        if needs.blockingOnly && descriptor.execution == .tasks {
+            return "it runs tasks, and the steps hold a resource across steps or nest deeper than two, which needs a blocking strategy"
+        }
+        return nil
     }
 }
 

@@ -16,6 +16,10 @@ public enum SyncPrimitive: String, Sendable, Codable {
     case queue
     /// An actor a task hops to.
     case actor
+    /// The main queue: every section runs on the main thread.
+    case mainQueue
+    /// A semaphore used as a lock.
+    case semaphore
     /// Atomic operations, no critical section.
     case atomic
     /// Nothing at all.
@@ -90,7 +94,7 @@ public struct StrategyDescriptor: Sendable {
         asynchronousWrites: Bool = false, lockFree: Bool = false, primitive: SyncPrimitive = .lock,
         singleDomain: Bool = false, hidden: Bool = false
     ) {
-        self.reentry = reentry ?? (reentrant ? .reenters : primitive == .queue ? .traps(message: nil) : .deadlocks)
+        self.reentry = reentry ?? (reentrant ? .reenters : primitive == .queue || primitive == .mainQueue ? .traps(message: nil) : .deadlocks)
         self.primitive = primitive
         self.singleDomain = singleDomain
         self.name = name

@@ -16,6 +16,10 @@ public struct OpFrame: Sendable {
     /// Registers for handing values between the steps of one operation.
     /// The engine zeroes them before every operation.
     public var r0 = 0, r1 = 0, r2 = 0, r3 = 0
+    /// Registers 4 and up (``subscript(register:)``), zeroed before an
+    /// operation only when one was written in the operation before.
+    private var extra = ExtraRegisters()
+    private var extraUsed = false
     /// Per-thread running sums that persist across operations; the engine sums
     /// them over all workers and hands the total to ``Workload/finalCheck(_:_:)``.
     public var tally = Tally()
@@ -39,6 +43,8 @@ public struct OpFrame: Sendable {
     /// workload's own fuzz point must not make a PCT wait (it would hold the
     /// actor the other workers need), as the built-in points there do not.
     var insideActor = false
+    /// The resources the operation holds across steps (``StepAccess/hold(_:)``), one bit each.
+    var heldMask: UInt64 = 0
 
     /// Makes a frame for worker `thread` with its own random stream.
     public init(thread: Int, seed: UInt64) {
@@ -61,6 +67,7 @@ public struct OpFrame: Sendable {
     mutating func beginOperation(number: Int) {
         opNumber = number
         if r0 | r1 | r2 | r3 != 0 { r0 = 0; r1 = 0; r2 = 0; r3 = 0 }
+        if extraUsed { clearExtraRegisters() }
     }
 
     /// ``beginOperation(number:)`` for a frame the compiler can keep in
@@ -72,6 +79,42 @@ public struct OpFrame: Sendable {
     mutating func resetForOperation(number: Int) {
         opNumber = number
         r0 = 0; r1 = 0; r2 = 0; r3 = 0
+        if extraUsed { clearExtraRegisters() }
+    }
+
+    @inline(never)
+    private mutating func clearExtraRegisters() {
+        extra = ExtraRegisters()
+        extraUsed = false
+    }
+
+    /// How many registers ``subscript(register:)`` has.
+    public static let registerCount = 4 + ExtraRegisters.count
+
+    /// Register `index`, `0..<16`: 0 to 3 are ``r0`` to ``r3``; the rest are
+    /// for operations that hand more values between their steps. Zeroed
+    /// before every operation, like the first four. Nothing is allocated.
+    public subscript(register index: Int) -> Int {
+        get {
+            switch index {
+            case 0: return r0
+            case 1: return r1
+            case 2: return r2
+            case 3: return r3
+            default: return extra[index - 4]
+            }
+        }
+        set {
+            switch index {
+            case 0: r0 = newValue
+            case 1: r1 = newValue
+            case 2: r2 = newValue
+            case 3: r3 = newValue
+            default:
+                extra[index - 4] = newValue
+                extraUsed = true
+            }
+        }
     }
 
     /// A fuzz point a workload may place anywhere in a step body (between two
@@ -160,5 +203,22 @@ public struct Tally: Sendable, Equatable, Codable {
     /// Adds another tally slot by slot (wrapping, so a racy workload cannot trap here).
     public mutating func add(_ other: Tally) {
         a &+= other.a; b &+= other.b; c &+= other.c; d &+= other.d
+    }
+}
+
+/// Registers 4 to 15 of an ``OpFrame``, inline (no allocation).
+struct ExtraRegisters: Sendable {
+    static let count = 12
+    private var slots: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    subscript(index: Int) -> Int {
+        get {
+            precondition(index >= 0 && index < Self.count, "register \(index + 4) does not exist: an OpFrame has registers 0..<\(4 + Self.count)")
+            return withUnsafeBytes(of: slots) { $0.load(fromByteOffset: index * MemoryLayout<Int>.stride, as: Int.self) }
+        }
+        set {
+            precondition(index >= 0 && index < Self.count, "register \(index + 4) does not exist: an OpFrame has registers 0..<\(4 + Self.count)")
+            withUnsafeMutableBytes(of: &slots) { $0.storeBytes(of: newValue, toByteOffset: index * MemoryLayout<Int>.stride, as: Int.self) }
+        }
     }
 }

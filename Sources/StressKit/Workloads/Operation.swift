@@ -23,6 +23,86 @@ public enum StepAccess: Sendable, Equatable {
     /// a transaction inside a transaction when both are the same resource (it
     /// deadlocks under a non-recursive lock), a lock-order pattern when they differ.
     case nestedWrite(outer: Int, inner: Int)
+    /// Exclusive access to each resource of `path` in turn, each taken while
+    /// holding the ones before it: nesting three or more levels deep (two is
+    /// ``nestedWrite(outer:inner:)``).
+    case nestedWrites(NestingPath)
+    /// Exclusive access to `n` that the step takes and keeps: later steps of
+    /// the operation run holding it until a ``release(_:)`` step gives it
+    /// back (hand-over-hand locking, a lock held across a decision). Needs a
+    /// strategy whose access is a lock and an unlock (``HoldingStrategy``).
+    case hold(Int)
+    /// Gives back resource `n`, which an earlier ``hold(_:)`` step of the
+    /// operation took; the body runs still holding it.
+    case release(Int)
+    /// Exclusive access to `n` once the step's predicate holds there: the
+    /// worker takes it, checks the predicate, and while it is false waits for
+    /// another worker's exclusive access to `n` to end, then checks again; the
+    /// body runs holding it with the predicate true. Waiting longer than
+    /// `timeoutNs` in all is a violation.
+    case waitUntil(Int, timeoutNs: Int)
+
+    /// Whether the step needs a strategy that can hold a resource across steps.
+    var holdsAcrossSteps: Bool {
+        switch self {
+        case .hold, .release: return true
+        default: return false
+        }
+    }
+
+    /// The resources the step uses.
+    var resources: [Int] {
+        switch self {
+        case .unguarded: return []
+        case .read(let r), .write(let r), .hold(let r), .release(let r), .waitUntil(let r, _): return [r]
+        case .nestedWrite(let outer, let inner): return [outer, inner]
+        case .nestedWrites(let path): return path.resources
+        }
+    }
+
+    /// Whether the step waits for a predicate.
+    var waits: Bool {
+        if case .waitUntil = self { return true }
+        return false
+    }
+
+    /// Whether the step is one of the kinds the engine runs only in its
+    /// general loop (not in the loops compiled for speed).
+    var isExtended: Bool {
+        switch self {
+        case .nestedWrites, .hold, .release, .waitUntil: return true
+        default: return false
+        }
+    }
+}
+
+/// The resources of a ``StepAccess/nestedWrites(_:)`` step, outermost first:
+/// two to ``maxDepth`` of them, each below 4096, packed in one word so that a
+/// step stays plain data the hot loop copies without reference counting.
+public struct NestingPath: Sendable, Hashable {
+    private let packed: UInt64
+
+    /// The deepest nesting a path holds.
+    public static let maxDepth = 5
+
+    /// The path through `resources`, outermost first; nil when there are
+    /// fewer than two or more than ``maxDepth``, or a resource is negative or
+    /// 4096 or more.
+    public init?(_ resources: [Int]) {
+        guard (2...Self.maxDepth).contains(resources.count), resources.allSatisfy({ (0..<4096).contains($0) }) else { return nil }
+        var word = UInt64(resources.count)
+        for (i, r) in resources.enumerated() { word |= UInt64(r) << (4 + 12 * UInt64(i)) }
+        packed = word
+    }
+
+    /// How many levels deep.
+    public var depth: Int { Int(packed & 0xF) }
+
+    /// The resource at level `level` (0: the outermost).
+    public subscript(level: Int) -> Int { Int((packed >> (4 + 12 * UInt64(level))) & 0xFFF) }
+
+    /// The resources, outermost first.
+    public var resources: [Int] { (0..<depth).map { self[$0] } }
 }
 
 /// One step of an operation: a body that runs under a stated kind of access to
@@ -48,6 +128,8 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// The body as a ``StepKernel``, when the step was made from one (the same
     /// function as ``body``): the engine can then compile it into its loop.
     public let kernel: (any StepKernel)?
+    /// The condition a ``StepAccess/waitUntil(_:timeoutNs:)`` step waits for; nil for other steps.
+    public let predicate: (@Sendable (State, inout OpFrame) -> Bool)?
 
     /// A step with an explicit access.
     public init(_ name: String, access: Access, body: @escaping @Sendable (State, inout OpFrame) -> StepResult) {
@@ -55,6 +137,19 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
         self.access = access
         self.body = body
         self.kernel = nil
+        self.predicate = nil
+    }
+
+    /// A step with an explicit access and the predicate a `waitUntil` step waits for.
+    public init(
+        _ name: String, access: Access, predicate: @escaping @Sendable (State, inout OpFrame) -> Bool,
+        body: @escaping @Sendable (State, inout OpFrame) -> StepResult
+    ) {
+        self.name = name
+        self.access = access
+        self.body = body
+        self.kernel = nil
+        self.predicate = predicate
     }
 
     /// A step whose body is `kernel`: the same step as one made from a closure
@@ -65,6 +160,7 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
         self.access = access
         self.body = { state, frame in kernel.run(state, &frame) }
         self.kernel = kernel
+        self.predicate = nil
     }
 
     /// A step outside any critical section.
@@ -97,6 +193,59 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
         Step(name, access: .write(resource), kernel: kernel)
     }
 
+    /// A step that takes each of `resources` exclusively, outermost first,
+    /// each inside the ones before it, and runs `body` inside them all: two
+    /// levels is ``nestedWrite(_:outer:inner:_:)``; up to
+    /// ``NestingPath/maxDepth``. Blocking strategies only.
+    public static func nested(
+        _ name: String, resources: [Int], _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
+    ) -> Step {
+        if resources.count == 2 { return Step(name, access: .nestedWrite(outer: resources[0], inner: resources[1]), body: body) }
+        guard let path = NestingPath(resources) else {
+            preconditionFailure("Step.nested '\(name)': give 2 to \(NestingPath.maxDepth) resources, each in 0..<4096 (got \(resources))")
+        }
+        return Step(name, access: .nestedWrites(path), body: body)
+    }
+
+    /// A step that takes `resource` exclusively and keeps it: `body` runs
+    /// just after taking it, and the operation's later steps run holding it
+    /// until a ``release(_:resource:_:)`` step (or the operation's end, which
+    /// gives back whatever it still holds). For hand-over-hand locking, or a
+    /// lock held across a decision made in an unguarded step. Needs a
+    /// strategy whose access is a lock and an unlock (``HoldingStrategy``):
+    /// plans pair the workload only with those.
+    public static func hold(
+        _ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult = { _, _ in .next }
+    ) -> Step {
+        precondition((0..<64).contains(resource), "Step.hold '\(name)': a resource held across steps must be in 0..<64 (got \(resource))")
+        return Step(name, access: .hold(resource), body: body)
+    }
+
+    /// A step that gives back `resource`, taken by an earlier ``hold(_:resource:_:)``
+    /// step of the operation; `body` runs just before, still holding it.
+    public static func release(
+        _ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult = { _, _ in .next }
+    ) -> Step {
+        precondition((0..<64).contains(resource), "Step.release '\(name)': a resource held across steps must be in 0..<64 (got \(resource))")
+        return Step(name, access: .release(resource), body: body)
+    }
+
+    /// A step that waits, with exclusive access to `resource`, until
+    /// `predicate` holds, then runs `body` there (a consumer waiting for an
+    /// item, a state machine waiting for a state). While the predicate is
+    /// false the worker gives the resource back and waits for another
+    /// worker's exclusive access to it to end (under the `condition`
+    /// strategy, on the strategy's own `NSCondition`; under others, on the
+    /// engine's per-resource signal), then checks again. Waiting longer
+    /// than `timeout` nanoseconds in all is a violation naming the step.
+    public static func waitUntil(
+        _ name: String, resource: Int = 0, timeout: Int = 1_000_000_000,
+        _ predicate: @escaping @Sendable (State, inout OpFrame) -> Bool,
+        then body: @escaping @Sendable (State, inout OpFrame) -> StepResult
+    ) -> Step {
+        Step(name, access: .waitUntil(resource, timeoutNs: Swift.max(1, timeout)), predicate: predicate, body: body)
+    }
+
     /// A step that takes `outer` exclusively and then `inner` inside it.
     public static func nestedWrite(
         _ name: String, outer: Int = 0, inner: Int = 0,
@@ -120,5 +269,23 @@ public struct Operation<State: AnyObject & Sendable>: Sendable {
         self.name = name
         self.weight = weight
         self.steps = steps
+    }
+}
+
+/// What a program's steps need of a strategy, found once from its steps so
+/// the plan loader can refuse a pairing that cannot run, naming why.
+public struct StepNeeds: Sendable, Equatable {
+    /// Some step holds a resource into a later step (`.hold`/`.release`).
+    public var holdsAcrossSteps = false
+    /// Some step needs a blocking strategy (holding across steps, nesting
+    /// deeper than two).
+    public var blockingOnly = false
+
+    /// Needs nothing special.
+    public init() {}
+
+    init(_ accesses: [StepAccess]) {
+        holdsAcrossSteps = accesses.contains(where: \.holdsAcrossSteps)
+        blockingOnly = accesses.contains { $0.isExtended && !$0.waits }
     }
 }

@@ -13,9 +13,9 @@ actor SharedStateActor {
 /// Like `actor`, but with a single executor for everything: resources that
 /// `actor` would run in parallel are serialised here, and a nested access to
 /// another resource needs no hop because it is already on the right actor.
-/// It uses its own `@globalActor` rather than the real `MainActor`, whose
-/// executor is the main thread, which a trial keeps blocked while it
-/// coordinates the workers. Workers are tasks. Reentrant across `await`, like
+/// It uses its own `@globalActor`, whose jobs run on the cooperative pool,
+/// rather than the real `MainActor`, whose executor is the main thread (that
+/// is the `main-actor` strategy). Workers are tasks. Reentrant across `await`, like
 /// every actor; FIFO in the executor's job queue.
 public final class GlobalActorStrategy: IsolatingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(

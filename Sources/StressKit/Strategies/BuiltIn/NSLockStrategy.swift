@@ -31,3 +31,8 @@ public final class NSLockStrategy: BlockingStrategy, Sendable {
         }
     }
 }
+
+extension NSLockStrategy: HoldingStrategy {
+    public func acquire(_ resource: Int) { locks.withObject(resource) { $0.lock() } }
+    public func release(_ resource: Int) { locks.withObject(resource) { $0.unlock() } }
+}

@@ -50,3 +50,8 @@ public final class PthreadMutexStrategy: BlockingStrategy, @unchecked Sendable {
         return body()
     }
 }
+
+extension PthreadMutexStrategy: HoldingStrategy {
+    public func acquire(_ resource: Int) { pthread_mutex_lock(locks[resource]) }
+    public func release(_ resource: Int) { pthread_mutex_unlock(locks[resource]) }
+}

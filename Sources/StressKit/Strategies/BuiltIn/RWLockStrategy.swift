@@ -65,3 +65,13 @@ public final class RWLockStrategy: BlockingStrategy, @unchecked Sendable {
         fatalError("\(call) failed: \(String(cString: strerror(rc)))\(reason)")
     }
 }
+
+extension RWLockStrategy: HoldingStrategy {
+    /// The exclusive (writer) side.
+    public func acquire(_ resource: Int) {
+        let rc = pthread_rwlock_wrlock(locks[resource])
+        if rc != 0 { Self.fail(rc, "pthread_rwlock_wrlock") }
+    }
+
+    public func release(_ resource: Int) { pthread_rwlock_unlock(locks[resource]) }
+}

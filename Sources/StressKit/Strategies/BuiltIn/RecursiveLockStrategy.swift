@@ -26,3 +26,8 @@ public final class RecursiveLockStrategy: BlockingStrategy, Sendable {
     @inline(__always)
     public func write(_ resource: Int, _ body: () -> Void) { locks.withObject(resource) { $0.withLock(body) } }
 }
+
+extension RecursiveLockStrategy: HoldingStrategy {
+    public func acquire(_ resource: Int) { locks.withObject(resource) { $0.lock() } }
+    public func release(_ resource: Int) { locks.withObject(resource) { $0.unlock() } }
+}

@@ -39,3 +39,8 @@ public final class SpinlockStrategy: BlockingStrategy, @unchecked Sendable {
         return body()
     }
 }
+
+extension SpinlockStrategy: HoldingStrategy {
+    public func acquire(_ resource: Int) { SpinLock.lock(words[resource].pointee) }
+    public func release(_ resource: Int) { SpinLock.unlock(words[resource].pointee) }
+}

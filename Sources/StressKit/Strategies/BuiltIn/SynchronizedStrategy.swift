@@ -40,3 +40,8 @@ public final class SynchronizedStrategy: BlockingStrategy, Sendable {
         return body()
     }
 }
+
+extension SynchronizedStrategy: HoldingStrategy {
+    public func acquire(_ resource: Int) { ObjCSync.enter(objects[resource]) }
+    public func release(_ resource: Int) { ObjCSync.exit(objects[resource]) }
+}

@@ -1,0 +1,50 @@
+import StressKit
+
+/// The workload that tests ``Ledger``, a class with plain `NSLock`s that is
+/// not changed at all: plans run it with `interpose: true`. Invariant: cash
+/// minus sales stays what it started as.
+public struct LedgerWorkload: Workload {
+    public static let descriptor = WorkloadDescriptor(
+        name: "ledger",
+        summary: "your own code unchanged: two plain NSLocks, seen through interpose: true (Examples/OwnCode)",
+        parameters: [
+            .choice("variant", "correct, or lock-order: settle takes the two locks in the other order",
+                    default: "correct", choices: ["correct", "lock-order"]),
+        ]
+    )
+
+    let invertedOrder: Bool
+
+    public init(parameters: WorkloadParameters) throws {
+        invertedOrder = try parameters.text("variant") == "lock-order"
+    }
+
+    public func makeState(threads: Int) -> Ledger { Ledger(invertedOrder: invertedOrder) }
+
+    public func operations() -> [Operation<Ledger>] {
+        [
+            Operation("post", weight: 0.45, steps: [
+                .unguarded("post") { ledger, frame in
+                    ledger.post(1 + frame.random.next(below: 100))
+                    return .next
+                },
+            ]),
+            Operation("settle", weight: 0.45, steps: [
+                .unguarded("settle") { ledger, frame in
+                    ledger.settle(1 + frame.random.next(below: 100))
+                    return .next
+                },
+            ]),
+            Operation("audit", weight: 0.1, steps: [
+                .unguarded("audit") { ledger, _ in
+                    let balance = ledger.balance
+                    return balance == 1_000 ? .next : .violation("cash minus sales is \(balance), not 1000")
+                },
+            ]),
+        ]
+    }
+
+    public func finalCheck(_ ledger: Ledger, _ totals: RunTotals) -> [String] {
+        ledger.balance == 1_000 ? [] : ["after the run cash minus sales is \(ledger.balance), not 1000"]
+    }
+}

@@ -1,0 +1,23 @@
+#ifndef CSTRESS_INTERPOSE_H
+#define CSTRESS_INTERPOSE_H
+// libStressInterpose.so: preloaded (LD_PRELOAD) into a trial's process when
+// its plan says `interpose: true`, it puts itself in front of the pthread
+// mutex, reader-writer lock and condition calls, so that code under test that
+// uses them (NSLock, NSRecursiveLock, NSCondition, pthread users) is seen by
+// the trial without a change: a thread that takes part in the trial and is
+// in a step's body publishes what it waits for and holds, and gets fuzz
+// points around each call. Everywhere else each call is the C library's,
+// plus a thread-local load and a branch.
+//
+// The trial process finds these entry points with dlsym (they exist only
+// when the library was preloaded).
+#include <stdint.h>
+
+/// Sets the calling thread's participant line (NULL: none).
+void stress_interpose_attach(uint64_t *line);
+
+/// Sets the function the interposed calls use for their fuzz points (the
+/// worker's own fuzzer): `point` is a FuzzPoint raw value.
+void stress_interpose_install(void (*fuzz)(int point), const int *running);
+
+#endif

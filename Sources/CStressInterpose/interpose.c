@@ -1,0 +1,215 @@
+#define _GNU_SOURCE
+#include "CStressInterpose.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <time.h>
+
+// Words and constants of a participant's line (CStressParticipant.h in the
+// executable; repeated here, as this library is built on its own).
+enum { WORD_SITE = 0, WORD_WAIT_KEY = 4, WORD_WAIT_KIND = 5, WORD_HELD = 6, HELD_SLOTS = 8, WORD_SAVED_SITE = 15 };
+enum { WAIT_LOCK = 1, WAIT_READ_LOCK = 2, WAIT_WRITE_LOCK = 3, WAIT_CONDITION = 4 };
+enum { POINT_BEFORE_ACQUIRE = 2, POINT_AFTER_ACQUIRE = 3, POINT_BEFORE_RELEASE = 4, POINT_AFTER_RELEASE = 5 };
+#define PHASE_SHIFT 24
+#define PHASE_MASK ((uint64_t)0xF << PHASE_SHIFT)
+#define PHASE_BLOCKED ((uint64_t)13 << PHASE_SHIFT)
+#define SHARED ((uint64_t)1)
+
+static _Thread_local uint64_t *line;
+static void (*fuzz_hook)(int point);
+/// The executable's "a trial is running" flag. A thread's line points into
+/// the running trial's board; once the trial is over the board may be gone
+/// while a thread (the main thread serving its run loop, a dispatch worker)
+/// still has the line it last had, so no line is read unless a trial runs.
+static const int *trial_running;
+
+void stress_interpose_attach(uint64_t *l) { line = l; }
+void stress_interpose_install(void (*fuzz)(int point), const int *running) {
+    __atomic_store_n(&trial_running, running, __ATOMIC_RELEASE);
+    __atomic_store_n(&fuzz_hook, fuzz, __ATOMIC_RELEASE);
+}
+
+/// The calling thread's line while a trial runs; NULL otherwise.
+static inline uint64_t *current_line(void) {
+    uint64_t *p = line;
+    if (!p) return 0;
+    const int *running = __atomic_load_n(&trial_running, __ATOMIC_ACQUIRE);
+    return running && __atomic_load_n(running, __ATOMIC_ACQUIRE) ? p : 0;
+}
+
+// The C library's own functions. glibc exports the mutex and rwlock ones
+// under a second name; the condition ones are versioned and looked up once.
+extern int __pthread_mutex_lock(pthread_mutex_t *);
+extern int __pthread_mutex_trylock(pthread_mutex_t *);
+extern int __pthread_mutex_unlock(pthread_mutex_t *);
+extern int __pthread_rwlock_rdlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_wrlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_tryrdlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_trywrlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_unlock(pthread_rwlock_t *);
+
+static int (*real_cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+static int (*real_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+static int (*real_cond_signal)(pthread_cond_t *);
+static int (*real_cond_broadcast)(pthread_cond_t *);
+
+__attribute__((constructor)) static void resolve(void) {
+    real_cond_wait = dlvsym(RTLD_NEXT, "pthread_cond_wait", "GLIBC_2.3.2");
+    real_cond_timedwait = dlvsym(RTLD_NEXT, "pthread_cond_timedwait", "GLIBC_2.3.2");
+    real_cond_signal = dlvsym(RTLD_NEXT, "pthread_cond_signal", "GLIBC_2.3.2");
+    real_cond_broadcast = dlvsym(RTLD_NEXT, "pthread_cond_broadcast", "GLIBC_2.3.2");
+}
+
+/// The line of the calling thread when it is in a step's body (running or
+/// inside a section), where its pthread calls are the code under test's;
+/// NULL elsewhere (outside a trial, at the harness's barriers, in the
+/// strategy's own lock calls, which the engine publishes itself).
+static inline uint64_t *in_code(void) {
+    uint64_t *p = current_line();
+    if (!p) return 0;
+    uint64_t phase = (__atomic_load_n(p + WORD_SITE, __ATOMIC_RELAXED) & PHASE_MASK) >> PHASE_SHIFT;
+    return phase == 1 || phase == 3 || phase == 6 ? p : 0;
+}
+
+static inline void fuzz(int point) {
+    void (*f)(int) = __atomic_load_n(&fuzz_hook, __ATOMIC_ACQUIRE);
+    if (f) f(point);
+}
+
+static inline void wait_begin(uint64_t *p, uint64_t key, uint64_t kind) {
+    uint64_t site = __atomic_load_n(p + WORD_SITE, __ATOMIC_RELAXED);
+    __atomic_store_n(p + WORD_SAVED_SITE, site, __ATOMIC_RELAXED);
+    __atomic_store_n(p + WORD_WAIT_KEY, key, __ATOMIC_RELAXED);
+    __atomic_store_n(p + WORD_WAIT_KIND, kind, __ATOMIC_RELAXED);
+    __atomic_store_n(p + WORD_SITE, (site & ~PHASE_MASK) | PHASE_BLOCKED, __ATOMIC_RELAXED);
+}
+
+static inline void wait_end(uint64_t *p) {
+    __atomic_store_n(p + WORD_SITE, __atomic_load_n(p + WORD_SAVED_SITE, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(p + WORD_WAIT_KIND, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(p + WORD_WAIT_KEY, 0, __ATOMIC_RELAXED);
+}
+
+static inline void hold(uint64_t *p, uint64_t key) {
+    for (int i = 0; i < HELD_SLOTS; i++) {
+        if (__atomic_load_n(p + WORD_HELD + i, __ATOMIC_RELAXED) == 0) {
+            __atomic_store_n(p + WORD_HELD + i, key, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+}
+
+/// Releases `key` if this participant holds it; 1 when it did.
+static inline int unhold(uint64_t *p, uint64_t key) {
+    for (int i = HELD_SLOTS - 1; i >= 0; i--) {
+        if (__atomic_load_n(p + WORD_HELD + i, __ATOMIC_RELAXED) == key) {
+            __atomic_store_n(p + WORD_HELD + i, 0, __ATOMIC_RELAXED);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline int holds(uint64_t *p, uint64_t key) {
+    for (int i = 0; i < HELD_SLOTS; i++) {
+        if (__atomic_load_n(p + WORD_HELD + i, __ATOMIC_RELAXED) == key) return 1;
+    }
+    return 0;
+}
+
+#define KEY(object) ((uint64_t)(uintptr_t)(object))
+
+int pthread_mutex_lock(pthread_mutex_t *m) {
+    uint64_t *p = in_code();
+    if (!p) return __pthread_mutex_lock(m);
+    fuzz(POINT_BEFORE_ACQUIRE);
+    wait_begin(p, KEY(m), WAIT_LOCK);
+    int r = __pthread_mutex_lock(m);
+    wait_end(p);
+    if (r == 0) hold(p, KEY(m));
+    fuzz(POINT_AFTER_ACQUIRE);
+    return r;
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m) {
+    int r = __pthread_mutex_trylock(m);
+    uint64_t *p = in_code();
+    if (p && r == 0) hold(p, KEY(m));
+    return r;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m) {
+    uint64_t *p = current_line();
+    // Only what the code under test took (a held key): the strategy's and
+    // the harness's own locks are never in the held set.
+    if (!p || !holds(p, KEY(m))) return __pthread_mutex_unlock(m);
+    fuzz(POINT_BEFORE_RELEASE);
+    unhold(p, KEY(m));
+    int r = __pthread_mutex_unlock(m);
+    fuzz(POINT_AFTER_RELEASE);
+    return r;
+}
+
+static int rwlock(pthread_rwlock_t *l, int shared) {
+    uint64_t *p = in_code();
+    if (!p) return shared ? __pthread_rwlock_rdlock(l) : __pthread_rwlock_wrlock(l);
+    fuzz(POINT_BEFORE_ACQUIRE);
+    wait_begin(p, KEY(l) | (shared ? SHARED : 0), shared ? WAIT_READ_LOCK : WAIT_WRITE_LOCK);
+    int r = shared ? __pthread_rwlock_rdlock(l) : __pthread_rwlock_wrlock(l);
+    wait_end(p);
+    if (r == 0) hold(p, KEY(l) | (shared ? SHARED : 0));
+    fuzz(POINT_AFTER_ACQUIRE);
+    return r;
+}
+
+int pthread_rwlock_rdlock(pthread_rwlock_t *l) { return rwlock(l, 1); }
+int pthread_rwlock_wrlock(pthread_rwlock_t *l) { return rwlock(l, 0); }
+
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *l) {
+    int r = __pthread_rwlock_tryrdlock(l);
+    uint64_t *p = in_code();
+    if (p && r == 0) hold(p, KEY(l) | SHARED);
+    return r;
+}
+
+int pthread_rwlock_trywrlock(pthread_rwlock_t *l) {
+    int r = __pthread_rwlock_trywrlock(l);
+    uint64_t *p = in_code();
+    if (p && r == 0) hold(p, KEY(l));
+    return r;
+}
+
+int pthread_rwlock_unlock(pthread_rwlock_t *l) {
+    uint64_t *p = current_line();
+    if (!p || !(holds(p, KEY(l)) || holds(p, KEY(l) | SHARED))) return __pthread_rwlock_unlock(l);
+    fuzz(POINT_BEFORE_RELEASE);
+    if (!unhold(p, KEY(l))) unhold(p, KEY(l) | SHARED);
+    int r = __pthread_rwlock_unlock(l);
+    fuzz(POINT_AFTER_RELEASE);
+    return r;
+}
+
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *deadline) {
+    uint64_t *p = current_line();
+    if (!p || !holds(p, KEY(m))) return deadline ? real_cond_timedwait(c, m, deadline) : real_cond_wait(c, m);
+    fuzz(POINT_BEFORE_RELEASE);
+    unhold(p, KEY(m));
+    wait_begin(p, KEY(c), WAIT_CONDITION);
+    int r = deadline ? real_cond_timedwait(c, m, deadline) : real_cond_wait(c, m);
+    wait_end(p);
+    hold(p, KEY(m));
+    fuzz(POINT_AFTER_ACQUIRE);
+    return r;
+}
+
+int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { return cond_wait(c, m, 0); }
+int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t) { return cond_wait(c, m, t); }
+
+int pthread_cond_signal(pthread_cond_t *c) {
+    if (in_code()) fuzz(POINT_BEFORE_RELEASE);
+    return real_cond_signal(c);
+}
+
+int pthread_cond_broadcast(pthread_cond_t *c) {
+    if (in_code()) fuzz(POINT_BEFORE_RELEASE);
+    return real_cond_broadcast(c);
+}

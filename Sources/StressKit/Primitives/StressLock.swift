@@ -1,0 +1,166 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CStressSupport
+
+/// A lock in the shape of Foundation's `NSLock` (`lock()`, `unlock()`,
+/// `try()`, `withLock`) that a trial can see. In a trial's child process a
+/// plain `NSLock` is seen too, when the plan says `interpose: true` (its
+/// pthread calls are interposed); this wrapper is for where that cannot
+/// reach: in-process runs, and platforms without interposition. Outside a
+/// trial it is a pthread mutex plus one thread-local check.
+public final class StressLock: @unchecked Sendable {
+    // @unchecked: the mutex lives in memory of its own, and every access is
+    // through it, which is its purpose.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// A lock, optionally named for stall reports.
+    public init(name: String? = nil) {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        if let name { PrimitiveNames.register(Participation.key(self), "the lock '\(name)'") }
+    }
+
+    deinit {
+        PrimitiveNames.unregister(Participation.key(self))
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Takes the lock, waiting for it.
+    @inlinable
+    public func lock() {
+        guard stress_participant() != nil else {
+            pthread_mutex_lock(mutex)
+            return
+        }
+        lockInTrial()
+    }
+
+    @usableFromInline
+    func lockInTrial() {
+        let key = Participation.key(self)
+        Participation.fuzz(.beforeAcquire)
+        stress_wait_begin(key, UInt64(STRESS_WAIT_LOCK))
+        pthread_mutex_lock(mutex)
+        stress_wait_end()
+        stress_hold(key)
+        Participation.fuzz(.afterAcquire)
+    }
+
+    /// Takes the lock if it is free; returns whether it did.
+    public func `try`() -> Bool {
+        guard pthread_mutex_trylock(mutex) == 0 else { return false }
+        if Participation.active { stress_hold(Participation.key(self)) }
+        return true
+    }
+
+    /// Gives the lock back.
+    @inlinable
+    public func unlock() {
+        guard stress_participant() != nil else {
+            pthread_mutex_unlock(mutex)
+            return
+        }
+        unlockInTrial()
+    }
+
+    @usableFromInline
+    func unlockInTrial() {
+        Participation.fuzz(.beforeRelease)
+        stress_unhold(Participation.key(self))
+        pthread_mutex_unlock(mutex)
+        Participation.fuzz(.afterRelease)
+    }
+
+    /// Runs `body` holding the lock.
+    @inlinable
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// A condition in the shape of Foundation's `NSCondition` (a lock with
+/// `wait()`, `wait(until:)`, `signal()`, `broadcast()`) that a trial can see,
+/// for where interposition cannot reach (see ``StressLock``). Waiting
+/// publishes that the thread waits to be signalled and no longer holds the
+/// lock; the fuzz points are around waiting and signalling as well as the lock's.
+public final class StressCondition: @unchecked Sendable {
+    // @unchecked: see StressLock.
+    @usableFromInline let lockWord = StressLock()
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    /// A condition, optionally named for stall reports.
+    public init(name: String? = nil) {
+        condition = .allocate(capacity: 1)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        if let name {
+            PrimitiveNames.register(Participation.key(lockWord), "the lock of condition '\(name)'")
+            PrimitiveNames.register(Participation.key(self), "the condition '\(name)'")
+        }
+    }
+
+    deinit {
+        PrimitiveNames.unregister(Participation.key(self))
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+    }
+
+    /// Takes the condition's lock.
+    @inlinable public func lock() { lockWord.lock() }
+    /// Gives the condition's lock back.
+    @inlinable public func unlock() { lockWord.unlock() }
+    /// Runs `body` holding the condition's lock.
+    @inlinable public func withLock<R>(_ body: () throws -> R) rethrows -> R { try lockWord.withLock(body) }
+
+    /// Releases the lock and waits to be signalled, then takes the lock again
+    /// (called holding the lock). As with any condition, it may return without
+    /// a signal: wait in a `while` loop on the predicate.
+    public func wait() {
+        waiting { pthread_cond_wait(condition, lockWord.mutex) }
+    }
+
+    /// ``wait()`` until `deadline` (`DispatchTime` nanoseconds, the monotonic
+    /// clock) at the latest; returns false when the deadline passed.
+    @discardableResult
+    public func wait(untilNanoseconds deadline: UInt64) -> Bool {
+        var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        var result: Int32 = 0
+        waiting { result = pthread_cond_timedwait(condition, lockWord.mutex, &time) }
+        return result == 0
+    }
+
+    /// Wakes one waiter.
+    public func signal() {
+        Participation.fuzz(.beforeRelease)
+        pthread_cond_signal(condition)
+        Participation.fuzz(.afterRelease)
+    }
+
+    /// Wakes every waiter.
+    public func broadcast() {
+        Participation.fuzz(.beforeRelease)
+        pthread_cond_broadcast(condition)
+        Participation.fuzz(.afterRelease)
+    }
+
+    private func waiting(_ wait: () -> Void) {
+        guard Participation.active else { return wait() }
+        let lockKey = Participation.key(lockWord)
+        Participation.fuzz(.beforeRelease)
+        stress_unhold(lockKey)
+        stress_wait_begin(Participation.key(self), UInt64(STRESS_WAIT_CONDITION))
+        wait()
+        stress_wait_end()
+        stress_hold(lockKey)
+        Participation.fuzz(.afterAcquire)
+    }
+}

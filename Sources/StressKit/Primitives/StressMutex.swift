@@ -1,0 +1,76 @@
+import CStressSupport
+import Synchronization
+
+/// A drop-in for `Synchronization.Mutex` that a trial can see (swap it in
+/// through a typealias for test builds). Outside a trial it is the `Mutex` it
+/// wraps plus one thread-local check. Inside one it publishes, without
+/// allocating, that the thread waits for it and then holds it (a deadlock
+/// among such locks is a `deadlock` with its wait-for cycle), and it has fuzz
+/// points before and after acquiring and before releasing.
+///
+/// A class rather than a noncopyable struct, so that the trial can name it by
+/// its address; store it in a `let` as you would a `Mutex`.
+public final class StressMutex<Value: ~Copyable>: Sendable {
+    @usableFromInline let mutex: Mutex<Value>
+
+    /// A mutex holding `initialValue`.
+    public init(_ initialValue: consuming sending Value) {
+        mutex = Mutex(initialValue)
+    }
+
+    /// Runs `body` with the value, holding the lock, as `Mutex.withLock`.
+    /// (Inlinable, so that outside a trial it is the `Mutex`'s own path,
+    /// specialized in the caller, plus one thread-local load.)
+    @inlinable
+    public func withLock<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        guard stress_participant() != nil else { return try mutex.withLock(body) }
+        return try withLockInTrial(body)
+    }
+
+    @usableFromInline
+    func withLockInTrial<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        let key = Participation.key(self)
+        Participation.fuzz(.beforeAcquire)
+        stress_wait_begin(key, UInt64(STRESS_WAIT_LOCK))
+        defer { Participation.fuzz(.afterRelease) }
+        return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
+            stress_wait_end()
+            stress_hold(key)
+            Participation.fuzz(.afterAcquire)
+            defer {
+                Participation.fuzz(.beforeRelease)
+                stress_unhold(key)
+            }
+            return try body(&value)
+        }
+    }
+
+    /// Runs `body` with the value if the lock is free, as `Mutex.withLockIfAvailable`.
+    @inlinable
+    public func withLockIfAvailable<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        guard stress_participant() != nil else { return try mutex.withLockIfAvailable(body) }
+        return try withLockIfAvailableInTrial(body)
+    }
+
+    @usableFromInline
+    func withLockIfAvailableInTrial<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        let key = Participation.key(self)
+        Participation.fuzz(.beforeAcquire)
+        return try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
+            stress_hold(key)
+            defer {
+                Participation.fuzz(.beforeRelease)
+                stress_unhold(key)
+            }
+            return try body(&value)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CStressSupport
+import Synchronization
+
+/// A once-token a trial can see: `dispatch_once`, `pthread_once`, a lazy
+/// `static let`, an `if !initialised { ... }` guarded by a lock. The first
+/// caller of ``run(_:)`` runs the body; every other caller waits until it
+/// has finished, then returns. Inside a trial the running thread holds the
+/// token and the others wait for it (a body that waits for one of them, or
+/// that calls ``run(_:)`` again, is a `deadlock` with its cycle), with fuzz
+/// points around the body.
+public final class StressOnce: Sendable {
+    private enum State { case notStarted, running, done }
+    private let state = Mutex(State.notStarted)
+    private let finished = ConditionSignal()
+
+    /// A token whose body has not run.
+    public init(name: String? = nil) {
+        if let name { PrimitiveNames.register(Participation.key(self), "the once-token '\(name)'") }
+    }
+
+    deinit { PrimitiveNames.unregister(Participation.key(self)) }
+
+    /// Runs `body` if no caller has yet; else waits until the one that did
+    /// has finished.
+    public func run(_ body: () -> Void) {
+        let first = state.withLock { s -> Bool in
+            guard s == .notStarted else { return false }
+            s = .running
+            return true
+        }
+        let key = Participation.key(self)
+        if first {
+            Participation.fuzz(.afterAcquire)
+            stress_hold(key)
+            body()
+            stress_unhold(key)
+            Participation.fuzz(.beforeRelease)
+            state.withLock { $0 = .done }
+            finished.open()
+            return
+        }
+        guard state.withLock({ $0 }) != .done else { return }
+        Participation.fuzz(.beforeAcquire)
+        stress_wait_begin(key, UInt64(STRESS_WAIT_ONCE))
+        finished.waitUntilOpen()
+        stress_wait_end()
+        Participation.fuzz(.afterAcquire)
+    }
+
+    /// Whether the body has run to its end.
+    public var isDone: Bool { state.withLock { $0 == .done } }
+}

@@ -1,0 +1,177 @@
+import CStressSupport
+import Dispatch
+
+/// A drop-in for `DispatchQueue` that a trial can see: a team swaps it in for
+/// test builds through a typealias and leaves its code as it is.
+///
+/// ```swift
+/// #if STRESS_TESTS
+/// typealias Queue = StressQueue
+/// #else
+/// typealias Queue = DispatchQueue
+/// #endif
+///
+/// private let queue = Queue(label: "com.example.jobs")
+/// func add(_ job: Job) { queue.sync { jobs.append(job) } }
+/// ```
+///
+/// **Outside a trial** it is the `DispatchQueue` it wraps (``underlying``):
+/// every call is the queue's own plus one thread-local check.
+///
+/// **Inside a trial**, on a worker, the main thread or a dispatch thread
+/// running one of its blocks:
+/// - it publishes, without allocating, that the thread waits for the queue
+///   (a `sync` until its block runs) and that the thread running a block
+///   holds it (and, through ``init(label:qos:attributes:autoreleaseFrequency:target:)``'s
+///   `target`, every queue it targets), so a deadlock through queues is a
+///   `deadlock` with its wait-for cycle;
+/// - a `sync` onto a queue the thread is already running on (directly or
+///   through its target) traps with a message saying so, where libdispatch
+///   would trap without a word (Linux) or deadlock;
+/// - it has fuzz points at submit, block entry and block exit.
+///
+/// A concurrent queue's plain blocks hold it shared; barrier blocks
+/// (`flags: .barrier`) hold it exclusively. ``main`` is the main queue: its
+/// blocks run on the trial process's main thread, which serves it.
+public final class StressQueue: @unchecked Sendable {
+    // @unchecked: immutable after init; the DispatchQueue is thread-safe.
+
+    /// The queue underneath, for what this wrapper does not cover.
+    public let underlying: DispatchQueue
+    /// The label it was made with.
+    public let label: String
+    /// Whether it is concurrent (plain blocks run together).
+    public let isConcurrent: Bool
+    /// The keys a block on this queue holds: its own, then its targets'.
+    private let keys: [UInt64]
+    private let isMain: Bool
+
+    /// The main queue.
+    public static let main = StressQueue(main: ())
+
+    /// A new queue, as `DispatchQueue(label:qos:attributes:autoreleaseFrequency:target:)`.
+    /// A `target` that is a StressQueue is seen by the trial too: a block on
+    /// this queue holds the target as well.
+    public init(
+        label: String, qos: DispatchQoS = .unspecified, attributes: DispatchQueue.Attributes = [],
+        autoreleaseFrequency: DispatchQueue.AutoreleaseFrequency = .inherit, target: StressQueue? = nil
+    ) {
+        underlying = DispatchQueue(label: label, qos: qos, attributes: attributes, autoreleaseFrequency: autoreleaseFrequency,
+                                   target: target?.underlying)
+        self.label = label
+        isConcurrent = attributes.contains(.concurrent)
+        isMain = false
+        keys = [Participation.key(underlying)] + (target?.keys ?? [])
+        PrimitiveNames.register(keys[0], "the queue '\(label)'")
+    }
+
+    private init(main: Void) {
+        underlying = .main
+        label = "main"
+        isConcurrent = false
+        isMain = true
+        keys = [WaitKey.mainQueue]
+    }
+
+    deinit {
+        if !isMain { PrimitiveNames.unregister(keys[0]) }
+    }
+
+    /// Runs `work` on the queue and waits for it, as `DispatchQueue.sync`.
+    /// (The wrappers are inlinable, so that outside a trial each is the
+    /// overlay's own overload, specialized in the caller, plus one
+    /// thread-local load.)
+    @inlinable
+    public func sync(execute work: () -> Void) {
+        guard stress_participant() != nil else { return underlying.sync(execute: work) }
+        syncInTrial(flags: [], execute: work)
+    }
+
+    /// Runs `work` on the queue and waits for it, as `DispatchQueue.sync`.
+    @inlinable
+    public func sync<T>(execute work: () throws -> T) rethrows -> T {
+        guard stress_participant() != nil else { return try underlying.sync(execute: work) }
+        return try syncInTrial(flags: [], execute: work)
+    }
+
+    /// Runs `work` on the queue (as a barrier with `flags: .barrier`) and
+    /// waits for it, as `DispatchQueue.sync(flags:execute:)`.
+    @inlinable
+    public func sync<T>(flags: DispatchWorkItemFlags, execute work: () throws -> T) rethrows -> T {
+        guard stress_participant() != nil else { return try underlying.sync(flags: flags, execute: work) }
+        return try syncInTrial(flags: flags, execute: work)
+    }
+
+    @usableFromInline
+    func syncInTrial<T>(flags: DispatchWorkItemFlags, execute work: () throws -> T) rethrows -> T {
+        let shared = isConcurrent && !flags.contains(.barrier)
+        if let held = keys.first(where: { stress_holds($0) != 0 }) {
+            let through = held == keys[0] ? "" : " (through its target, \(PrimitiveNames.describe(held)))"
+            fatalError("StressQueue '\(label)': sync onto a queue this thread is already running on\(through): "
+                       + "libdispatch would trap or deadlock here")
+        }
+        Participation.fuzz(.beforeAcquire)
+        let caller = stress_participant()
+        stress_wait_begin(keys[0] | (shared ? WaitKey.sharedBit : 0), UInt64(shared ? STRESS_WAIT_QUEUE_SHARED : STRESS_WAIT_QUEUE))
+        let result = try underlying.sync(flags: flags) { () throws -> T in
+            // libdispatch runs a sync block on the calling thread where it
+            // can (the main queue's always on the main thread).
+            if stress_participant() == caller { stress_wait_end() }
+            return try block(shared: shared, work)
+        }
+        if stress_participant() == caller { stress_wait_end() }
+        Participation.fuzz(.afterRelease)
+        return result
+    }
+
+    /// Submits `work` to run on the queue later, as `DispatchQueue.async`.
+    public func async(
+        group: DispatchGroup? = nil, qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [],
+        execute work: @escaping @Sendable @convention(block) () -> Void
+    ) {
+        guard stress_trial_is_running() != 0 else { return underlying.async(group: group, qos: qos, flags: flags, execute: work) }
+        let shared = isConcurrent && !flags.contains(.barrier)
+        Participation.fuzz(.beforeAcquire)
+        underlying.async(group: group, qos: qos, flags: flags) { [self] in
+            let entry = Participation.enter()
+            block(shared: shared, work)
+            Participation.leave(entry)
+        }
+    }
+
+    /// Submits `work` to run on the queue at `deadline`, as `DispatchQueue.asyncAfter`.
+    public func asyncAfter(
+        deadline: DispatchTime, qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [],
+        execute work: @escaping @Sendable @convention(block) () -> Void
+    ) {
+        guard stress_trial_is_running() != 0 else { return underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags, execute: work) }
+        let shared = isConcurrent && !flags.contains(.barrier)
+        underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags) { [self] in
+            let entry = Participation.enter()
+            block(shared: shared, work)
+            Participation.leave(entry)
+        }
+    }
+
+    /// Whether the calling thread is running a block of this queue now
+    /// (inside a trial; outside one, whether it is the main thread for
+    /// ``main``, else false: libdispatch cannot say).
+    public var isCurrent: Bool {
+        if Participation.active { return stress_holds(keys[0]) != 0 || stress_holds(keys[0] | WaitKey.sharedBit) != 0 }
+        return isMain && stress_is_main_thread() != 0
+    }
+
+    /// A block as it runs: the queue (and its targets) held, the entry and
+    /// exit fuzz points around it.
+    @inline(__always)
+    private func block<T>(shared: Bool, _ work: () throws -> T) rethrows -> T {
+        let mode = shared ? WaitKey.sharedBit : 0
+        for key in keys { stress_hold(key | mode) }
+        Participation.fuzz(.afterAcquire)
+        defer {
+            Participation.fuzz(.beforeRelease)
+            for key in keys.reversed() { stress_unhold(key | mode) }
+        }
+        return try work()
+    }
+}

@@ -1,0 +1,81 @@
+import CStressSupport
+import Dispatch
+
+/// A drop-in for `DispatchSemaphore` that a trial can see. Outside a trial
+/// it is the semaphore it wraps plus one thread-local check. Inside one,
+/// `wait()` publishes that the thread waits for the semaphore; a semaphore
+/// made with a value of 1 or more is a lock, and a thread that got past
+/// `wait()` holds it until it signals (a deadlock among such is a `deadlock`
+/// with its cycle); one made with 0 is a signal, waited for like a condition.
+/// Fuzz points before and after waiting and around signalling.
+public final class StressSemaphore: @unchecked Sendable {
+    // @unchecked: immutable after init; DispatchSemaphore is thread-safe.
+
+    /// The semaphore underneath.
+    public let underlying: DispatchSemaphore
+    /// Whether it was made as a lock (an initial value of 1 or more).
+    private let isLock: Bool
+
+    /// A semaphore with `value`, as `DispatchSemaphore(value:)`.
+    public init(value: Int, name: String? = nil) {
+        underlying = DispatchSemaphore(value: value)
+        isLock = value > 0
+        if let name { PrimitiveNames.register(Participation.key(underlying), "the semaphore '\(name)'") }
+    }
+
+    deinit { PrimitiveNames.unregister(Participation.key(underlying)) }
+
+    /// Waits for the semaphore, as `DispatchSemaphore.wait()`.
+    @inlinable
+    public func wait() {
+        guard stress_participant() != nil else { return underlying.wait() }
+        waitInTrial()
+    }
+
+    @usableFromInline
+    func waitInTrial() {
+        waiting { underlying.wait() }
+    }
+
+    /// Waits until `timeout`, as `DispatchSemaphore.wait(timeout:)`.
+    public func wait(timeout: DispatchTime) -> DispatchTimeoutResult {
+        guard Participation.active else { return underlying.wait(timeout: timeout) }
+        var result = DispatchTimeoutResult.success
+        waiting {
+            result = underlying.wait(timeout: timeout)
+            return result == .success
+        }
+        return result
+    }
+
+    /// Signals the semaphore, as `DispatchSemaphore.signal()`.
+    @discardableResult @inlinable
+    public func signal() -> Int {
+        guard stress_participant() != nil else { return underlying.signal() }
+        return signalInTrial()
+    }
+
+    @usableFromInline
+    func signalInTrial() -> Int {
+        Participation.fuzz(.beforeRelease)
+        let key = Participation.key(underlying)
+        if isLock && stress_holds(key) != 0 { stress_unhold(key) }
+        let woke = underlying.signal()
+        Participation.fuzz(.afterRelease)
+        return woke
+    }
+
+    private func waiting(_ wait: () -> Void) {
+        waiting { wait(); return true }
+    }
+
+    private func waiting(_ wait: () -> Bool) {
+        let key = Participation.key(underlying)
+        Participation.fuzz(.beforeAcquire)
+        stress_wait_begin(key, UInt64(isLock ? STRESS_WAIT_SEMAPHORE : STRESS_WAIT_CONDITION))
+        let got = wait()
+        stress_wait_end()
+        if got && isLock { stress_hold(key) }
+        Participation.fuzz(.afterAcquire)
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# What the harness-aware primitives (StressLock, StressCondition, StressMutex,
+# StressSemaphore, StressQueue, fuzzPoint()) and the pthread interposer
+# (libStressInterpose.so) cost OUTSIDE a trial, uncontended, beside the plain
+# primitives they stand for: what a team pays for leaving them in a test
+# build's code paths that run outside stress trials.
+#
+#   scripts/bench-primitives.sh [ROUNDS]
+#
+# Needs a release build (swift build -c release, which also builds
+# libStressInterpose.so); $STRESSBENCH overrides the binary. Three runs of the
+# hidden `stressbench _primitives` command, each timing every pair in one
+# process, one after another (best of ROUNDS rounds, default 7):
+#   plain         the process as built;
+#   interposed    with libStressInterpose.so preloaded: NSLock and NSCondition
+#                 then go through the interposer's pthread wrappers, which
+#                 outside a trial are one thread-local load and a branch;
+#   jemalloc      with jemalloc preloaded, for the bytes each pair allocates
+#                 (its per-thread counter; "unavailable" without jemalloc).
+# A "pair" is one lock and unlock (wait and signal, one sync) around an
+# increment. The added cost of a wrapper is its line minus its plain partner's
+# line in the same run; figures drift between runs on a shared VM, so compare
+# within a column, not across runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${STRESSBENCH:-.build/release/stressbench}
+rounds=${1:-7}
+dir=$(dirname "$bin")
+[[ -x "$bin" ]] || { echo "no $bin: run swift build -c release first" >&2; exit 2; }
+[[ -r "$dir/libStressInterpose.so" ]] || { echo "no $dir/libStressInterpose.so: run swift build -c release" >&2; exit 2; }
+jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 2>/dev/null | head -1 || true)
+
+echo "# $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), $bin, best of $rounds rounds"
+echo "## plain"
+"$bin" _primitives --rounds "$rounds"
+echo "## interposed (LD_PRELOAD=libStressInterpose.so)"
+LD_PRELOAD="$dir/libStressInterpose.so" "$bin" _primitives --rounds "$rounds"
+if [[ -n "$jemalloc" ]]; then
+    echo "## jemalloc (LD_PRELOAD=$jemalloc): bytes allocated per pair"
+    LD_PRELOAD="$jemalloc" "$bin" _primitives --rounds 2 --iterations 1000000
+else
+    echo "## jemalloc: not installed (apt-get install libjemalloc2); bytes per pair unavailable"
+fi
