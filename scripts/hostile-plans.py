@@ -1005,12 +1005,16 @@ def keypath_ok(path, plan_bytes):
         return {b"\\n": b"\n", b"\\r": b"\r", b"\\t": b"\t"}[m.group(0)]
 
     raw = ESCAPE.sub(unescape, path)
+    # The plan's text with the escapes a quoted YAML/JSON key may use
+    # (\u0061, \x41) decoded: the key path names the key as it is, not as written.
+    decoded_plan = re.sub(rb"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2}))",
+                          lambda m: chr(int(m.group(1) or m.group(2), 16)).encode("utf-8", "surrogatepass"), plan_bytes)
     cuts = [m.start() for m in re.finditer(rb"[.\[]", raw)] + [len(raw)]
     for cut in cuts:
         first = raw[:cut]
         if not first or first != first.strip(b" "):
             continue
-        if first in KNOWN_KEYS or first in plan_bytes:
+        if first in KNOWN_KEYS or first in plan_bytes or first in decoded_plan:
             return True
         # A key written with escapes ("\e", "\x41", "\"", '') or folded:
         # every run of it between controls, spaces and quotes must be in the plan.
