@@ -54,7 +54,7 @@ final class ProgressDisplay: Sendable {
                     s.expectedDone += expected[index]
                     s.elapsedAtLastFinish = Self.seconds(since: s.started)
                     s.current = nil
-                    if result.outcome != .passed {
+                    if result.expectation != .passed {
                         Self.write("\r\u{1B}[K" + Self.finishedLine(index: index, total: total, spec: spec, result: result) + "\n")
                     }
                 } else {
@@ -107,7 +107,7 @@ final class ProgressDisplay: Sendable {
 
     static func finishedLine(index: Int, total: Int, spec: TrialSpec, result: TrialResult) -> String {
         let rate = result.measurement.map { Formatting.rate($0.opsPerSecond) + " ops/s" } ?? ""
-        return "[\(index + 1)/\(total)] \(spec.id): \(result.outcome.rawValue) \(rate)"
+        return "[\(index + 1)/\(total)] \(spec.id): \(TableReport.outcomeCell(result)) \(rate)"
     }
 
     /// `42s`, `3m05s`, `1h02m`.

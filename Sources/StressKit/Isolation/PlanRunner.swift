@@ -160,13 +160,13 @@ public struct PlanRunner: Sendable {
             }
             progress?(i, trials.count, spec, nil)
             var result = runTrial(spec)
-            if result.outcome != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
+            if result.expectation != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
             results.append(result)
             stream?.append(result)
             progress?(i, trials.count, spec, result)
             if let signal = interruption() {
                 stop = RunStop(reason: .signal, signal: signal, trial: result.outcome == .skipped ? spec.id : nil)
-            } else if options.failFast && result.outcome.isFailure {
+            } else if options.failFast && result.expectation.isFailure {
                 stop = RunStop(reason: .failFast, trial: spec.id)
             }
             if stop != nil { break }

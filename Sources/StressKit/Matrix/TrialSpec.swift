@@ -51,6 +51,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// True when ``workload`` names a scenario (role `i` on worker `i`, in
     /// rounds) rather than a workload; nil for a workload.
     public var scenario: Bool?
+    /// The outcomes the plan expects of this trial (its `expect` key); nil
+    /// when it must pass, as every trial must unless the plan says otherwise.
+    public var expect: [TrialOutcome]?
 
     /// A trial.
     public init(
@@ -59,8 +62,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
         deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off),
         timing: TimingSettings = .standard, allocator: AllocatorKind = .system, load: LoadSettings = .closed,
-        stopOnViolation: Bool = false, scenario: Bool? = nil
+        stopOnViolation: Bool = false, scenario: Bool? = nil, expect: [TrialOutcome]? = nil
     ) {
+        self.expect = expect
         self.scenario = scenario
         self.stopOnViolation = stopOnViolation
         self.load = load

@@ -87,6 +87,8 @@ public struct Experiment: Sendable {
     public var load: LoadSettings
     /// End each trial at its first violation.
     public var stopOnViolation: Bool
+    /// What its trials must do (the `expect` key): pass, unless it says otherwise.
+    public var expect = Expectation.passing
 
     /// An experiment.
     public init(

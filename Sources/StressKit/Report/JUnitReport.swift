@@ -2,7 +2,9 @@ import Foundation
 
 /// JUnit XML for CI systems: one test case per trial (a violation, crash,
 /// deadlock, hang, timeout or error is a failure whose text ends with the
-/// rerun command; `skipped` is skipped), and, when the run was gated, one test
+/// rerun command, unless the plan `expect`s it: then the case passes and its
+/// output says "caught, as expected"; a trial the plan expects to fail that
+/// passed is a failure; `skipped` is skipped), and, when the run was gated, one test
 /// case per threshold check and per baseline comparison of a cell (a failed
 /// threshold or a regression is a failure).
 public enum JUnitReport {
@@ -25,7 +27,7 @@ public enum JUnitReport {
 
     private static func counts(_ report: RunReport) -> (Int, Int, Int, Int) {
         var tests = report.trials.count + (stoppedBySignal(report) ? 1 : 0)
-        var failures = report.trials.filter { $0.outcome.isFailure }.count
+        var failures = report.trials.filter { $0.expectation.isFailure }.count
         let skipped = report.trials.filter { $0.outcome == .skipped }.count
         if let gate = report.gate {
             let (gateTests, gateFailures) = gateCounts(gate)
@@ -55,7 +57,7 @@ public enum JUnitReport {
     }
 
     private static func trialSuite(_ report: RunReport) -> String {
-        let failures = report.trials.filter { $0.outcome.isFailure }.count
+        let failures = report.trials.filter { $0.expectation.isFailure }.count
         let skipped = report.trials.filter { $0.outcome == .skipped }.count
         let time = report.trials.compactMap(\.measurement).map { Double($0.elapsedNs) / 1e9 }.reduce(0, +)
         let stopped = stoppedBySignal(report)
@@ -69,10 +71,18 @@ public enum JUnitReport {
             let outcomes = TableReport.outcomeBlock(r).map { "\n      <system-out>\(xml($0))</system-out>" } ?? ""
             if r.outcome == .skipped {
                 lines.append(open + ">\n      <skipped message=\"\(xml(r.failure?.message ?? "not run"))\"/>\n    </testcase>")
-            } else if r.outcome.isFailure {
+            } else if r.expectation == .missed {
+                // The plan expects a failure and none came: the checks have gone blind.
+                let message = TableReport.verdict(r)
+                lines.append(open + ">\n      <failure type=\"expected-\(xml(r.expectedText.replacingOccurrences(of: " or ", with: "-or-")))\" message=\"\(xml(message))\">\(xml(TableReport.details(r, planFile: report.planFile)))</failure>\(outcomes)\n    </testcase>")
+            } else if r.expectation == .unexpected {
                 let details = TableReport.details(r, planFile: report.planFile)
                 let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? r.outcome.rawValue
                 lines.append(open + ">\n      <failure type=\"\(r.outcome.rawValue)\" message=\"\(xml("\(r.outcome.rawValue): \(first)"))\">\(xml(details))</failure>\(outcomes)\n    </testcase>")
+            } else if r.expectation == .caught {
+                // Failed the way the plan expects: a passing case that says so.
+                let details = TableReport.details(r, planFile: report.planFile)
+                lines.append(open + ">\n      <system-out>\(xml(details))</system-out>\(outcomes)\n    </testcase>")
             } else if !outcomes.isEmpty {
                 lines.append(open + ">" + outcomes + "\n    </testcase>")
             } else {

@@ -18,18 +18,35 @@ public enum MarkdownReport {
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
         if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, of: report) }
         let (problems, skipped) = TableReport.problemsAndSkippedGroups(report.trials)
-        if !problems.isEmpty || !skipped.isEmpty {
+        if problems.contains(where: { $0.expectation != .caught }) || !skipped.isEmpty {
             out += "\n### Trials that did not pass\n\n"
             for group in skipped {
                 out += "- \(group.ids.count) trials **skipped**: \(escape(group.reason)) (" + TableReport.listed(group.ids.map { "`\($0)`" }, limit: 5) + ")\n"
             }
-            for r in problems {
-                let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? ""
-                out += "- `\(r.trial.id)`: **\(r.outcome.rawValue)**" + (first.isEmpty ? "" : ": " + escape(first)) + "\n"
-                out += "  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`\n"
-            }
+            for r in problems where r.expectation != .caught { out += problemItem(r, of: report) }
+        }
+        let caught = problems.filter { $0.expectation == .caught }
+        if !caught.isEmpty {
+            out += "\n### Caught, as expected\n\n<details><summary>\(caught.count) trial(s) failed the way the plan expects (they count as passing)</summary>\n\n"
+            for r in caught { out += problemItem(r, of: report) }
+            out += "\n</details>\n"
         }
         return out
+    }
+
+    /// One trial that did not simply pass: its outcome against the plan's
+    /// `expect`, the first violation or failure, and its rerun command.
+    static func problemItem(_ r: TrialResult, of report: RunReport) -> String {
+        let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? ""
+        var out = "- `\(r.trial.id)`: **\(r.outcome.rawValue)**"
+        switch r.expectation {
+        case .caught: out += " (caught, as expected)"
+        case .missed: out += ", but the plan expects **\(r.expectedText)**: the checks did not see the bug they are there to see"
+        case .unexpected where r.trial.expect != nil: out += " (the plan expects \(r.expectedText))"
+        default: break
+        }
+        out += (first.isEmpty || r.expectation == .missed ? "" : ": " + escape(first)) + "\n"
+        return out + "  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`\n"
     }
 
     /// One row per cell: repetitions, outcomes, median throughput, service-time
@@ -48,6 +65,7 @@ public enum MarkdownReport {
             var counts: [TrialOutcome: Int] = [:]
             for t in cell.trials { counts[t.outcome, default: 0] += 1 }
             let outcomes = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
+                + TableReport.expectationNote(cell.trials)
             var row = ["`\(cell.key)`", String(cell.trials.count),
                        cell.value(.opsPerSecond).map(Formatting.rate) ?? "-",
                        latency(.p50), latency(.p99), latency(.p999), latency(.max),
