@@ -10,6 +10,15 @@ enum TestSupport {
         return dir.appendingPathComponent("stressbench").path
     }
 
+    /// This process's environment with the built binaries' directory first on
+    /// PATH, as for a user who installed them: rerun commands then start with
+    /// the bare name (`stressbench run ...`), which is how the tests paste them.
+    static var environmentWithBinariesOnPath: [String: String] {
+        let bin = URL(fileURLWithPath: stressbenchPath).deletingLastPathComponent().path
+        let env = ProcessInfo.processInfo.environment
+        return env.merging(["PATH": bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")]) { $1 }
+    }
+
     /// Isolation through child processes of the built `stressbench`.
     static var childIsolation: TrialIsolation {
         .childProcess(executable: stressbenchPath, arguments: [TrialIsolation.trialCommand])
@@ -54,6 +63,7 @@ enum TestSupport {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher.first ?? stressbenchPath)
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [stressbenchPath] + arguments
+        process.environment = environmentWithBinariesOnPath
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
