@@ -164,7 +164,11 @@ struct RunCommand: ParsableCommand {
         // The files first, so the table's last line can give the exit code the
         // process really ends with; what the writer has to say comes after it.
         var writer = OutputWriter(quiet: quiet)
-        writer.write(json) { try ResultCoding.encoder().encode(report) }
+        writer.write(json) {
+            var withCells = report
+            withCells.cells = CellSummary.of(report)
+            return try ResultCoding.encoder().encode(withCells)
+        }
         writer.write(csv) { Data(CSVReport.render(report).utf8) }
         outputs.write(report, into: &writer)
         // A signal's code (130, 143) outranks a file that could not be written:

@@ -41,6 +41,7 @@ public enum StressBenchMain {
                 print(StressBenchCommand.fullMessage(for: error))
                 exit(0)
             }
+            fflush(nil)  // what went to standard output first stays first in a log holding both
             FileHandle.standardError.write(Data((StressBenchCommand.fullMessage(for: error) + "\n").utf8))
             exit(RunExitCode.usage.rawValue)
         }

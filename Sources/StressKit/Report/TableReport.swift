@@ -43,6 +43,7 @@ public enum TableReport {
         if showPaced { text += "resp p99: paced trials, from each op's intended start to its end (no coordinated omission).\n" }
         if let timing = timingLine(report.trials) { text += timing + "\n" }
         if let quota = throttlingLine(report.trials) { text += quota + "\n" }
+        if let control = controlLine(report.trials) { text += control + "\n" }
         text += "\n"
         text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
         let scenarios = report.trials.compactMap(outcomeBlock)
@@ -55,6 +56,17 @@ public enum TableReport {
         if !blocks.isEmpty { text += "\n" + blocks.joined(separator: "\n") + "\n" }
         text += "\n" + summaryLine(report, exitCode: exitCode) + "\n"
         return text
+    }
+
+    /// A note when the run has a strategy that does not synchronize (the
+    /// `unsynchronized` control): its ops/s and latencies are not comparable
+    /// with a strategy's, since with nothing to order the optimizer may fold
+    /// its loop (nil when there is none).
+    static func controlLine(_ trials: [TrialResult], registry: StressRegistry = .builtIn) -> String? {
+        let controls = Set(trials.map(\.trial.strategy)).filter { registry.strategy(named: $0)?.descriptor.synchronizes == false }.sorted()
+        guard !controls.isEmpty else { return nil }
+        return "\(controls.joined(separator: ", ")): no synchronization, so its ops/s and latencies are not comparable with a strategy's "
+            + "(with nothing to order, the optimizer may fold its loop); it is there to show the checks see a race."
     }
 
     /// Which clock timed the operations and how many of them were timed, so a

@@ -99,6 +99,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// How to rerun this run's trials and cells exactly (the executable and
     /// the command-line overrides in effect); nil in files from before it was recorded.
     public var rerun: RerunCommand?
+    /// Every cell summed up (the gate metric's median and interval, the
+    /// outcomes), written by `run` with its JSON; nil in files from before it was.
+    public var cells: [CellSummary]?
 
     /// A report.
     public init(

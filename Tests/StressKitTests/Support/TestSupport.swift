@@ -121,6 +121,25 @@ enum TestSupport {
                       json: file("r.json"), csv: file("r.csv"), ndjson: file("r.ndjson"))
     }
 
+    /// Runs the shell `command` on a pseudo-terminal (util-linux `script`);
+    /// returns its exit status and what the terminal showed. Skips the test
+    /// where `script` is missing.
+    static func onTerminal(_ command: String) throws -> (status: Int32, screen: String) {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            throw XCTSkip("needs util-linux `script` for a pseudo-terminal")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let screen = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, screen)
+    }
+
     /// A fresh temporary directory.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stressbench-tests-\(UUID().uuidString)")
