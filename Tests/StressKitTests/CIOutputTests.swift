@@ -95,6 +95,14 @@ final class CIOutputTests: XCTestCase {
         XCTAssertEqual(twelve?.low, 3, "n = 12: the 3rd smallest to the 3rd largest covers 96.1%")
         XCTAssertEqual(twelve?.high, 10)
         XCTAssertNil(CellSummary.medianInterval(sorted: [1]), "one sample bounds nothing")
+        // Every size from 2 to 40: an interval inside the samples' range that holds the median.
+        for n in 2...40 {
+            let sorted = (1...n).map(Double.init)
+            let i = try XCTUnwrap(CellSummary.medianInterval(sorted: sorted), "n = \(n)")
+            XCTAssertLessThanOrEqual(i.low, try XCTUnwrap(Statistics.median(sorted)), "n = \(n)")
+            XCTAssertGreaterThanOrEqual(i.high, try XCTUnwrap(Statistics.median(sorted)), "n = \(n)")
+            XCTAssertTrue(i.confidence >= 0.95 || (i.low == 1 && i.high == Double(n)), "n = \(n): \(i)")
+        }
     }
 
     func testTheTableLabelsTheControl() {

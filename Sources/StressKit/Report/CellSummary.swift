@@ -75,7 +75,8 @@ public struct CellSummary: Sendable, Codable, Equatable {
         for i in 0..<n { pmf[i + 1] = pmf[i] * Double(n - i) / Double(i + 1) }
         func coverage(_ k: Int) -> Double { (k...(n - k)).reduce(0) { $0 + pmf[$1] } }
         var k = 1
-        while k + 1 <= n - k, coverage(k + 1) >= 0.95 { k += 1 }
+        // k + 1 must stay at or below its mirror n − (k + 1), or the interval is empty.
+        while 2 * (k + 1) <= n, coverage(k + 1) >= 0.95 { k += 1 }
         return (sorted[k - 1], sorted[n - k], coverage(k))
     }
 }
