@@ -43,6 +43,8 @@ final class CIOutputTests: XCTestCase {
             "deadlock: every worker waits on another (cycle: worker 0 → worker 0)",
         ])
         XCTAssertFalse(xml.contains("deadlock: deadlock:"), xml)
+        let md = MarkdownReport.render(Synthetic.report([deadlocked()]))
+        XCTAssertTrue(md.contains("- `e/mutex/t2/r1`: **deadlock**: every worker waits on another"), md)
         let times = try document.nodes(forXPath: "/testsuites/testsuite/testcase/@time").compactMap(\.stringValue)
         XCTAssertEqual(times, ["1.250", "2.500", "0.000"], "a failed case carries the time it really took")
     }

@@ -55,9 +55,8 @@ public enum JUnitReport {
     /// output names (`Fatal error: ...`).
     static func failureMessage(_ r: TrialResult) -> String {
         let outcome = r.outcome.rawValue
-        var first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? ""
-        if first.hasPrefix(outcome + ": ") { first = String(first.dropFirst(outcome.count + 2)) }
-        var message = first.isEmpty || first == outcome ? outcome : "\(outcome): \(first)"
+        let first = r.problemLine
+        var message = first.isEmpty ? outcome : "\(outcome): \(first)"
         if let cause = r.crashCause, !message.contains(cause) { message += " (\(cause))" }
         return message
     }

@@ -38,7 +38,7 @@ public enum MarkdownReport {
     /// One trial that did not simply pass: its outcome against the plan's
     /// `expect`, the first violation or failure, and its rerun command.
     static func problemItem(_ r: TrialResult, of report: RunReport) -> String {
-        let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? ""
+        let first = r.problemLine
         var out = "- `\(r.trial.id)`: **\(r.outcome.rawValue)**"
         switch r.expectation {
         case .caught: out += " (caught, as expected)"

@@ -1,6 +1,17 @@
 import Foundation
 
 extension TrialResult {
+    /// What went wrong, in one line, without the outcome a failure's message
+    /// may start with (so a report that prints the outcome first never says
+    /// "deadlock: deadlock:"): the first violation, else the failure's
+    /// message; empty when there is neither.
+    public var problemLine: String {
+        let outcome = self.outcome.rawValue
+        let first = violations.samples.first?.summaryLine ?? failure?.message ?? ""
+        if first == outcome { return "" }
+        return first.hasPrefix(outcome + ": ") ? String(first.dropFirst(outcome.count + 2)) : first
+    }
+
     /// For a crashed trial, the line of its output that says why it died:
     /// the Swift runtime's `Fatal error: ...` (with the file and line it
     /// names), libdispatch's `BUG IN CLIENT OF LIBDISPATCH: ...`, or an
