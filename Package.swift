@@ -25,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // Counts the system allocator's calls (allocations per operation without
+        // jemalloc), as package-benchmark does: linked, its malloc/free replace
+        // the C library's in every stressbench process on Linux.
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         .target(name: "CStressSupport"),
@@ -35,6 +39,7 @@ let package = Package(
                 "CStressSupport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer", condition: .when(platforms: [.linux])),
             ]
         ),
         .target(

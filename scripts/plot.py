@@ -13,10 +13,16 @@ Writes, for the run:
                   spaced), one panel per experiment, at one thread count
                   (--threads, default the largest run). From JSON the curve
                   comes from the merged histogram buckets of every repetition;
-                  from CSV only the recorded percentiles are available.
-  outcomes.png    a strategy x experiment grid coloured by the worst outcome
-                  of the cell's trials, with the counts written in and a
+                  from CSV only the recorded percentiles are available: one
+                  line per strategy, the median of its repetitions' values at
+                  each percentile, with their range as a band (not a merged
+                  percentile, and the title says so)
+  outcomes.png    a strategy x (experiment, thread count) grid coloured by the
+                  worst outcome of the cell's trials, with the counts written
+                  in ("as expected" where the plan's `expect` says so) and a
                   legend of the colours
+Legends sit outside the plotting area, so they never hide a line; threads are
+on a log-2 axis.
   scenarios.png   for a run with scenario trials (JSON only): one bar chart
                   per scenario cell (experiment x strategy, its repetitions
                   added up), a bar per outcome, counts on a log scale,
@@ -64,7 +70,7 @@ class Trial:
     """One trial as the charts need it, read from JSON or CSV."""
 
     def __init__(self, experiment, workload, strategy, threads, repetition, outcome, ops, buckets, percentiles, max_ns,
-                 allocator="system", fuzz="off", outcomes=None):
+                 allocator="system", fuzz="off", outcomes=None, expected=None):
         self.experiment, self.workload, self.strategy = experiment, workload, strategy
         self.threads, self.repetition, self.outcome = threads, repetition, outcome
         self.allocator = allocator or "system"  # older records do not name it
@@ -75,6 +81,8 @@ class Trial:
         self.percentiles = percentiles  # [(percentile, ns)] (CSV)
         self.max_ns = max_ns
         self.outcomes = outcomes        # a scenario's [{outcome, count, grade}] (JSON only)
+        self.expected = expected or []  # the plan's `expect` for the trial; empty: must pass
+        self.caught = outcome != "passed" and outcome in self.expected  # failed as the plan expects
 
 
 def real(value):
@@ -96,7 +104,8 @@ def load(path):
         trials.append(Trial(t["experiment"], t["workload"], t["strategy"], t["threads"], t["repetition"], r["outcome"],
                             real(m["opsPerSecond"]) if m else None, m["histogram"] if m else [], [],
                             (m.get("latency") or {}).get("maxNs") if m else None,
-                            t.get("allocator"), fuzz.get("rotatedFrom") or fuzz.get("profile"), r.get("outcomes")))
+                            t.get("allocator"), fuzz.get("rotatedFrom") or fuzz.get("profile"), r.get("outcomes"),
+                            t.get("expect")))
     return report.get("plan", os.path.basename(path)), trials
 
 
@@ -209,13 +218,18 @@ def throughput_chart(plan, trials, out):
         ax.set_ylabel("ops/s (median of repetitions)")
         ax.set_title(f"{experiment}")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     fig.suptitle(f"{plan}: throughput by thread count (bars: slowest to fastest repetition)")
     fig.tight_layout()
     path = os.path.join(out, "throughput.png")
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def outside_legend(ax):
+    """The legend to the right of the axes, where it hides no data point."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
 
 
 def spectrum_from_buckets(buckets):
@@ -259,11 +273,21 @@ def latency_chart(plan, trials, out, threads_wanted):
                 ax.step(xs, ys, where="post", color=style["color"], linestyle=style["linestyle"], label=style["label"],
                         linewidth=1.5)
             else:
-                # CSV: the recorded percentiles of each repetition (no merging possible).
-                for i, t in enumerate(mine):
-                    xs = [1 / (1 - p / 100) for p, _ in t.percentiles]
-                    ys = [ns for _, ns in t.percentiles]
-                    ax.plot(xs, ys, linewidth=1, **dict(style, label=style["label"] if i == 0 else None))
+                # CSV: only each repetition's recorded percentiles, no histogram
+                # to merge. One line per strategy: at each percentile the median
+                # of the repetitions' values, with their range as a band. Not a
+                # merged percentile, and the title says so.
+                by_p = collections.defaultdict(list)
+                for t in mine:
+                    for p, ns in t.percentiles:
+                        by_p[p].append(ns)
+                ps = sorted(by_p)
+                xs = [1 / (1 - p / 100) for p in ps]
+                ys = [statistics.median(by_p[p]) for p in ps]
+                ax.plot(xs, ys, linewidth=1.5, **style)
+                if len(mine) > 1:
+                    ax.fill_between(xs, [min(by_p[p]) for p in ps], [max(by_p[p]) for p in ps],
+                                    color=style["color"], alpha=0.15, linewidth=0)
             largest_x = max(largest_x, max(xs))
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -284,21 +308,23 @@ def latency_chart(plan, trials, out, threads_wanted):
         ax.set_ylabel("service time per operation")
         ax.set_title(f"{experiment}, {threads} thread(s)")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     merged = any(t.buckets for t in measured)
     fig.suptitle(f"{plan}: service-time percentile spectrum "
-                 + ("(histograms of all repetitions merged)" if merged else "(recorded percentiles, one line per repetition)"))
+                 + ("(histograms of all repetitions merged)" if merged
+                    else "(CSV: median of the repetitions' recorded percentiles, band: their range; not merged histograms)"))
     fig.tight_layout()
     path = os.path.join(out, "latency.png")
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 
 
 def outcome_chart(plan, trials, out):
     """Rows: strategies (one per allocator when the run has several); columns:
-    experiments (one per fuzz profile when an experiment ran several, as a
-    portfolio read from CSV does). The experiment already fixes its profile."""
+    experiments split by thread count (a race can show at 4 threads and not
+    at 1), and by fuzz profile when an experiment ran several, as a portfolio
+    read from CSV does. The experiment already fixes its profile."""
     if not trials:
         return None
     many_allocators = len({t.allocator for t in trials}) > 1
@@ -306,21 +332,24 @@ def outcome_chart(plan, trials, out):
     profiles = collections.defaultdict(set)
     for t in trials:
         profiles[t.experiment].add(t.fuzz)
-    columns = in_order((t.experiment, t.fuzz) for t in trials)
+    columns = sorted(in_order((t.experiment, t.fuzz, t.threads) for t in trials),
+                     key=lambda c: (in_order(t.experiment for t in trials).index(c[0]), c[1], c[2]))
     row_labels = [f"{s} · {a}" if many_allocators else s for s, a in rows]
-    column_labels = [f"{e}\nfuzz={f}" if len(profiles[e]) > 1 else e for e, f in columns]
+    column_labels = [f"{e}\n{th} thr" + (f", fuzz={f}" if len(profiles[e]) > 1 else "") for e, f, th in columns]
     grid = [[None] * len(columns) for _ in rows]
     labels = [[""] * len(columns) for _ in rows]
     for i, row in enumerate(rows):
         for j, column in enumerate(columns):
-            counts = collections.Counter(t.outcome for t in trials
-                                         if (t.strategy, t.allocator) == row and (t.experiment, t.fuzz) == column)
+            cell = [t for t in trials if (t.strategy, t.allocator) == row and (t.experiment, t.fuzz, t.threads) == column]
+            counts = collections.Counter(t.outcome for t in cell)
             if not counts:
                 labels[i][j] = "not run"
                 continue
             worst = min(counts, key=OUTCOMES.index)
             grid[i][j] = OUTCOMES.index(worst)
             labels[i][j] = "\n".join(f"{n} {o}" for o, n in sorted(counts.items(), key=lambda kv: OUTCOMES.index(kv[0])))
+            if cell and all(t.caught for t in cell if t.outcome != "passed") and any(t.caught for t in cell):
+                labels[i][j] += "\n(as expected)"
     cmap = ListedColormap([OUTCOME_COLOURS[o] for o in OUTCOMES])
     cmap.set_bad(NOT_RUN_COLOUR)
     import numpy as np  # matplotlib depends on numpy
@@ -345,7 +374,7 @@ def outcome_chart(plan, trials, out):
     ax.set_title(f"{plan}: outcomes\n(colour: the worst outcome of the cell's trials)", fontsize=11)
     fig.tight_layout()
     path = os.path.join(out, "outcomes.png")
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -176,6 +176,7 @@ int stress_interrupt_signal(void) { return first_signal; }
 /* ---- jemalloc statistics -------------------------------------------------- */
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stddef.h>
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
@@ -191,6 +192,11 @@ static mallctl_fn find_mallctl(void) {
 }
 
 int stress_jemalloc_loaded(void) { return find_mallctl() != 0; }
+
+void stress_malloc_probe(void) {
+    void *volatile p = malloc(64);  // volatile: the pair must really happen
+    free(p);
+}
 
 int stress_jemalloc_thread_allocated(uint64_t *bytes) {
     mallctl_fn m = find_mallctl();

@@ -34,10 +34,10 @@ struct CompareCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The baseline results file (JSON from `run --json`).")
+    @Argument(help: "The baseline results file (JSON from `run --json`).", completion: .file(extensions: ["json"]))
     var baselineFile: String
 
-    @Argument(help: "The new results file.")
+    @Argument(help: "The new results file.", completion: .file(extensions: ["json"]))
     var newFile: String
 
     @Option(help: ArgumentHelp("Also check this plan's thresholds, and use its gate settings.", valueName: "plan"))

@@ -10,7 +10,8 @@ struct GateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Confidence of the bootstrap interval; the rank test's level is 1 − this (default 95%).", valueName: "fraction"))
     var confidence: String?
 
-    @Option(help: ArgumentHelp("The figure compared, one sample per repetition: p50 (default: the median time per op, robust on shared machines), ops_per_s, p90, p99, p99.9, p99.99, max, min, mean.", valueName: "metric"))
+    @Option(help: ArgumentHelp("The figure compared, one sample per repetition: p50 (default: the median time per op, robust on shared machines), ops_per_s, p90, p99, p99.9, p99.99, max, min, mean.", valueName: "metric"),
+            completion: .list(GateMetric.allCases.filter { $0.kind != .count }.map(\.rawValue)))
     var metric: String?
 
     @Option(name: .customLong("min-samples"), help: ArgumentHelp("Repetitions a cell needs on each side for a verdict other than inconclusive (default 5).", valueName: "n"))

@@ -21,7 +21,7 @@ struct MergeCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Results files (JSON from `run --json`).")
+    @Argument(help: "Results files (JSON from `run --json`).", completion: .file(extensions: ["json"]))
     var files: [String]
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The merged results file.", valueName: "file"))

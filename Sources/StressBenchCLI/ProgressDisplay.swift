@@ -10,6 +10,11 @@ import Synchronization
 /// When standard error is not a terminal (CI logs, pipes), and with `--quiet`:
 /// nothing, so a log holds the final table and summary on standard output
 /// and no stream of progress lines.
+///
+/// The status line is cut to the terminal's width (read at every redraw, so
+/// a resized window is followed): a line that wrapped could not be redrawn in
+/// place and would leave a trail of stale lines. Under `TERM=dumb` it uses no
+/// escape sequences: a carriage return, and spaces over the previous line.
 final class ProgressDisplay: Sendable {
     enum Mode { case off, live }
 
@@ -23,15 +28,19 @@ final class ProgressDisplay: Sendable {
         var elapsedAtLastFinish = 0.0
         var statusShown = false
         var stopped = false
+        /// Columns the status line last took, which a plain redraw overwrites.
+        var shownWidth = 0
     }
 
     private let mode: Mode
+    private let plain: Bool
     private let expected: [Double]
     private let state = Mutex(State())
 
     /// A display for `trials`; `quiet` turns it off.
     init(trials: [TrialSpec], quiet: Bool) {
         mode = !quiet && isatty(STDERR_FILENO) == 1 ? .live : .off
+        plain = ProcessInfo.processInfo.environment["TERM"] == "dumb"
         expected = trials.map(TrialDurationEstimate.seconds)
         if mode == .live {
             // A ticker keeps the elapsed time moving during a long trial.
@@ -54,8 +63,8 @@ final class ProgressDisplay: Sendable {
                     s.expectedDone += expected[index]
                     s.elapsedAtLastFinish = Self.seconds(since: s.started)
                     s.current = nil
-                    if result.outcome != .passed {
-                        Self.write("\r\u{1B}[K" + Self.finishedLine(index: index, total: total, spec: spec, result: result) + "\n")
+                    if result.expectation != .passed {
+                        Self.write(clearLine(&s) + Self.finishedLine(index: index, total: total, spec: spec, result: result) + "\n")
                     }
                 } else {
                     s.current = spec
@@ -72,7 +81,7 @@ final class ProgressDisplay: Sendable {
         guard mode == .live else { return }
         state.withLock { s in
             s.stopped = true
-            if s.statusShown { Self.write("\r\u{1B}[K") }
+            if s.statusShown { Self.write(clearLine(&s)) }
             s.statusShown = false
         }
     }
@@ -92,8 +101,39 @@ final class ProgressDisplay: Sendable {
         if let c = s.current { line += " \(c.id)" }
         line += " · elapsed \(Self.clock(elapsed))"
         if let left = remaining(s, elapsed: elapsed) { line += " · about \(Self.clock(left)) left" }
-        Self.write("\r\u{1B}[K" + line)
+        let fitted = Self.fitted(line, columns: Self.terminalColumns())
+        Self.write(clearLine(&s) + fitted)
+        s.shownWidth = fitted.count
         s.statusShown = true
+    }
+
+    /// Back to the start of the status line, cleared: an escape sequence, or
+    /// on a dumb terminal spaces over what was shown.
+    private func clearLine(_ s: inout State) -> String {
+        defer { s.shownWidth = 0 }
+        return Self.clearing(width: s.shownWidth, plain: plain)
+    }
+
+    /// `\r` and erase-line, or (`plain`) `\r`, `width` spaces and `\r`.
+    static func clearing(width: Int, plain: Bool) -> String {
+        guard plain else { return "\r\u{1B}[K" }
+        return width == 0 ? "\r" : "\r" + String(repeating: " ", count: width) + "\r"
+    }
+
+    /// `line` cut to fit `columns` less one (a line as wide as the terminal
+    /// wraps on some terminals), ending in `…` when cut.
+    static func fitted(_ line: String, columns: Int?) -> String {
+        guard let columns, columns > 1 else { return line }
+        let room = columns - 1
+        guard line.count > room else { return line }
+        return room < 2 ? String(line.prefix(room)) : String(line.prefix(room - 1)) + "…"
+    }
+
+    /// The terminal's width (standard error's, else `COLUMNS`), or nil.
+    private static func terminalColumns() -> Int? {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init)
     }
 
     /// Expected time of the trials not yet finished, scaled by how long the
@@ -107,7 +147,7 @@ final class ProgressDisplay: Sendable {
 
     static func finishedLine(index: Int, total: Int, spec: TrialSpec, result: TrialResult) -> String {
         let rate = result.measurement.map { Formatting.rate($0.opsPerSecond) + " ops/s" } ?? ""
-        return "[\(index + 1)/\(total)] \(spec.id): \(result.outcome.rawValue) \(rate)"
+        return "[\(index + 1)/\(total)] \(spec.id): \(TableReport.outcomeCell(result)) \(rate)"
     }
 
     /// `42s`, `3m05s`, `1h02m`.

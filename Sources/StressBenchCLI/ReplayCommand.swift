@@ -13,12 +13,17 @@ struct ReplayCommand: ParsableCommand {
         still chooses the interleaving, so a race may not come back every time. The \
         replay rate (e.g. 7/10) says how reproducible the failure is.
 
+        Every rerun command `run` prints works here with `run` replaced by `replay`: \
+        it takes the same overrides (--repetitions, --allocator, --fuzz, \
+        --stop-on-violation, --deadlock-after, --trial-timeout, --baseline, --allow-large), \
+        so the trial ids and settings are the ones of the run that printed it.
+
         Exit code: 0 when at least one rerun failed the same way as --expect (any \
         failure by default), 1 when none did, 2 for a usage or plan error.
         """
     )
 
-    @Argument(help: "The plan file.")
+    @Argument(help: "The plan file.", completion: .file(extensions: ["yaml", "yml", "json"]))
     var plan: String
 
     @Option(help: ArgumentHelp("The trial id (as printed in a report's rerun command).", valueName: "id"))
@@ -27,8 +32,11 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The trial seed (default: the one the plan derives).", valueName: "n"))
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Fuzzing profile, overriding the plan.", valueName: "profile"))
-    var fuzz: String?
+    @OptionGroup
+    var overrides: TrialOverrides
+
+    @Option(help: ArgumentHelp("The baseline a gated run compared with: as in `run`, it raises the repetitions of experiments that leave them to the default, so the same trial ids exist (nothing is compared).", valueName: "file"))
+    var baseline: String?
 
     @Option(help: "How many reruns.")
     var times = 10
@@ -41,7 +49,6 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         guard times >= 1 else { throw ValidationError("--times must be at least 1") }
-        if let fuzz, FuzzProfile(rawValue: fuzz) == nil { throw ValidationError("unknown --fuzz profile '\(fuzz.terminalSafe)'") }
         if let expect, TrialOutcome(rawValue: expect) == nil {
             throw ValidationError("--expect takes one of \(TrialOutcome.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -49,13 +56,22 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let registry = CommandContext.current
-        let loaded = try loadPlan(plan, registry: registry, allowLarge: allowLarge)
-        let runner = PlanRunner(registry: registry, options: RunOptions(
-            only: [only], seed: seed, fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)), handleInterrupts: true))
+        var loaded = try loadPlan(plan, registry: registry, allowLarge: allowLarge)
+        // The same trials as the run that printed the command: a gated run
+        // raises the default repetitions, and so does this.
+        if overrides.repetitions == nil, baseline != nil || loaded.gate.expectsComparison {
+            GatedRepetitions.apply(to: &loaded, settings: loaded.gate.comparison)
+        }
+        var options = RunOptions(only: [only], seed: seed, handleInterrupts: true)
+        overrides.apply(to: &options)
+        let runner = PlanRunner(registry: registry, options: options)
         let trials = runner.selectedTrials(of: loaded)
         guard trials.count == 1, let spec = trials.first else {
-            throw CommandError.usage("--only must name exactly one trial; '\(only.terminalSafe)' matches \(trials.count)")
+            let ids = trials.prefix(3).map(\.id).joined(separator: ", ")
+            throw CommandError.usage("--only must name exactly one trial; '\(only.terminalSafe)' matches \(trials.count)"
+                                     + (trials.isEmpty ? "" : " (\(ids)\(trials.count > 3 ? ", ..." : "")): add /rN to pick a repetition"))
         }
+        try overrides.checkWatchdog(trials)
         let wanted = expect.flatMap(TrialOutcome.init(rawValue:))
         var hits = 0
         var counts: [TrialOutcome: Int] = [:]

@@ -6,13 +6,13 @@ import StressKit
 /// JUnit XML and HdrHistogram distributions. Each file is written atomically,
 /// and each independently of the others.
 struct ReportOutputs: ParsableArguments {
-    @Option(help: ArgumentHelp("Write a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file"))
+    @Option(help: ArgumentHelp("Write a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file"), completion: .file(extensions: ["md"]))
     var markdown: String?
 
-    @Option(help: ArgumentHelp("Write JUnit XML to this file: one test case per trial, plus one per threshold check and baseline comparison.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write JUnit XML to this file: one test case per trial, plus one per threshold check and baseline comparison.", valueName: "file"), completion: .file(extensions: ["xml"]))
     var junit: String?
 
-    @Option(name: .customLong("hgrm-dir"), help: ArgumentHelp("Write one HdrHistogram percentile-distribution file (.hgrm, microseconds) per trial into this directory.", valueName: "dir"))
+    @Option(name: .customLong("hgrm-dir"), help: ArgumentHelp("Write one HdrHistogram percentile-distribution file (.hgrm, microseconds) per trial into this directory.", valueName: "dir"), completion: .directory)
     var hgrmDir: String?
 
     /// Checks, before anything runs, that these files and `others` (each with

@@ -28,7 +28,9 @@ struct RunCommand: ParsableCommand {
         Mann-Whitney U test, Holm-corrected over the cells; classified improved, unchanged, \
         regressed, inconclusive or not-comparable; see `stressbench help compare`). A failed \
         threshold or a regressed cell gives exit code 4; a baseline with no cell in common \
-        with the run, or whose cells the run lacks (unless --allow-partial), gives 2. With \
+        with the run, or whose cells the run lacks (unless --allow-partial), gives 2; a run \
+        narrowed with --only (a printed rerun of one cell) is compared with the same cells \
+        of the baseline. With \
         --baseline, or for a plan with a `gate` key, experiments that do not set repetitions \
         get as many as the comparison needs; a plan with a `gate` key or a baseline-relative \
         threshold also runs repetition first (every cell's r0, then every r1, ...) unless it \
@@ -46,13 +48,16 @@ struct RunCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The plan file (YAML or JSON).")
+    @Argument(help: "The plan file (YAML or JSON).", completion: .file(extensions: ["yaml", "yml", "json"]))
     var plan: String
 
-    @Option(help: ArgumentHelp("Write every result record to this JSON file.", valueName: "file"))
+    @OptionGroup
+    var overrides: TrialOverrides
+
+    @Option(help: ArgumentHelp("Write every result record to this JSON file.", valueName: "file"), completion: .file(extensions: ["json"]))
     var json: String?
 
-    @Option(help: ArgumentHelp("Write one CSV row per trial to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write one CSV row per trial to this file.", valueName: "file"), completion: .file(extensions: ["csv"]))
     var csv: String?
 
     @Option(help: ArgumentHelp("Run only trials with this id, or whose id starts with it followed by '/' (repeatable): e.g. 'bank', 'bank/mutex', 'bank/mutex/t4/r0'.", valueName: "id"))
@@ -61,23 +66,8 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Use this seed for every selected trial (with --only, reruns one trial exactly).", valueName: "n"))
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Append each trial's record to this file as one JSON line the moment it finishes (survives a killed run).", valueName: "file"))
+    @Option(help: ArgumentHelp("Append each trial's record to this file as one JSON line the moment it finishes (survives a killed run).", valueName: "file"), completion: .file(extensions: ["ndjson"]))
     var ndjson: String?
-
-    @Option(name: .customLong("trial-timeout"), help: ArgumentHelp("Kill a trial that runs longer than this (e.g. 30s); default: each trial's own timeout.", valueName: "duration"))
-    var trialTimeout: String?
-
-    @Option(name: .customLong("deadlock-after"), help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
-    var deadlockAfter: String?
-
-    @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: off, light, yield, chaos, pct, portfolio.", valueName: "profile"))
-    var fuzz: String?
-
-    @Option(help: ArgumentHelp("Run every experiment under this allocator only: system or jemalloc (jemalloc is loaded with LD_PRELOAD; trials are skipped when it is not installed).", valueName: "name"))
-    var allocator: String?
-
-    @Flag(name: .customLong("stop-on-violation"), help: "End each trial at its first violation (find bugs fast; its figures then cover a shorter window).")
-    var stopOnViolation = false
 
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first trial that does not pass (the rest are recorded as skipped).")
     var failFast = false
@@ -91,7 +81,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("allow-large"), help: "Run a plan past the size limits (more than 1024 threads in a trial, or more than 24h of trials), as `allow_large: true` in the plan would.")
     var allowLarge = false
 
-    @Option(help: ArgumentHelp("Compare every cell with the same cell of this earlier results file (JSON); a regression exits with 4.", valueName: "file"))
+    @Option(help: ArgumentHelp("Compare every cell with the same cell of this earlier results file (JSON); a regression exits with 4.", valueName: "file"), completion: .file(extensions: ["json"]))
     var baseline: String?
 
     @OptionGroup(title: "Baseline comparison")
@@ -100,32 +90,12 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "More outputs")
     var outputs: ReportOutputs
 
-    @Option(help: ArgumentHelp("Trials per cell for every experiment, overriding the plan. Default: the plan's; with --baseline, or for a plan with a `gate` key, experiments that do not set it get what the comparison needs (5, more for many cells).", valueName: "n"))
-    var repetitions: Int?
-
     @Option(help: ArgumentHelp("Run only slice i of n of the matrix (e.g. 2/4): whole cells, balanced by expected duration, the same on every machine.", valueName: "i/n"))
     var shard: String?
 
     func validate() throws {
         if let shard {
             do { _ = try TrialShard(parsing: shard) } catch { throw ValidationError(error.message) }
-        }
-        if let repetitions, !(1...100_000).contains(repetitions) {
-            throw ValidationError("--repetitions expects a number from 1 to 100000, got \(repetitions)")
-        }
-        if let allocator, AllocatorKind(rawValue: allocator) == nil {
-            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator.terminalSafe)'")
-        }
-        if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
-            throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz.terminalSafe)'")
-        }
-        for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter)] {
-            guard let value else { continue }
-            switch Quantities.boundedNanoseconds(from: value) {
-            case .success(let ns) where ns > 0: break
-            case .failure(.tooLong(let message)): throw ValidationError("\(name): \(message)")
-            default: throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value.terminalSafe)'")
-            }
         }
     }
 
@@ -135,42 +105,34 @@ struct RunCommand: ParsableCommand {
         var policy = loaded.gate
         policy.comparison = gateOptions.applied(to: policy.comparison)
         // --repetitions is applied by the runner (and carried by rerun commands).
-        if repetitions == nil, baseline != nil || policy.expectsComparison {
+        if overrides.repetitions == nil, baseline != nil || policy.expectsComparison {
             GatedRepetitions.apply(to: &loaded, settings: policy.comparison)
         }
         // Read the baseline and check every output path before anything runs: a
         // bad file is a usage error, not something to find out after an hour of trials.
-        let baselineReport = try baseline.map(ResultsFile.load)
+        // A run narrowed with --only (a printed rerun of one cell) is compared
+        // with the same cells of the baseline, not reported as missing the rest.
+        let baselineReport = try baseline.map(ResultsFile.load).map { $0.selecting(only: only) }
         try outputs.check(plus: [("--json", json), ("--csv", csv), ("--ndjson", ndjson)])
         var options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
-            only: only, seed: seed,
-            timeoutNs: trialTimeout.flatMap(Quantities.nanoseconds(from:)),
-            deadlockAfterNs: deadlockAfter.flatMap(Quantities.nanoseconds(from:)),
-            fuzz: fuzz.flatMap(FuzzProfile.init(rawValue:)),
-            allocator: allocator.flatMap(AllocatorKind.init(rawValue:)), stopOnViolation: stopOnViolation,
-            failFast: failFast, streamPath: ndjson, handleInterrupts: true,
+            only: only, seed: seed, failFast: failFast, streamPath: ndjson, handleInterrupts: true,
             shard: try shard.map { text throws in try TrialShard(parsing: text) },
-            repetitions: repetitions, baselineFile: baseline, executableName: CommandContext.executableName
+            baselineFile: baseline, executableName: CommandContext.executableName
         )
+        overrides.apply(to: &options)
         options.allowLarge = allowLarge
+        options.launcher = CommandContext.launcher
         let runner = PlanRunner(registry: registry, options: options)
         if let problem = runner.sizeProblem(of: loaded) {
-            throw CommandError.usage("\(problem)\(repetitions != nil || baseline != nil ? " (with the repetitions this run asks for)" : ""); nothing was run")
+            throw CommandError.usage("\(problem)\(overrides.repetitions != nil || baseline != nil ? " (with the repetitions this run asks for)" : ""); nothing was run")
         }
         let selected = runner.selectedTrials(of: loaded)
         if selected.isEmpty {
             let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
             throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
         }
-        if trialTimeout != nil || deadlockAfter != nil,
-           let trial = selected.first(where: { $0.deadlockAfterNs >= $0.timeoutNs }) {
-            let format = { (ns: Int) in Quantities.format(nanoseconds: UInt64(ns)) }
-            throw CommandError.usage(
-                "the watchdog's limit (\(deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))")) "
-                + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
-                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
-        }
+        try overrides.checkWatchdog(selected)
         if !quiet {
             let planned = runner.selectedTrials(of: loaded)
             var shown = loaded
@@ -202,7 +164,11 @@ struct RunCommand: ParsableCommand {
         // The files first, so the table's last line can give the exit code the
         // process really ends with; what the writer has to say comes after it.
         var writer = OutputWriter(quiet: quiet)
-        writer.write(json) { try ResultCoding.encoder().encode(report) }
+        writer.write(json) {
+            var withCells = report
+            withCells.cells = CellSummary.of(report)
+            return try ResultCoding.encoder().encode(withCells)
+        }
         writer.write(csv) { Data(CSVReport.render(report).utf8) }
         outputs.write(report, into: &writer)
         // A signal's code (130, 143) outranks a file that could not be written:

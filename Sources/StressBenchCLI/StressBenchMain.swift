@@ -22,8 +22,9 @@ public enum StressBenchMain {
     /// timeout, 4 performance regression).
     public static func main(registry: StressRegistry = .builtIn, arguments: [String]? = nil) -> Never {
         CommandContext.registry.withLock { $0 = registry }
-        if let invoked = CommandLine.arguments.first?.split(separator: "/").last {
-            CommandContext.name.withLock { $0 = String(invoked) }
+        if let argv0 = CommandLine.arguments.first {
+            let invoked = RerunCommand.invocation(argv0: argv0, searchPath: ProcessInfo.processInfo.environment["PATH"])
+            CommandContext.name.withLock { $0 = invoked }
         }
         let args = arguments ?? Array(CommandLine.arguments.dropFirst())
         // The child side of process isolation skips argument parsing entirely.
@@ -40,6 +41,7 @@ public enum StressBenchMain {
                 print(StressBenchCommand.fullMessage(for: error))
                 exit(0)
             }
+            fflush(nil)  // what went to standard output first stays first in a log holding both
             FileHandle.standardError.write(Data((StressBenchCommand.fullMessage(for: error) + "\n").utf8))
             exit(RunExitCode.usage.rawValue)
         }
@@ -51,8 +53,9 @@ public enum StressBenchMain {
 enum CommandContext {
     static let registry = Mutex(StressRegistry.builtIn)
     static var current: StressRegistry { registry.withLock { $0 } }
-    static let name = Mutex("stressbench")
-    static var executableName: String { name.withLock { $0 } }
+    static let name = Mutex<(executable: String, launcher: [String]?)>(("stressbench", nil))
+    static var executableName: String { name.withLock { $0.executable } }
+    static var launcher: [String]? { name.withLock { $0.launcher } }
 }
 
 /// `stressbench`: the root command.

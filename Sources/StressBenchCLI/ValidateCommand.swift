@@ -18,7 +18,7 @@ struct ValidateCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Plan files (YAML or JSON).")
+    @Argument(help: "Plan files (YAML or JSON).", completion: .file(extensions: ["yaml", "yml", "json"]))
     var plans: [String]
 
     @Flag(name: .customLong("allow-large"), help: "Accept plans past the size limits (more than 1024 threads in a trial, or more than 24h of trials), as `allow_large: true` in a plan does.")

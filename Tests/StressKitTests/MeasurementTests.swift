@@ -215,20 +215,37 @@ final class MeasurementTests: XCTestCase {
         ])
     }
 
-    func testSystemAllocatorFiguresAreUnavailableNotZero() throws {
-        let report = try TestSupport.runInProcess("""
+    /// Under the system allocator, malloc-interposer (linked into every
+    /// stressbench process, as package-benchmark links it) counts the
+    /// allocation calls: none per operation in a lock's hot loop, two for
+    /// the Swift `sync` overlay, which copies its closure and context to the
+    /// heap (jemalloc counts the same, MeasurementTests' jemalloc test).
+    func testSystemAllocatorCountsAllocationsPerOperation() throws {
+        #if os(Linux)
+        let report = try TestSupport.runIsolated("""
             experiments:
               - workload: counter
-                strategies: [mutex]
-                threads: 1
-                ops: 1000
+                strategies: [pthread-mutex, mutex, serial-queue-f, serial-queue]
+                threads: 2
+                ops: 20k
+                warmup: 0s
             """)
-        let a = try XCTUnwrap(report.trials[0].measurement?.allocator)
-        XCTAssertEqual(a.name, "system")
-        XCTAssertNil(a.bytesPerOp)
-        XCTAssertNil(a.allocationsPerOp)
-        XCTAssertNotNil(a.note)
-        XCTAssertEqual(report.trials[0].trial.allocator, .system)
+        var perOp: [String: Double] = [:]
+        for t in report.trials {
+            XCTAssertEqual(t.outcome, .passed, t.trial.id)
+            let a = try XCTUnwrap(t.measurement?.allocator, t.trial.id)
+            XCTAssertEqual(a.name, "system")
+            XCTAssertNil(a.residentBytes, "only jemalloc says what is resident")
+            XCTAssertNotNil(a.bytesPerOp, t.trial.id)
+            perOp[t.trial.strategy] = try XCTUnwrap(a.allocationsPerOp, t.trial.id)
+        }
+        for lock in ["pthread-mutex", "mutex", "serial-queue-f"] {
+            XCTAssertLessThan(try XCTUnwrap(perOp[lock]), 0.01, "\(lock): the hot loop allocates nothing")
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(perOp["serial-queue"]), 0.5, "the sync overlay allocates per call")
+        #else
+        throw XCTSkip("malloc-interposer replaces malloc by linking on Linux only")
+        #endif
     }
 
     /// The measured loop allocates nothing under every lock strategy, the

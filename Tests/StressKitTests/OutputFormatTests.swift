@@ -87,6 +87,8 @@ final class OutputFormatTests: XCTestCase {
             "alloc_bytes_per_op": "0", "alloc_requests_per_op": "0.333333", "alloc_resident_bytes": "4096",
             // A workload's trial: the scenario columns are empty (ScenarioTests checks them filled).
             "rounds": "", "rounds_per_s": "", "forbidden": "", "interesting": "",
+            // Must pass, and passed (ExpectationTests checks the others).
+            "expected": "", "expectation": "passed",
         ]
         XCTAssertEqual(Set(expected.keys), Set(CSVReport.columns.dropFirst(30)), "every new column is checked")
         for (column, value) in expected { XCTAssertEqual(cell[column], value, column) }

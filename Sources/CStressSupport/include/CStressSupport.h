@@ -131,6 +131,9 @@ int stress_libc_single_threaded(void);
 /// binary works with any allocator and reads jemalloc's figures only when it was
 /// loaded (LD_PRELOAD). Each returns 0 on success, -1 when jemalloc is absent.
 int stress_jemalloc_loaded(void);
+/// One malloc and its free that the optimizer cannot remove: a probe of
+/// whether an allocation counter sees this process's allocations.
+void stress_malloc_probe(void);
 /// Bytes the calling thread has allocated since it started (jemalloc's
 /// `thread.allocated`: exact, counted on every allocation).
 int stress_jemalloc_thread_allocated(uint64_t *bytes);

@@ -329,13 +329,22 @@ private func pacingReport(_ settings: TrialSettings, _ schedule: PacingSchedule,
         calibratedCapacity: schedule.capacity)
 }
 
-/// What jemalloc counted in the window; nil figures where it cannot say.
+/// What the allocator counted in the window: jemalloc's statistics, or the
+/// system allocator's calls as malloc-interposer counted them; nil figures
+/// where it cannot say.
 private func allocatorMetrics(_ reports: [WorkerReport], window: UsageWindow, operations: Int) -> AllocatorMetrics {
-    guard Jemalloc.isLoaded else {
-        return AllocatorMetrics(name: AllocatorKind.system.rawValue,
-                                note: "the system allocator keeps no statistics stressbench can read; use allocator: jemalloc")
-    }
     let ops = Double(Swift.max(operations, 1))
+    guard Jemalloc.isLoaded else {
+        guard let counted = window.systemMalloc else {
+            return AllocatorMetrics(name: AllocatorKind.system.rawValue,
+                                    note: "no allocation counter sees this process (malloc-interposer is not interposed here); use allocator: jemalloc")
+        }
+        // Every thread of the process, over the window, as jemalloc's requests are.
+        return AllocatorMetrics(
+            name: AllocatorKind.system.rawValue, bytesPerOp: Double(counted.bytes) / ops,
+            allocationsPerOp: Double(counted.allocations) / ops,
+            note: "counted by malloc-interposer: every allocation call of the process over the window; resident bytes need jemalloc")
+    }
     let bytes = reports.allSatisfy { $0.allocatedBytes != nil }
         ? Double(reports.reduce(UInt64(0)) { $0 + ($1.allocatedBytes ?? 0) }) / ops : nil
     var requests: Double?
@@ -355,13 +364,21 @@ final class UsageWindow: @unchecked Sendable {
     private var end: ResourceUsage.Reading?
     private(set) var allocatorStart: Jemalloc.Totals?
     private(set) var allocatorEnd: Jemalloc.Totals?
+    /// The system allocator's calls over the window (malloc-interposer), when
+    /// jemalloc is not loaded and the interposer sees this process.
+    private(set) var systemMalloc: SystemMallocCounter.Totals?
+    private var countingSystemMalloc = false
 
     func open() {
         start = .now()
         allocatorStart = Jemalloc.totals()
+        // Last, so the coordinator's own readings are not counted.
+        countingSystemMalloc = allocatorStart == nil && SystemMallocCounter.start()
     }
 
     func close() {
+        // First, for the same reason.
+        if countingSystemMalloc { systemMalloc = SystemMallocCounter.stop() }
         end = .now()
         allocatorEnd = Jemalloc.totals()
     }

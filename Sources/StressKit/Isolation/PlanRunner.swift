@@ -36,6 +36,9 @@ public struct RunOptions: Sendable {
     public var shard: TrialShard?
     /// Trials per cell for every experiment, overriding the plan (`--repetitions`).
     public var repetitions: Int?
+    /// Every trial's measured window, overriding the plan's `duration` or
+    /// `ops` (`--duration`: a quick smoke run of a whole plan, as in CI).
+    public var durationNs: UInt64?
     /// The baseline the run is compared with (`--baseline`). The runner does
     /// not read it; rerun commands carry it, because a comparison raises the
     /// repetitions of experiments that leave them to the default, which
@@ -44,13 +47,16 @@ public struct RunOptions: Sendable {
     /// The name rerun commands start with: the executable as invoked
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String
+    /// What ran the executable (`["swift", "run", "-c", "release"]`), for
+    /// rerun commands; nil when it was invoked directly. See ``RerunCommand/invocation(argv0:searchPath:)``.
+    public var launcher: [String]?
     /// The plan was loaded with `--allow-large` (rerun commands carry it, so
     /// the plan loads again).
     public var allowLarge = false
 
     /// How this run's trials and cells are rerun exactly: the executable and
     /// every override above that changes which trials exist or how they run.
-    public var rerun: RerunCommand { RerunCommand(executable: executableName, overridesOf: self) }
+    public var rerun: RerunCommand { RerunCommand(executable: executableName, launcher: launcher, overridesOf: self) }
 
     /// Options.
     public init(
@@ -112,6 +118,7 @@ public struct PlanRunner: Sendable {
         for i in plan.experiments.indices {
             if let allocator = options.allocator { plan.experiments[i].allocators = [allocator] }
             if let repetitions = options.repetitions { plan.experiments[i].repetitions = repetitions }
+            if let d = options.durationNs { plan.experiments[i].stop = .duration(nanoseconds: d) }
         }
         return plan
     }
@@ -131,7 +138,7 @@ public struct PlanRunner: Sendable {
     }
 
     private func isSelected(_ spec: TrialSpec) -> Bool {
-        options.only.isEmpty || options.only.contains { spec.id == $0 || spec.id.hasPrefix($0 + "/") }
+        RunReport.isSelected(spec.id, by: options.only)
     }
 
     /// Runs every selected trial of `plan`. `progress` is called before each trial
@@ -159,14 +166,16 @@ public struct PlanRunner: Sendable {
                 break
             }
             progress?(i, trials.count, spec, nil)
+            let started = MonotonicClock.now()
             var result = runTrial(spec)
-            if result.outcome != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
+            result.wallNs = Int(clamping: MonotonicClock.now() &- started)
+            if result.expectation != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
             results.append(result)
             stream?.append(result)
             progress?(i, trials.count, spec, result)
             if let signal = interruption() {
                 stop = RunStop(reason: .signal, signal: signal, trial: result.outcome == .skipped ? spec.id : nil)
-            } else if options.failFast && result.outcome.isFailure {
+            } else if options.failFast && result.expectation.isFailure {
                 stop = RunStop(reason: .failFast, trial: spec.id)
             }
             if stop != nil { break }

@@ -38,7 +38,8 @@ public enum TrialMatrix {
                             allocator: allocator,
                             load: e.load,
                             stopOnViolation: e.stopOnViolation,
-                            scenario: e.isScenario ? true : nil
+                            scenario: e.isScenario ? true : nil,
+                            expect: e.expect.recorded(strategy: strategy, threads: threads)
                         ))
                         trials[trials.count - 1].strategyParts = e.strategyParts[strategy]
                         trials[trials.count - 1].interpose = e.interpose ? true : nil

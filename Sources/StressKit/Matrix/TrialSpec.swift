@@ -58,6 +58,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// True when the trial process runs with the pthread interposer preloaded
     /// (the plan's `interpose: true`); nil otherwise.
     public var interpose: Bool?
+    /// The outcomes the plan expects of this trial (its `expect` key); nil
+    /// when it must pass, as every trial must unless the plan says otherwise.
+    public var expect: [TrialOutcome]?
 
     /// A trial.
     public init(
@@ -66,8 +69,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
         deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off),
         timing: TimingSettings = .standard, allocator: AllocatorKind = .system, load: LoadSettings = .closed,
-        stopOnViolation: Bool = false, scenario: Bool? = nil
+        stopOnViolation: Bool = false, scenario: Bool? = nil, expect: [TrialOutcome]? = nil
     ) {
+        self.expect = expect
         self.scenario = scenario
         self.stopOnViolation = stopOnViolation
         self.load = load

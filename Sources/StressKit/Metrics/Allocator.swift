@@ -14,13 +14,16 @@ public enum AllocatorKind: String, Sendable, Codable, CaseIterable {
 public struct AllocatorMetrics: Sendable, Codable, Equatable {
     /// `system` or `jemalloc`.
     public var name: String
-    /// Bytes allocated per operation by the worker threads inside their measured
-    /// loops (jemalloc's exact per-thread `thread.allocated`). Nil for task workers,
-    /// which move between threads, and for the system allocator.
+    /// Bytes allocated per operation. jemalloc: by the worker threads inside
+    /// their measured loops (its exact per-thread `thread.allocated`; nil for
+    /// task workers, which move between threads). System allocator: bytes
+    /// requested by every allocation call of the process over the window, as
+    /// malloc-interposer counts them (nil where it is not interposed).
     public var bytesPerOp: Double?
-    /// Allocation requests per operation, process-wide, over the window (jemalloc's
-    /// `nrequests`; workers flush their thread caches at both ends, so their own
-    /// requests are exact; other threads' appear when their caches flush).
+    /// Allocation requests per operation, process-wide, over the window
+    /// (jemalloc's `nrequests`, workers flushing their thread caches at both
+    /// ends so their own requests are exact; under the system allocator,
+    /// malloc-interposer's count of allocation calls).
     public var allocationsPerOp: Double?
     /// jemalloc's resident bytes at the end of the window.
     public var residentBytes: Int?

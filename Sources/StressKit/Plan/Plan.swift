@@ -95,6 +95,8 @@ public struct Experiment: Sendable {
     /// preloaded (`libStressInterpose.so`), so the code under test's own
     /// `NSLock`, `NSCondition` and pthread locks are seen without a change.
     public var interpose = false
+    /// What its trials must do (the `expect` key): pass, unless it says otherwise.
+    public var expect = Expectation.passing
 
     /// An experiment.
     public init(

@@ -34,7 +34,7 @@ public struct PlanLoader: Sendable {
     }
 
     static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "interpose"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose"]
     static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
     /// The longest name of a plan or an experiment (names become parts of file names).
@@ -106,6 +106,9 @@ public struct PlanLoader: Sendable {
             case "defaults":
                 guard let d = r.mapping(value, path, allowed: Self.sharedKeys + ["thresholds"]) else { break }
                 defaults = parseLayer(d, path, &r)
+                if let e = d.first(where: { $0.key == "expect" }) {
+                    defaults.expect = parseExpect(e.value, path.appending("expect"), scope: nil, &r)
+                }
                 // `defaults.thresholds` is another place for the plan-wide list:
                 // every experiment gets it, and one of its own replaces it per metric.
                 if let t = d.first(where: { $0.key == "thresholds" }) {
@@ -203,6 +206,11 @@ public struct PlanLoader: Sendable {
         var fuzzAt: (node: Node, path: PlanKeyPath)?
         /// Where `threads` was given, for a scenario's check against its roles.
         var threadsAt: (node: Node, path: PlanKeyPath)?
+        /// `expect` as given, read once the experiment's strategies and
+        /// thread counts are known (in `defaults`, read on its own: ``expect``).
+        var expectAt: (node: Node, path: PlanKeyPath)?
+        /// `defaults.expect`, read.
+        var expect: Expectation?
     }
 
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
@@ -232,6 +240,7 @@ public struct PlanLoader: Sendable {
             case "load": layer.load = parseLoad(value, here, &r)
             case "stop_on_violation": layer.stopOnViolation = r.flag(value, here)
             case "interpose": layer.interpose = r.flag(value, here)
+            case "expect": layer.expectAt = (value, here)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
                     layer.timeout = r.duration(value, here, positive: true).map { .some($0) }
@@ -328,6 +337,13 @@ public struct PlanLoader: Sendable {
         experiment.interpose = layer.interpose ?? defaults.interpose ?? false
         for choice in layer.strategies ?? defaults.strategies ?? [] {
             if let parts = choice.parts, strategies.contains(choice.name) { experiment.strategyParts[choice.name] = parts }
+        }
+        if let at = layer.expectAt {
+            let scope = ExpectScope(strategies: strategies, threads: threads)
+            guard let expect = parseExpect(at.node, at.path, scope: scope, &r) else { return nil }
+            experiment.expect = expect
+        } else if let expect = defaults.expect {
+            experiment.expect = expect
         }
         checkWatchdogFitsTimeout(experiment, layer: layer, defaults: defaults, node: node, path: path, &r)
         checkFuzzFitsTrial(experiment, at: layer.fuzzAt ?? defaults.fuzzAt ?? (node, path), &r)

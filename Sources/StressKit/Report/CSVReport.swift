@@ -20,6 +20,7 @@ public enum CSVReport {
         "peak_rss_bytes", "quota_periods", "throttled_periods", "throttled_ns",
         "alloc_bytes_per_op", "alloc_requests_per_op", "alloc_resident_bytes",
         "rounds", "rounds_per_s", "forbidden", "interesting",
+        "expected", "expectation",
     ]
 
     /// The whole file, header included.
@@ -44,7 +45,12 @@ public enum CSVReport {
                 // to and the sampling interval actually used (both empty when
                 // nothing was measured).
                 t.allocator.rawValue, m?.timing?.clock ?? "", m?.timing.map { String($0.sampleEvery) } ?? "",
-            ] + details(m) + scenario(r)
+            ] + details(m) + scenario(r) + [
+                // The plan's `expect` (`violated`, `deadlock;crashed`; empty: must
+                // pass) and how the trial stands against it (passed, caught,
+                // missed, unexpected, skipped).
+                t.expect.map { $0.map(\.rawValue).joined(separator: ";") } ?? "", r.expectation.rawValue,
+            ]
             lines.append(cells.map(escape).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"

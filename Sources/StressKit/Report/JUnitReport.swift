@@ -2,7 +2,9 @@ import Foundation
 
 /// JUnit XML for CI systems: one test case per trial (a violation, crash,
 /// deadlock, hang, timeout or error is a failure whose text ends with the
-/// rerun command; `skipped` is skipped), and, when the run was gated, one test
+/// rerun command, unless the plan `expect`s it: then the case passes and its
+/// output says "caught, as expected"; a trial the plan expects to fail that
+/// passed is a failure; `skipped` is skipped), and, when the run was gated, one test
 /// case per threshold check and per baseline comparison of a cell (a failed
 /// threshold or a regression is a failure).
 public enum JUnitReport {
@@ -13,26 +15,50 @@ public enum JUnitReport {
             suites.append(gateSuite(gate, report: report))
         }
         let all = suites.joined(separator: "\n")
-        let (tests, failures, errors, skipped) = counts(report)
+        // No `skipped` here: the Jenkins junit-10 schema most tools validate
+        // against allows it on <testsuite> only.
+        let (tests, failures, errors) = counts(report)
         return """
             <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="stressbench" tests="\(tests)" failures="\(failures)" errors="\(errors)" skipped="\(skipped)">
+            <testsuites name="stressbench" tests="\(tests)" failures="\(failures)" errors="\(errors)" time="\(seconds(totalSeconds(report)))">
             \(all)
             </testsuites>
 
             """
     }
 
-    private static func counts(_ report: RunReport) -> (Int, Int, Int, Int) {
+    private static func counts(_ report: RunReport) -> (Int, Int, Int) {
         var tests = report.trials.count + (stoppedBySignal(report) ? 1 : 0)
-        var failures = report.trials.filter { $0.outcome.isFailure }.count
-        let skipped = report.trials.filter { $0.outcome == .skipped }.count
+        var failures = report.trials.filter { $0.expectation.isFailure }.count
         if let gate = report.gate {
             let (gateTests, gateFailures) = gateCounts(gate)
             tests += gateTests
             failures += gateFailures
         }
-        return (tests, failures, stoppedBySignal(report) ? 1 : 0, skipped)
+        return (tests, failures, stoppedBySignal(report) ? 1 : 0)
+    }
+
+    /// A trial's time: what the harness saw it take (``TrialResult/wallNs``),
+    /// so a crashed or deadlocked case shows its real time, not 0; the
+    /// measured window for records from before that was kept.
+    static func caseSeconds(_ r: TrialResult) -> Double {
+        Double(r.wallNs ?? r.measurement?.elapsedNs ?? 0) / 1e9
+    }
+
+    private static func totalSeconds(_ report: RunReport) -> Double {
+        report.trials.map(caseSeconds).reduce(0, +)
+    }
+
+    /// The failure's one-line message: the outcome, then the first violation
+    /// or the failure's own message (without repeating the outcome that
+    /// message may start with), then, for a crash, the cause the trial's
+    /// output names (`Fatal error: ...`).
+    static func failureMessage(_ r: TrialResult) -> String {
+        let outcome = r.outcome.rawValue
+        let first = r.problemLine
+        var message = first.isEmpty ? outcome : "\(outcome): \(first)"
+        if let cause = r.crashCause, !message.contains(cause) { message += " (\(cause))" }
+        return message
     }
 
     /// A run a signal stopped gets one more test case, an error, so that CI
@@ -55,24 +81,31 @@ public enum JUnitReport {
     }
 
     private static func trialSuite(_ report: RunReport) -> String {
-        let failures = report.trials.filter { $0.outcome.isFailure }.count
+        let failures = report.trials.filter { $0.expectation.isFailure }.count
         let skipped = report.trials.filter { $0.outcome == .skipped }.count
-        let time = report.trials.compactMap(\.measurement).map { Double($0.elapsedNs) / 1e9 }.reduce(0, +)
+        let time = totalSeconds(report)
         let stopped = stoppedBySignal(report)
         var lines = ["  <testsuite name=\"\(xml(report.plan))\" tests=\"\(report.trials.count + (stopped ? 1 : 0))\" failures=\"\(failures)\" errors=\"\(stopped ? 1 : 0)\" skipped=\"\(skipped)\" time=\"\(seconds(time))\" timestamp=\"\(xml(report.startedAt))\">"]
         if stopped { lines.append(stopCase(report)) }
         for r in report.trials {
             let t = r.trial
             let name = caseName(t)
-            let open = "    <testcase classname=\"\(xml("stressbench.\(report.plan).\(t.experiment)"))\" name=\"\(xml(name))\" time=\"\(seconds(Double(r.measurement?.elapsedNs ?? 0) / 1e9))\""
+            let open = "    <testcase classname=\"\(xml("stressbench.\(report.plan).\(t.experiment)"))\" name=\"\(xml(name))\" time=\"\(seconds(caseSeconds(r)))\""
             // A scenario's outcome histogram goes to the case's output.
             let outcomes = TableReport.outcomeBlock(r).map { "\n      <system-out>\(xml($0))</system-out>" } ?? ""
             if r.outcome == .skipped {
                 lines.append(open + ">\n      <skipped message=\"\(xml(r.failure?.message ?? "not run"))\"/>\n    </testcase>")
-            } else if r.outcome.isFailure {
+            } else if r.expectation == .missed {
+                // The plan expects a failure and none came: the checks have gone blind.
+                let message = TableReport.verdict(r)
+                lines.append(open + ">\n      <failure type=\"expected-\(xml(r.expectedText.replacingOccurrences(of: " or ", with: "-or-")))\" message=\"\(xml(message))\">\(xml(TableReport.details(r, planFile: report.planFile)))</failure>\(outcomes)\n    </testcase>")
+            } else if r.expectation == .unexpected {
                 let details = TableReport.details(r, planFile: report.planFile)
-                let first = r.violations.samples.first?.summaryLine ?? r.failure?.message ?? r.outcome.rawValue
-                lines.append(open + ">\n      <failure type=\"\(r.outcome.rawValue)\" message=\"\(xml("\(r.outcome.rawValue): \(first)"))\">\(xml(details))</failure>\(outcomes)\n    </testcase>")
+                lines.append(open + ">\n      <failure type=\"\(r.outcome.rawValue)\" message=\"\(xml(failureMessage(r)))\">\(xml(details))</failure>\(outcomes)\n    </testcase>")
+            } else if r.expectation == .caught {
+                // Failed the way the plan expects: a passing case that says so.
+                let details = TableReport.details(r, planFile: report.planFile)
+                lines.append(open + ">\n      <system-out>\(xml(details))</system-out>\(outcomes)\n    </testcase>")
             } else if !outcomes.isEmpty {
                 lines.append(open + ">" + outcomes + "\n    </testcase>")
             } else {

@@ -25,7 +25,7 @@ public enum TableReport {
                 l.map { Formatting.latency($0.p999Ns) } ?? "-",
                 l.map { Formatting.latency($0.maxNs) } ?? "-",
                 m == nil && r.violations.count == 0 ? "-" : String(r.violations.count),
-                r.outcome.rawValue + (r.failure?.signal.map { " (\($0))" } ?? ""),
+                outcomeCell(r),
             ]
             if showPaced {
                 let resp = m?.responseLatency.map { Formatting.latency($0.p99Ns) } ?? "-"
@@ -43,6 +43,7 @@ public enum TableReport {
         if showPaced { text += "resp p99: paced trials, from each op's intended start to its end (no coordinated omission).\n" }
         if let timing = timingLine(report.trials) { text += timing + "\n" }
         if let quota = throttlingLine(report.trials) { text += quota + "\n" }
+        if let control = controlLine(report.trials) { text += control + "\n" }
         text += "\n"
         text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
         let scenarios = report.trials.compactMap(outcomeBlock)
@@ -55,6 +56,17 @@ public enum TableReport {
         if !blocks.isEmpty { text += "\n" + blocks.joined(separator: "\n") + "\n" }
         text += "\n" + summaryLine(report, exitCode: exitCode) + "\n"
         return text
+    }
+
+    /// A note when the run has a strategy that does not synchronize (the
+    /// `unsynchronized` control): its ops/s and latencies are not comparable
+    /// with a strategy's, since with nothing to order the optimizer may fold
+    /// its loop (nil when there is none).
+    static func controlLine(_ trials: [TrialResult], registry: StressRegistry = .builtIn) -> String? {
+        let controls = Set(trials.map(\.trial.strategy)).filter { registry.strategy(named: $0)?.descriptor.synchronizes == false }.sorted()
+        guard !controls.isEmpty else { return nil }
+        return "\(controls.joined(separator: ", ")): no synchronization, so its ops/s and latencies are not comparable with a strategy's "
+            + "(with nothing to order, the optimizer may fold its loop); it is there to show the checks see a race."
     }
 
     /// Which clock timed the operations and how many of them were timed, so a
@@ -94,7 +106,7 @@ public enum TableReport {
         for r in trials where r.outcome == .skipped { sameReason[reason(r), default: 0] += 1 }
         var problems: [TrialResult] = []
         var groups: [(reason: String, ids: [String])] = []
-        for r in trials where r.outcome != .passed {
+        for r in trials where r.expectation != .passed {
             let reason = reason(r)
             if r.outcome == .skipped, sameReason[reason, default: 0] > 1 {
                 if let g = groups.firstIndex(where: { $0.reason == reason }) { groups[g].ids.append(r.trial.id) } else { groups.append((reason, [r.trial.id])) }
@@ -142,8 +154,32 @@ public enum TableReport {
         ids.prefix(limit).joined(separator: ", ") + (ids.count > limit ? " and \(ids.count - limit) more" : "")
     }
 
+    /// The outcome column: the outcome, the signal of a crash, and how it
+    /// stands against the plan's `expect` when that is not "must pass".
+    public static func outcomeCell(_ r: TrialResult) -> String {
+        let signal = r.failure?.signal.map { " (\($0))" } ?? ""
+        switch r.expectation {
+        case .caught: return r.outcome.rawValue + signal + " (expected)"
+        case .missed: return "passed (expected \(r.expectedText))"
+        case .passed, .unexpected, .skipped:
+            return r.outcome.rawValue + signal + (r.trial.expect == nil || r.outcome == .skipped ? "" : " (expected \(r.expectedText))")
+        }
+    }
+
+    /// A trial's outcome as the first line of its details says it.
+    static func verdict(_ r: TrialResult) -> String {
+        switch r.expectation {
+        case .caught: return "\(r.outcome.rawValue): caught, as expected"
+        case .missed:
+            return "passed, but the plan expects \(r.expectedText): the checks did not see the bug they are there to see"
+        case .unexpected where r.trial.expect != nil:
+            return "\(r.outcome.rawValue), but the plan expects \(r.expectedText)"
+        default: return r.outcome.rawValue
+        }
+    }
+
     static func details(_ r: TrialResult, planFile: String) -> String {
-        var lines = ["\(r.trial.id): \(r.outcome.rawValue) (seed \(r.trial.seed), fuzz \(r.trial.fuzz.profile.rawValue))"]
+        var lines = ["\(r.trial.id): \(verdict(r)) (seed \(r.trial.seed), fuzz \(r.trial.fuzz.profile.rawValue))"]
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
             lines += r.violations.samples.prefix(5).map { "    " + $0.summaryLine }
@@ -159,11 +195,23 @@ public enum TableReport {
         return lines.joined(separator: "\n")
     }
 
+    /// ` (2 caught, as expected; 1 expected to fail, but passed)`, or nothing
+    /// when every trial is meant to pass.
+    static func expectationNote(_ trials: [TrialResult]) -> String {
+        let caught = trials.filter { $0.expectation == .caught }.count
+        let missed = trials.filter { $0.expectation == .missed }.count
+        var notes: [String] = []
+        if caught > 0 { notes.append("\(caught) caught, as expected") }
+        if missed > 0 { notes.append("\(missed) expected to fail, but passed") }
+        return notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
+    }
+
     static func summaryLine(_ report: RunReport, exitCode: RunExitCode? = nil) -> String {
         var counts: [TrialOutcome: Int] = [:]
         for t in report.trials { counts[t.outcome, default: 0] += 1 }
         let parts = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }
         return "\(report.trials.count) trial(s): " + (parts.isEmpty ? "none run" : parts.joined(separator: ", "))
+            + expectationNote(report.trials)
             + (report.stop.map { " (\($0.summary))" } ?? (report.interrupted ? " (interrupted)" : ""))
             + "; exit code \((exitCode ?? report.exitCode).rawValue)"
     }

@@ -1,19 +1,59 @@
+import Foundation
+
 /// How to rerun part of a run exactly: the executable as it was invoked and
 /// the command-line overrides that were in effect. A trial's or a cell's rerun
 /// command is built from it, so it selects the same trials (`--repetitions`
 /// and `--allocator` change which trials exist, and so does `--baseline`,
+/// `--duration` how long they run,
 /// whose comparison raises default repetitions) and runs them the same way
 /// (`--fuzz`, `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`).
 public struct RerunCommand: Sendable, Codable, Equatable {
-    /// The executable's name: `stressbench`, or a team's own build of it.
+    /// The executable as the user invoked it: `stressbench` (found on PATH),
+    /// `.build/release/stressbench`, or a team's own build of it.
     public var executable: String
+    /// What ran the executable, when it was not invoked directly:
+    /// `["swift", "run", "-c", "release"]` for `swift run -c release stressbench`.
+    /// Nil when the executable is the command's first word.
+    public var launcher: [String]?
     /// The overrides, as arguments: `["--repetitions", "5", "--allocator", "jemalloc"]`.
     public var options: [String]
 
     /// A rerun command prefix.
-    public init(executable: String = "stressbench", options: [String] = []) {
+    public init(executable: String = "stressbench", launcher: [String]? = nil, options: [String] = []) {
         self.executable = executable
+        self.launcher = launcher
         self.options = options
+    }
+
+    /// How the user ran this process, read from its `argv[0]`, so that a
+    /// printed command works when pasted into the same shell:
+    ///
+    /// - a bare name (`stressbench`) was found on PATH: kept;
+    /// - `.build/<triple>/<config>/NAME`, relative, is what `swift run`
+    ///   executes from the package's root: the command becomes
+    ///   `swift run -c release NAME` (or `swift run NAME` for a debug build),
+    ///   since NAME alone is not on PATH after the quick start;
+    /// - an absolute path is shortened to its name when `searchPath` (PATH)
+    ///   finds that very file under that name, and kept whole otherwise;
+    /// - any other path (`.build/release/stressbench`) is kept as typed.
+    public static func invocation(argv0: String, searchPath: String?) -> (executable: String, launcher: [String]?) {
+        guard !argv0.isEmpty else { return ("stressbench", nil) }
+        let parts = argv0.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count > 1, let name = parts.last, !name.isEmpty else { return (argv0, nil) }
+        if parts.count == 4, parts[0] == ".build", parts[1].contains("-") {
+            if parts[2] == "release" { return (name, ["swift", "run", "-c", "release"]) }
+            if parts[2] == "debug" { return (name, ["swift", "run"]) }
+        }
+        if argv0.hasPrefix("/"), let searchPath {
+            let me = URL(fileURLWithPath: argv0).resolvingSymlinksInPath().path
+            for dir in searchPath.split(separator: ":") where !dir.isEmpty {
+                let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(name)
+                guard FileManager.default.isExecutableFile(atPath: candidate.path) else { continue }
+                // The first match is what the shell would run: the name works only if it is this file.
+                return candidate.resolvingSymlinksInPath().path == me ? (name, nil) : (argv0, nil)
+            }
+        }
+        return (argv0, nil)
     }
 
     /// `stressbench` with no overrides.
@@ -22,9 +62,10 @@ public struct RerunCommand: Sendable, Codable, Equatable {
     /// The overrides of `options` as arguments (what changes which trials
     /// exist or how they run; not `--seed`, `--only` or `--shard`, which the
     /// command itself replaces).
-    public init(executable: String, overridesOf options: RunOptions) {
+    public init(executable: String, launcher: [String]? = nil, overridesOf options: RunOptions) {
         var args: [String] = []
         if let n = options.repetitions { args += ["--repetitions", String(n)] }
+        if let d = options.durationNs { args += ["--duration", Self.exact(d)] }
         if let a = options.allocator { args += ["--allocator", a.rawValue] }
         if let f = options.fuzz { args += ["--fuzz", f.rawValue] }
         if options.stopOnViolation { args.append("--stop-on-violation") }
@@ -32,7 +73,7 @@ public struct RerunCommand: Sendable, Codable, Equatable {
         if let t = options.timeoutNs { args += ["--trial-timeout", Self.exact(t)] }
         if let b = options.baselineFile { args += ["--baseline", b] }
         if options.allowLarge { args.append("--allow-large") }
-        self.init(executable: executable, options: args)
+        self.init(executable: executable, launcher: launcher, options: args)
     }
 
     /// The command that reruns exactly `trial` (its id, with its seed).
@@ -47,7 +88,7 @@ public struct RerunCommand: Sendable, Codable, Equatable {
     }
 
     private func command(planFile: String, _ selection: [String]) -> String {
-        ([executable, "run", planFile] + selection + options).map(Self.quoted).joined(separator: " ")
+        ((launcher ?? []) + [executable, "run", planFile] + selection + options).map(Self.quoted).joined(separator: " ")
     }
 
     /// A duration as text that reads back to exactly the same nanoseconds.

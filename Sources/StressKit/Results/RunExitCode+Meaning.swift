@@ -3,7 +3,7 @@ extension RunExitCode {
     public var meaning: String {
         switch self {
         case .passed: return "passed"
-        case .violations: return "invariant violated"
+        case .violations: return "invariant violated, or an expected failure not seen"
         case .usage: return "plan or usage error"
         case .trialFailures: return "crash, deadlock, hang or timeout"
         case .performanceRegression: return "performance regression"

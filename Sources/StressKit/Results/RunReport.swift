@@ -9,15 +9,17 @@ import Foundation
 /// gate could not compare with the run is a usage error too, but the trials
 /// did run, so it ranks just above a regression: 3 > 1 > 2 > 4.
 public enum RunExitCode: Int32, Sendable, Codable {
-    /// Every trial passed.
+    /// Every trial passed, or failed the way its plan expects (`expect`).
     case passed = 0
-    /// At least one trial broke an invariant (and none crashed or timed out).
+    /// At least one trial broke an invariant where its plan did not expect
+    /// it, or passed where its plan expects a failure (and none crashed or
+    /// timed out unexpectedly).
     case violations = 1
     /// The plan or the command line was wrong and nothing ran; or the
     /// baseline given could not be compared with the run (no cell in common,
     /// or cells missing without `--allow-partial`).
     case usage = 2
-    /// At least one trial crashed, deadlocked, hung, timed out, or could not be run or read.
+    /// At least one trial crashed, deadlocked, hung, timed out, or could not be run or read, where its plan does not expect it.
     case trialFailures = 3
     /// Every trial passed, but a threshold failed or a cell regressed against the baseline.
     case performanceRegression = 4
@@ -27,7 +29,26 @@ public enum RunExitCode: Int32, Sendable, Codable {
     /// The run was ended by SIGTERM (128 + 15), like ``interrupted``.
     case terminated = 143
 
-    /// The code for a set of trial outcomes.
+    /// The code for a set of trial records, each judged against what its plan
+    /// expects of it: a trial that fails the way the plan expects counts as
+    /// passing; one the plan expects to fail that passed counts as a
+    /// violation (1), since the checks did not see what they are there to see.
+    public static func forResults(_ results: [TrialResult]) -> RunExitCode {
+        var code = RunExitCode.passed
+        for r in results {
+            switch r.expectation {
+            case .passed, .caught, .skipped: continue
+            case .missed: code = .violations
+            case .unexpected:
+                let c = forOutcomes([r.outcome])
+                if c == .trialFailures { return c }
+                if c == .violations { code = c }
+            }
+        }
+        return code
+    }
+
+    /// The code for a set of trial outcomes, every trial expected to pass.
     public static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
         var code = RunExitCode.passed
         for o in outcomes {
@@ -78,6 +99,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// How to rerun this run's trials and cells exactly (the executable and
     /// the command-line overrides in effect); nil in files from before it was recorded.
     public var rerun: RerunCommand?
+    /// Every cell summed up (the gate metric's median and interval, the
+    /// outcomes), written by `run` with its JSON; nil in files from before it was.
+    public var cells: [CellSummary]?
 
     /// A report.
     public init(
@@ -102,7 +126,7 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// did run, and a crash or a violation is the more important news.
     public var exitCode: RunExitCode {
         if let stop, stop.reason == .signal { return stop.signal == "SIGTERM" ? .terminated : .interrupted }
-        let code = RunExitCode.forOutcomes(trials.map(\.outcome))
+        let code = RunExitCode.forResults(trials)
         guard code == .passed, let gate else { return code }
         if gate.coverageProblem != nil { return .usage }
         return gate.failed ? .performanceRegression : .passed

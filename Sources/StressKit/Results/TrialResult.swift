@@ -197,6 +197,11 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// A scenario's trial: each distinct outcome of its rounds with its count
     /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
     public var outcomes: [OutcomeCount]?
+    /// How long the trial took as the harness saw it, from starting it to
+    /// having its record (process start, warm-up, a watchdog's wait or a
+    /// crash included): the figure for a crashed or deadlocked trial, which
+    /// has no measured window. Nil in records from before it was kept.
+    public var wallNs: Int?
 
     /// A record.
     public init(

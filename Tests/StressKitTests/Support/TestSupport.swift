@@ -10,6 +10,15 @@ enum TestSupport {
         return dir.appendingPathComponent("stressbench").path
     }
 
+    /// This process's environment with the built binaries' directory first on
+    /// PATH, as for a user who installed them: rerun commands then start with
+    /// the bare name (`stressbench run ...`), which is how the tests paste them.
+    static var environmentWithBinariesOnPath: [String: String] {
+        let bin = URL(fileURLWithPath: stressbenchPath).deletingLastPathComponent().path
+        let env = ProcessInfo.processInfo.environment
+        return env.merging(["PATH": bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")]) { $1 }
+    }
+
     /// Isolation through child processes of the built `stressbench`.
     static var childIsolation: TrialIsolation {
         .childProcess(executable: stressbenchPath, arguments: [TrialIsolation.trialCommand])
@@ -54,6 +63,7 @@ enum TestSupport {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher.first ?? stressbenchPath)
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [stressbenchPath] + arguments
+        process.environment = environmentWithBinariesOnPath
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -109,6 +119,25 @@ enum TestSupport {
         let r = try cli(["run", plan, "--json", file("r.json"), "--csv", file("r.csv"), "--ndjson", file("r.ndjson"), "-q"] + options)
         return CLIRun(status: r.status, stdout: r.stdout, stderr: r.stderr, plan: plan,
                       json: file("r.json"), csv: file("r.csv"), ndjson: file("r.ndjson"))
+    }
+
+    /// Runs the shell `command` on a pseudo-terminal (util-linux `script`);
+    /// returns its exit status and what the terminal showed. Skips the test
+    /// where `script` is missing.
+    static func onTerminal(_ command: String) throws -> (status: Int32, screen: String) {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            throw XCTSkip("needs util-linux `script` for a pseudo-terminal")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let screen = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, screen)
     }
 
     /// A fresh temporary directory.

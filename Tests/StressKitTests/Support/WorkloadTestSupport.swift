@@ -35,6 +35,7 @@ enum WorkloadTestSupport {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
+        process.environment = TestSupport.environmentWithBinariesOnPath
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

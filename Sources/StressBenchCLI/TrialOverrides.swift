@@ -1,0 +1,74 @@
+import ArgumentParser
+import StressKit
+
+/// The options that change which trials a plan has or how they run, shared by
+/// `run` and `replay`: every rerun command `run` prints carries the ones in
+/// effect, so `replay` must accept them all to take a pasted command.
+struct TrialOverrides: ParsableArguments {
+    @Option(name: .customLong("trial-timeout"), help: ArgumentHelp("Kill a trial that runs longer than this (e.g. 30s); default: each trial's own timeout.", valueName: "duration"))
+    var trialTimeout: String?
+
+    @Option(name: .customLong("deadlock-after"), help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
+    var deadlockAfter: String?
+
+    @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")).",
+                               valueName: "profile"),
+            completion: .list(FuzzProfile.allCases.map(\.rawValue)))
+    var fuzz: String?
+
+    @Option(help: ArgumentHelp("Run every experiment under this allocator only: system or jemalloc (jemalloc is loaded with LD_PRELOAD; trials are skipped when it is not installed).", valueName: "name"),
+            completion: .list(AllocatorKind.allCases.map(\.rawValue)))
+    var allocator: String?
+
+    @Flag(name: .customLong("stop-on-violation"), help: "End each trial at its first violation (find bugs fast; its figures then cover a shorter window).")
+    var stopOnViolation = false
+
+    @Option(help: ArgumentHelp("Trials per cell for every experiment, overriding the plan. Default: the plan's; with --baseline, or for a plan with a `gate` key, experiments that do not set it get what the comparison needs (5, more for many cells).", valueName: "n"))
+    var repetitions: Int?
+
+    @Option(help: ArgumentHelp("Measured window of every trial, overriding the plan's duration or ops (e.g. 50ms for a quick smoke run of a whole plan; a shorter window finds fewer races).", valueName: "duration"))
+    var duration: String?
+
+    func validate() throws {
+        if let repetitions, !(1...100_000).contains(repetitions) {
+            throw ValidationError("--repetitions expects a number from 1 to 100000, got \(repetitions)")
+        }
+        if let allocator, AllocatorKind(rawValue: allocator) == nil {
+            throw ValidationError("--allocator expects system or jemalloc, got '\(allocator.terminalSafe)'")
+        }
+        if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
+            throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz.terminalSafe)'")
+        }
+        for (name, value) in [("--trial-timeout", trialTimeout), ("--deadlock-after", deadlockAfter), ("--duration", duration)] {
+            guard let value else { continue }
+            switch Quantities.boundedNanoseconds(from: value) {
+            case .success(let ns) where ns > 0: break
+            case .failure(.tooLong(let message)): throw ValidationError("\(name): \(message)")
+            default: throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value.terminalSafe)'")
+            }
+        }
+    }
+
+    /// Sets these overrides in `options`.
+    func apply(to options: inout RunOptions) {
+        options.timeoutNs = trialTimeout.flatMap(Quantities.nanoseconds(from:))
+        options.deadlockAfterNs = deadlockAfter.flatMap(Quantities.nanoseconds(from:))
+        options.fuzz = fuzz.flatMap(FuzzProfile.init(rawValue:))
+        options.allocator = allocator.flatMap(AllocatorKind.init(rawValue:))
+        options.stopOnViolation = stopOnViolation
+        options.repetitions = repetitions
+        options.durationNs = duration.flatMap(Quantities.nanoseconds(from:))
+    }
+
+    /// A usage error when the watchdog's limit is not shorter than a selected
+    /// trial's timeout (a deadlock would then end as a bare timeout).
+    func checkWatchdog(_ selected: [TrialSpec]) throws {
+        guard trialTimeout != nil || deadlockAfter != nil,
+              let trial = selected.first(where: { $0.deadlockAfterNs >= $0.timeoutNs }) else { return }
+        let format = { (ns: Int) in Quantities.format(nanoseconds: UInt64(ns)) }
+        throw CommandError.usage(
+            "the watchdog's limit (\(deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))")) "
+            + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
+            + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
+    }
+}
