@@ -9,10 +9,14 @@ public struct WorkloadEntry: Sendable {
     let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
     /// Whether it has a lock-free form for these parameters (see ``Workload/lockFreeOperations()``).
     let supportsLockFree: @Sendable (WorkloadParameters) -> Bool
+    /// Its operations for these parameters, one line each: name, weight, and
+    /// every step's name and access (``WorkloadShape``).
+    let operationShapes: @Sendable (WorkloadParameters) throws -> [String]
 
     init<W: Workload>(_ type: W.Type) {
         descriptor = W.descriptor
         validate = { _ = try W(parameters: $0) }
+        operationShapes = { try W(parameters: $0).operations().map { WorkloadShape.line($0.name, weight: $0.weight, $0.steps) } }
         supportsLockFree = { (try? W(parameters: $0).lockFreeOperations()) != nil }
         run = { parameters, strategy, settings, onStall in
             let workload = try W(parameters: parameters)
@@ -30,12 +34,16 @@ public struct ScenarioEntry: Sendable {
     /// Builds the scenario from parameters and says how many roles it has
     /// (throws what `init` throws): the plan loader checks the thread count with it.
     let roleCount: @Sendable (WorkloadParameters) throws -> Int
+    /// Its roles for these parameters, one line each: name and every step's
+    /// name and access (``WorkloadShape``).
+    let roleShapes: @Sendable (WorkloadParameters) throws -> [String]
     /// Runs one trial of it in this process.
     let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
 
     init<S: Scenario>(_ type: S.Type) {
         descriptor = S.descriptor
         roleCount = { try S(parameters: $0).roles().count }
+        roleShapes = { try S(parameters: $0).roles().map { WorkloadShape.line($0.name, weight: nil, $0.steps) } }
         run = { parameters, strategy, settings, onStall in
             let scenario = try S(parameters: parameters)
             let instance = try strategy.make(StrategySetup(resources: scenario.resourceCount, threads: settings.threads))

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The figure a paired comparison takes from each trial; each pair's ratio is
+/// new / old of it.
+///
+/// The default, ``nsPerOp``, is counted, not sampled: the measured window
+/// times the workers over the operations they completed in it. Over a window
+/// of millions of operations it resolves a change of a fraction of a
+/// nanosecond, where a percentile read off the service-time histogram moves in
+/// whole clock steps (about 10 ns on AMD Zen's TSC), so a 30 ns operation's
+/// p50 cannot show a change below about a third.
+public enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// Wall time per operation per worker over the measured window:
+    /// elapsed × threads / operations (the inverse of ops/s per worker).
+    case nsPerOp
+    /// CPU time of the trial process (every thread: workers, watchdog, the
+    /// runtime's) per operation over the measured window. Time the process
+    /// spent waiting for a CPU is not in it; time a worker spent spinning for
+    /// a lock is.
+    case cpuNsPerOp
+    /// A figure of the baseline gate (``GateMetric``): a latency percentile,
+    /// the mean, or ops/s.
+    case gate(GateMetric)
+
+    /// The default: ``nsPerOp``.
+    public static let defaultMetric = PairedMetric.nsPerOp
+
+    /// Every metric, for messages.
+    public static var allCases: [PairedMetric] {
+        [.nsPerOp, .cpuNsPerOp] + GateMetric.allCases.filter(\.isPerformance).map(PairedMetric.gate)
+    }
+
+    /// The metric spelled `word` (`ns_per_op`, `cpu_ns_per_op`, `p50`, `ops_per_s`, ...).
+    public init?(spelling word: String) {
+        switch word {
+        case "ns_per_op": self = .nsPerOp
+        case "cpu_ns_per_op": self = .cpuNsPerOp
+        default:
+            guard let m = GateMetric(spelling: word), m.isPerformance else { return nil }
+            self = .gate(m)
+        }
+    }
+
+    /// The canonical spelling.
+    public var rawValue: String {
+        switch self {
+        case .nsPerOp: return "ns_per_op"
+        case .cpuNsPerOp: return "cpu_ns_per_op"
+        case .gate(let m): return m.rawValue
+        }
+    }
+
+    public var description: String { rawValue }
+
+    /// True when a larger value is better (ops/s); false for times.
+    public var higherIsBetter: Bool {
+        if case .gate(let m) = self { return m.higherIsBetter }
+        return false
+    }
+
+    /// The value in one trial, or nil when the trial has none (it did not run
+    /// to the end, completed no operation, or the platform gave no CPU time).
+    public func sample(of result: TrialResult) -> Double? {
+        switch self {
+        case .nsPerOp:
+            guard let m = result.measurement, m.totalOps > 0, m.elapsedNs > 0 else { return nil }
+            return Double(m.elapsedNs) * Double(result.trial.threads) / Double(m.totalOps)
+        case .cpuNsPerOp:
+            guard let cpu = result.measurement?.resources?.cpuNsPerOp, cpu > 0 else { return nil }
+            return cpu
+        case .gate(let m):
+            return m.sample(of: result)
+        }
+    }
+
+    /// The smallest step the figure moves by at `value` in `cell`, or nil
+    /// when it is not quantised (see ``MetricResolution``).
+    public func resolution(at value: Double, in cell: Cell) -> Double? {
+        guard case .gate(let m) = self else { return nil }
+        return MetricResolution.of(m, at: value, in: cell)
+    }
+
+    /// A value for people: `30.41ns`, `1.23µs`, `3.4M ops/s`.
+    public func format(_ value: Double) -> String {
+        switch self {
+        case .nsPerOp, .cpuNsPerOp:
+            return value < 100 ? String(format: "%.2fns", value) : Formatting.latency(Int(value.rounded()))
+        case .gate(let m):
+            return m.format(value)
+        }
+    }
+}
+
+extension PairedMetric: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let metric = PairedMetric(spelling: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown metric '\(text)'"))
+        }
+        self = metric
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+}
