@@ -26,9 +26,13 @@ struct ABCommand: ParsableCommand {
         next (ABBAAB...), so a machine whose speed drifts slows both sides of a pair alike.
 
         Paired statistics, per cell: each pair gives the ratio new/old of --metric, by default \
-        ns_per_op (the measured window × workers / operations completed: counted, not read off \
-        a histogram, so it resolves a fraction of a nanosecond where a 30 ns operation's p50 \
-        moves in whole clock steps). The cell's ratio is the median of its pairs' ratios, with a \
+        cpu_ns_per_op (the trial process's CPU time over the measured window / operations \
+        completed) or ns_per_op (wall time × workers / operations): counted, not read off a \
+        histogram, so they resolve a fraction of a nanosecond where a 30 ns operation's p50 \
+        moves in whole clock steps. CPU time is the default because a shared runner takes the \
+        CPU away from a trial for a varying share of its window, which wall time counts; it \
+        leaves out time a worker is parked waiting for a lock, so for contended cells of \
+        blocking locks compare with --metric ns_per_op too. The cell's ratio is the median of its pairs' ratios, with a \
         seeded (deterministic) percentile-bootstrap interval over the pairs; a two-sided \
         Wilcoxon signed-rank test (or --test sign) on the pairs' log-ratios gives a p-value, \
         Holm-corrected over the cells. Verdicts are those of `compare`: `regressed` when the \
@@ -63,7 +67,7 @@ struct ABCommand: ParsableCommand {
     @Argument(help: "The plan file (YAML or JSON); both builds load it.")
     var plan: String
 
-    @Option(help: ArgumentHelp("Pairs of trials per cell (each pair: one trial of each build). Default: the fewest with which a cell can be called regressed even if one pair goes the other way, after the Holm correction over the plan's cells (8 for 2 cells, 10 for 10).", valueName: "n"))
+    @Option(help: ArgumentHelp("Pairs of trials per cell (each pair: one trial of each build). Default: 25 (enough, for any plan of fewer than 400000 cells, to call a cell regressed with one pair going the other way after the Holm correction over the cells).", valueName: "n"))
     var pairs: Int?
 
     @OptionGroup(title: "Comparison")
@@ -155,7 +159,7 @@ struct ABCommand: ParsableCommand {
         if count == nil {
             // The default depends on how many cells the comparison covers.
             let cells = Set(select(try describe(oldExecutable, 1).trials).map(CellKey.init)).count
-            count = settings.pairsNeeded(forCells: cells)
+            count = settings.defaultPairs(forCells: cells)
         }
         let old = try describe(oldExecutable, count), new = try describe(newExecutable, count)
         let comparison = BuildComparison(old: old, new: new)
@@ -191,7 +195,7 @@ struct PairedOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Confidence of the bootstrap interval; the test's level is 1 − this (default 95%).", valueName: "fraction"))
     var confidence: String?
 
-    @Option(help: ArgumentHelp("The figure each pair's ratio is of: ns_per_op (default: wall time per operation per worker over the measured window), cpu_ns_per_op (the trial process's CPU time per operation), or a histogram figure as in `compare` (p50, p99, ops_per_s, ...).", valueName: "metric"))
+    @Option(help: ArgumentHelp("The figure each pair's ratio is of: cpu_ns_per_op (default: the trial process's CPU time per operation over the measured window), ns_per_op (wall time per operation per worker), or a histogram figure as in `compare` (p50, p99, ops_per_s, ...).", valueName: "metric"))
     var metric: String?
 
     @Option(help: ArgumentHelp("The test on the pairs' log-ratios: wilcoxon (signed-rank, the default) or sign.", valueName: "test"))

@@ -3,12 +3,20 @@ import Foundation
 /// The figure a paired comparison takes from each trial; each pair's ratio is
 /// new / old of it.
 ///
-/// The default, ``nsPerOp``, is counted, not sampled: the measured window
-/// times the workers over the operations they completed in it. Over a window
-/// of millions of operations it resolves a change of a fraction of a
-/// nanosecond, where a percentile read off the service-time histogram moves in
-/// whole clock steps (about 10 ns on AMD Zen's TSC), so a 30 ns operation's
-/// p50 cannot show a change below about a third.
+/// ``cpuNsPerOp`` (the default) and ``nsPerOp`` are counted, not sampled: a
+/// time over the measured window divided by the operations completed in it.
+/// Over a window of millions of operations they resolve a change of a
+/// fraction of a nanosecond, where a percentile read off the service-time
+/// histogram moves in whole clock steps (about 10 ns on AMD Zen's TSC), so a
+/// 30 ns operation's p50 cannot show a change below about a third.
+///
+/// CPU time is the default because a shared runner takes the CPU away from a
+/// trial for a varying share of its window: on the reference machine, with
+/// other builds running, a trial process had 40% of a CPU and the wall-time
+/// figure of two runs of one build differed by 18% to 24% (standard
+/// deviation of the pairs' log-ratios), the CPU-time figure by 10% to 13%
+/// (docs/paired-gate.md). Where trials block (a contended lock that parks
+/// its waiters), CPU time leaves the waits out: compare ``nsPerOp`` too.
 public enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Wall time per operation per worker over the measured window:
     /// elapsed × threads / operations (the inverse of ops/s per worker).
@@ -16,14 +24,14 @@ public enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertible
     /// CPU time of the trial process (every thread: workers, watchdog, the
     /// runtime's) per operation over the measured window. Time the process
     /// spent waiting for a CPU is not in it; time a worker spent spinning for
-    /// a lock is.
+    /// a lock is; time a worker spent parked, waiting for a lock, is not.
     case cpuNsPerOp
     /// A figure of the baseline gate (``GateMetric``): a latency percentile,
     /// the mean, or ops/s.
     case gate(GateMetric)
 
-    /// The default: ``nsPerOp``.
-    public static let defaultMetric = PairedMetric.nsPerOp
+    /// The default: ``cpuNsPerOp``.
+    public static let defaultMetric = PairedMetric.cpuNsPerOp
 
     /// Every metric, for messages.
     public static var allCases: [PairedMetric] {

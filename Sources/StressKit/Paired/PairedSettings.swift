@@ -1,7 +1,7 @@
 /// How `stressbench ab` judges the pairs of a cell: which figure, how big a
 /// change matters, how sure it must be, and which test.
 public struct PairedSettings: Sendable, Codable, Equatable {
-    /// The figure each pair's ratio is taken of (default ``PairedMetric/nsPerOp``).
+    /// The figure each pair's ratio is taken of (default ``PairedMetric/cpuNsPerOp``).
     public var metric: PairedMetric
     /// The relative change that matters: a cell regresses only when its
     /// whole interval for the median ratio lies beyond this (0.02 = 2%).
@@ -40,6 +40,19 @@ public struct PairedSettings: Sendable, Codable, Equatable {
 
     /// The significance level of the test, before the correction for the cells.
     public var alpha: Double { 1 - confidence }
+
+    /// The fewest pairs per cell `stressbench ab` runs by default, whatever
+    /// the test would settle for: the statistics can call a 5% change with
+    /// fewer only when the pairs agree closely, which they do not on a
+    /// shared machine (docs/paired-gate.md). 10 cells × 25 pairs × 2 builds
+    /// of 0.25 s trials take about 3.5 minutes on 2 cores.
+    public static let defaultPairs = 25
+
+    /// The pairs per cell `stressbench ab` runs for `cells` cells unless told:
+    /// ``defaultPairs``, or ``pairsNeeded(forCells:)`` when that is more.
+    public func defaultPairs(forCells cells: Int) -> Int {
+        Swift.max(Self.defaultPairs, pairsNeeded(forCells: cells))
+    }
 
     /// Pairs per cell with which a comparison of `cells` cells can call a cell
     /// regressed even when one pair, the one with the smallest difference,
