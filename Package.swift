@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(name: "ab-calibration-plus2", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus2"),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench"],
+            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench", "ab-calibration-base", "ab-calibration-plus1"],
             exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],

@@ -8,6 +8,7 @@ baseline gate (`run` + `compare`) on the same builds.
 Usage: ab_calibration_summary.py OUTDIR N   (standard library only)
 """
 import json
+import math
 import os
 import statistics
 import sys
@@ -45,6 +46,32 @@ def ab_summary(out, n, kind, title):
         print(f"  seconds per comparison: median {statistics.median(seconds):.1f}, max {max(seconds):.1f}")
 
 
+def spread(out, n, kind):
+    """The standard deviation of the pairs' log-ratios, per metric, over every
+    pair of every comparison of `kind`: how far two trials of a pair differ."""
+    figures = {
+        "ns_per_op": lambda t: t["measurement"]["elapsedNs"] * t["trial"]["threads"] / t["measurement"]["totalOps"],
+        "cpu_ns_per_op": lambda t: (t["measurement"].get("resources") or {}).get("cpuNsPerOp"),
+    }
+    logs = {m: [] for m in figures}
+    for i in range(1, n + 1):
+        path = f"{out}/{kind}-{i}.json"
+        if not os.path.exists(path):
+            continue
+        r = load(path)
+        new = {t["trial"]["id"]: t for t in r["newTrials"]}
+        for old in r["oldTrials"]:
+            other = new.get(old["trial"]["id"])
+            if not other or old["outcome"] != "passed" or other["outcome"] != "passed":
+                continue
+            for m, f in figures.items():
+                a, b = f(old), f(other)
+                if a and b:
+                    logs[m].append(math.log(b / a))
+    parts = [f"{m} {statistics.stdev(v) * 100:.1f}% over {len(v)} pairs" for m, v in logs.items() if len(v) > 1]
+    print(f"  spread of the pairs (sd of log new/old): " + "; ".join(parts))
+
+
 def gate_summary(out, n, kind, title):
     flagged, runs, verdicts, ratios = 0, 0, {}, []
     for i in range(1, n + 1):
@@ -73,6 +100,7 @@ def main():
                               f"({c['oldMedian']:.2f} -> {c['newMedian']:.2f} ns/op)" for c in r["cells"] if c.get("ratio"))
             print(f"effect of {b} ({r['pairsPerCell']} pairs a cell): {cells}")
     ab_summary(out, n, "aa", "A/A (same binary)")
+    spread(out, n, "aa")
     ab_summary(out, n, "ab5", "A/B5")
     ab_summary(out, n, "ab2", "A/B2")
     gate_summary(out, n, "gate-p50-b5", "A/B5, p50 at the plan's 10%")

@@ -136,6 +136,23 @@ final class ABCommandTests: XCTestCase {
         XCTAssertTrue(BuildComparison(old: old, new: new).comparable)
     }
 
+    /// The calibration builds differ in the code inside `_ab-work`'s step
+    /// (one more arithmetic step), not in its shape: `ab` pairs them. Plain
+    /// stressbench does not know the workload and cannot describe the plan.
+    func testBuildsThatDifferOnlyInsideAStepArePaired() throws {
+        let plan = WorkloadTestSupport.path("scripts/ab-calibration.yaml")
+        let base = WorkloadTestSupport.builtExecutable("ab-calibration-base")
+        let old = try BuildHandshake.describe(executable: base, planFile: plan, repetitions: 2, allowLarge: false)
+        let new = try BuildHandshake.describe(executable: WorkloadTestSupport.builtExecutable("ab-calibration-plus1"), planFile: plan,
+                                              repetitions: 2, allowLarge: false)
+        XCTAssertEqual(old.workloads.map(\.name), ["_ab-work"])
+        XCTAssertEqual(old.workloads.first?.forms.first?.operations, ["work ×1: steps and increment (write 0)"])
+        XCTAssertEqual(old, new)
+        XCTAssertThrowsError(try BuildHandshake.describe(executable: TestSupport.stressbenchPath, planFile: plan, repetitions: 2, allowLarge: false)) {
+            XCTAssertTrue("\($0)".contains("cannot run the plan"), "\($0)")
+        }
+    }
+
     /// What makes two builds incomparable is listed; what a pull request may
     /// change is only noted.
     func testBuildComparisonListsWhatDiffers() throws {
