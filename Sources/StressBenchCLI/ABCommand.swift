@@ -46,8 +46,8 @@ struct ABCommand: ParsableCommand {
         Example (docs/paired-gate.md has a CI workflow):
           git worktree add /tmp/main origin/main
           swift build -c release --package-path /tmp/main && swift build -c release
-          stressbench ab /tmp/main/.build/release/my-bench .build/release/my-bench Plans/locks.yaml \\
-              --json ab.json --markdown "$GITHUB_STEP_SUMMARY" --junit ab.xml
+          old=/tmp/main/.build/release/my-bench new=.build/release/my-bench
+          $new ab $old $new /tmp/main/Plans/locks.yaml --json ab.json --junit ab.xml
 
         Exit codes, as `compare`: 0 passed, 1 an invariant violated in a trial of either build, \
         2 usage error (a missing or non-executable file, an executable that is not a \

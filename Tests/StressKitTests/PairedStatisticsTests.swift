@@ -222,6 +222,24 @@ final class PairedStatisticsTests: XCTestCase {
         XCTAssertEqual(report(PairedComparer.compare(old: old, new: old, settings: settings), old: old, new: old).exitCode, .passed)
     }
 
+    func testTheReportsNameARegressionAndHowToRerunIt() {
+        let old = cell({ 30 * self.noise[$0] }, count: 10)
+        let slower = cell({ 33 * self.noise[$0] }, count: 10)
+        let r = report(PairedComparer.compare(old: old, new: slower, settings: settings), old: old, new: slower)
+        let rerun = "stressbench ab stressbench stressbench synthetic.yaml --only e/mutex/t2 --pairs 10"
+        XCTAssertEqual(PairedReportText.rerunCommand(r.cells[0].cell, of: r), rerun)
+        let summary = PairedReportText.summary(r)
+        XCTAssertTrue(summary.contains("regressed: e/mutex/t2: median ratio 1.100 over 10 pairs, worse beyond the ±2% tolerance (p = 0.002)"), summary)
+        XCTAssertTrue(summary.contains("rerun: " + rerun), summary)
+        XCTAssertTrue(summary.contains("1 cell(s): 1 regressed"), summary)
+        let markdown = PairedReportText.markdown(r)
+        XCTAssertTrue(markdown.hasPrefix("## ❌ stressbench ab `synthetic`: performance regression (exit code 4)"), markdown)
+        XCTAssertTrue(markdown.contains("| `e/mutex/t2` | 10/10 | 30.00ns | 33.00ns | 1.100 [1.100, 1.100] | 0.002 | 0.002 | **regressed** |"), markdown)
+        let junit = PairedReportText.junit(r)
+        XCTAssertTrue(junit.contains("<testsuites name=\"stressbench ab\" tests=\"21\" failures=\"1\" errors=\"0\" skipped=\"0\">"), junit)
+        XCTAssertTrue(junit.contains("<failure type=\"regression\""), junit)
+    }
+
     func testTheScheduleRunsRepetitionFirst() {
         let trials = cell({ _ in 30 }, count: 3, strategy: "a") + cell({ _ in 30 }, count: 3, strategy: "b").map { t in
             var t = t
