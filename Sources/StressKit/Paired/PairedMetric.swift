@@ -58,6 +58,7 @@ public enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertible
         }
     }
 
+    /// The canonical spelling, as ``rawValue``.
     public var description: String { rawValue }
 
     /// True when a larger value is better (ops/s); false for times.
@@ -100,6 +101,7 @@ public enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertible
 }
 
 extension PairedMetric: Codable {
+    /// Reads a metric from its spelling.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let metric = PairedMetric(spelling: text) else {
@@ -108,6 +110,7 @@ extension PairedMetric: Codable {
         self = metric
     }
 
+    /// Writes the metric's canonical spelling.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(rawValue)

@@ -45,9 +45,13 @@ public enum PairedReportText {
         }
         if failed.count > 10 { text += "  ... and \(failed.count - 10) more trial(s) that did not pass\n" }
         text += "\(r.cells.count) cell(s): " + verdictCounts(r) + "\n"
+        if let stop = r.stop { text += "\(stop.summary): \(completedPairs(r)) complete pair(s) judged, the rest not run\n" }
         if let problem = r.coverageProblem { text += "FAILED: \(problem)\n" }
         return text
     }
+
+    /// Pairs with both figures, over every cell.
+    static func completedPairs(_ r: PairedReport) -> Int { r.cells.map(\.completePairs).reduce(0, +) }
 
     /// `3 unchanged, 1 regressed`.
     static func verdictCounts(_ r: PairedReport) -> String {
@@ -76,6 +80,7 @@ public enum PairedReportText {
             out += "| " + row.map(esc).joined(separator: " | ") + " |\n"
         }
         out += "\n\(r.cells.count) cell(s): \(verdictCounts(r)).\n"
+        if let stop = r.stop { out += "\n**\(esc(stop.summary))**: \(completedPairs(r)) complete pair(s) judged, the rest not run.\n" }
         for c in r.regressions { out += "\n- rerun `\(c.cell)`: `\(rerunCommand(c.cell, of: r, executable: executable))`" }
         if !r.regressions.isEmpty { out += "\n" }
         if let problem = r.coverageProblem { out += "\n**\(esc(problem)).**\n" }
