@@ -22,7 +22,9 @@
 #
 # Environment: BIN_DIR (where the builds are, default .build/release; built
 # there when missing), PLAN (default scripts/ab-calibration.yaml), FIVE, TWO,
-# EFFECT_PAIRS, AB_OPTIONS (more options for every `ab`, e.g. "--tolerance 1%").
+# EFFECT_PAIRS (0: no effect runs), AB_OPTIONS (more options for every `ab`,
+# e.g. "--tolerance 1%"), PARTS (default "aa ab5 ab2 gate": which comparisons
+# each iteration makes; gate is the baseline gate's runs and compares).
 # Results: OUTDIR/summary.txt, one JSON per comparison and run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +35,7 @@ plan=${PLAN:-scripts/ab-calibration.yaml}
 five=${FIVE:-plus2}
 two=${TWO:-plus1}
 effect_pairs=${EFFECT_PAIRS:-30}
+parts=" ${PARTS:-aa ab5 ab2 gate} "
 read -r -a ab_options <<< "${AB_OPTIONS:-}"
 mkdir -p "$out"
 bin_dir=${BIN_DIR:-.build/release}
@@ -67,29 +70,40 @@ compare() { # compare BASE NEW LABEL [options]: the exit code of the baseline ga
 } | tee "$out/summary.txt"
 
 # What each extra step costs here: long paired runs, median of the per-pair ratios.
-for b in plus1 plus2; do
-    echo "effect of $b: exit $(ab "$b" "effect-$b" --pairs "$effect_pairs")" | tee -a "$out/summary.txt"
-done
+if [ "$effect_pairs" -gt 0 ]; then
+    for b in plus1 plus2; do
+        echo "effect of $b: exit $(ab "$b" "effect-$b" --pairs "$effect_pairs")" | tee -a "$out/summary.txt"
+    done
+fi
 
 for i in $(seq 1 "$n"); do
-    line="iteration $i/$n: ab A/A exit $(ab base "aa-$i")"
-    line="$line, A/B5 exit $(ab "$five" "ab5-$i")"
-    line="$line, A/B2 exit $(ab "$two" "ab2-$i")"
-    run base "run-a-$i"
-    run "$five" "run-b5-$i"
-    run "$two" "run-b2-$i"
-    line="$line; baseline gate p50 A/B5 exit $(compare "run-a-$i" "run-b5-$i" "gate-p50-b5-$i")"
-    line="$line, A/B2 exit $(compare "run-a-$i" "run-b2-$i" "gate-p50-b2-$i")"
-    line="$line; ops_per_s at 2% A/B5 exit $(compare "run-a-$i" "run-b5-$i" "gate-ops-b5-$i" --metric ops_per_s --tolerance 2%)"
-    line="$line, A/B2 exit $(compare "run-a-$i" "run-b2-$i" "gate-ops-b2-$i" --metric ops_per_s --tolerance 2%)"
+    line="iteration $i/$n:"
+    case $parts in *" aa "*) line="$line ab A/A exit $(ab base "aa-$i")";; esac
+    case $parts in *" ab5 "*) line="$line, A/B5 exit $(ab "$five" "ab5-$i")";; esac
+    case $parts in *" ab2 "*) line="$line, A/B2 exit $(ab "$two" "ab2-$i")";; esac
+    case $parts in *" gate "*)
+        run base "run-a-$i"
+        run "$five" "run-b5-$i"
+        run "$two" "run-b2-$i"
+        line="$line; baseline gate p50 A/B5 exit $(compare "run-a-$i" "run-b5-$i" "gate-p50-b5-$i")"
+        line="$line, A/B2 exit $(compare "run-a-$i" "run-b2-$i" "gate-p50-b2-$i")"
+        line="$line; ops_per_s at 2% A/B5 exit $(compare "run-a-$i" "run-b5-$i" "gate-ops-b5-$i" --metric ops_per_s --tolerance 2%)"
+        line="$line, A/B2 exit $(compare "run-a-$i" "run-b2-$i" "gate-ops-b2-$i" --metric ops_per_s --tolerance 2%)";;
+    esac
     echo "$line" | tee -a "$out/summary.txt"
 done
 
 # Time: the same build against itself on the 10-cell plan.
 start=$(date +%s.%N)
 code=0
-"$base" ab "$base" "$base" Plans/paired.yaml --json "$out/paired-10-cells.json" -q > "$out/paired-10-cells.txt" 2>&1 || code=$?
+"$base" ab "$base" "$base" Plans/paired.yaml --json "$out/paired-10-cells.json" -q "${ab_options[@]}" > "$out/paired-10-cells.txt" 2>&1 || code=$?
 echo "10-cell Plans/paired.yaml, A/A: exit $code in $(echo "$(date +%s.%N) - $start" | bc | cut -d. -f1) s" | tee -a "$out/summary.txt"
 
 python3 scripts/ab_calibration_summary.py "$out" "$n" | tee -a "$out/summary.txt"
+# What other numbers of pairs would do under the noise measured here (an estimate by resampling).
+for kind in aa ab5 ab2; do
+    if [ -e "$out/$kind-1.json" ]; then
+        python3 scripts/ab_power.py "$out" "$kind" 0.02 25 50 75 | tee -a "$out/summary.txt"
+    fi
+done
 echo "files in $out"

@@ -67,7 +67,7 @@ struct ABCommand: ParsableCommand {
     @Argument(help: "The plan file (YAML or JSON); both builds load it.")
     var plan: String
 
-    @Option(help: ArgumentHelp("Pairs of trials per cell (each pair: one trial of each build). Default: 25 (enough, for any plan of fewer than 400000 cells, to call a cell regressed with one pair going the other way after the Holm correction over the cells).", valueName: "n"))
+    @Option(help: ArgumentHelp("Pairs of trials per cell (each pair: one trial of each build). Default: 50, what a 5% change of a 30 ns operation needs on a shared 2-core machine (docs/paired-gate.md); the test alone would settle for 7 to 11.", valueName: "n"))
     var pairs: Int?
 
     @OptionGroup(title: "Comparison")

@@ -44,9 +44,10 @@ public struct PairedSettings: Sendable, Codable, Equatable {
     /// The fewest pairs per cell `stressbench ab` runs by default, whatever
     /// the test would settle for: the statistics can call a 5% change with
     /// fewer only when the pairs agree closely, which they do not on a
-    /// shared machine (docs/paired-gate.md). 10 cells × 25 pairs × 2 builds
-    /// of 0.25 s trials take about 3.5 minutes on 2 cores.
-    public static let defaultPairs = 25
+    /// shared machine. With other builds running on the reference machine
+    /// (2 cores), 25 pairs caught a 5% slowdown of a 27 ns operation in
+    /// about 3 comparisons of 4, 50 in 19 of 20 (docs/paired-gate.md).
+    public static let defaultPairs = 50
 
     /// The pairs per cell `stressbench ab` runs for `cells` cells unless told:
     /// ``defaultPairs``, or ``pairsNeeded(forCells:)`` when that is more.
