@@ -37,6 +37,8 @@ def ab_summary(out, n, kind, title):
         with open(f"{out}/{kind}-{i}.seconds") as f:
             seconds.append(float(f.read()))
     runs = sum(codes.values())
+    if runs == 0:
+        return
     print(f"ab {title}: regression called in {flagged}/{runs} comparisons; exit codes {dict(sorted(codes.items()))}; "
           f"cell verdicts {dict(sorted(verdicts.items()))}")
     if ratios:
@@ -86,6 +88,8 @@ def gate_summary(out, n, kind, title):
             verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
             if c.get("ratio") is not None:
                 ratios.append(c["ratio"])
+    if runs == 0:
+        return
     print(f"baseline gate {title}: regression called in {flagged}/{runs} comparisons; cell verdicts {dict(sorted(verdicts.items()))}"
           + (f"; median ratio {statistics.median(ratios):.4f}" if ratios else ""))
 
