@@ -52,7 +52,10 @@ def spread(out, n, kind):
     """The standard deviation of the pairs' log-ratios, per metric, over every
     pair of every comparison of `kind`: how far two trials of a pair differ."""
     figures = {
-        "ns_per_op": lambda t: t["measurement"]["elapsedNs"] * t["trial"]["threads"] / t["measurement"]["totalOps"],
+        # None for a window in which the process completed nothing (it can
+        # happen to an 80 ms window on a loaded machine): that pair is left out.
+        "ns_per_op": lambda t: (t["measurement"]["elapsedNs"] * t["trial"]["threads"] / t["measurement"]["totalOps"]
+                                if t["measurement"]["totalOps"] > 0 else None),
         "cpu_ns_per_op": lambda t: (t["measurement"].get("resources") or {}).get("cpuNsPerOp"),
     }
     logs = {m: [] for m in figures}

@@ -45,8 +45,9 @@ public struct PairedSettings: Sendable, Codable, Equatable {
     /// the test would settle for: the statistics can call a 5% change with
     /// fewer only when the pairs agree closely, which they do not on a
     /// shared machine. With other builds running on the reference machine
-    /// (2 cores), 25 pairs caught a 5% slowdown of a 27 ns operation in
-    /// about 3 comparisons of 4, 50 in 19 of 20 (docs/paired-gate.md).
+    /// (2 cores), 25 pairs caught a 5% slowdown of a 27 ns operation in 16
+    /// comparisons of 20, 50 pairs in 17 of 20, and neither called a
+    /// regression comparing a build with itself (docs/paired-gate.md).
     public static let defaultPairs = 50
 
     /// The pairs per cell `stressbench ab` runs for `cells` cells unless told:
