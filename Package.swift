@@ -62,9 +62,16 @@ let package = Package(
             path: "Examples/CustomStressBench",
             exclude: ["seats.yaml"]
         ),
+        // The builds `stressbench ab` is calibrated with (scripts/ab-calibration.sh):
+        // `stressbench` with the hidden `_ab-work` workload, whose operation does
+        // 0 (base), 1 or 2 (plusN) more arithmetic steps. Not products.
+        .target(name: "ABCalibrationWork", dependencies: ["StressKit"], path: "Examples/ABCalibration/Work"),
+        .executableTarget(name: "ab-calibration-base", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Base"),
+        .executableTarget(name: "ab-calibration-plus1", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus1"),
+        .executableTarget(name: "ab-calibration-plus2", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus2"),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample"],
+            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample", "ab-calibration-base", "ab-calibration-plus1"],
             exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],

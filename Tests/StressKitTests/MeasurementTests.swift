@@ -239,9 +239,14 @@ final class MeasurementTests: XCTestCase {
             XCTAssertNotNil(a.bytesPerOp, t.trial.id)
             perOp[t.trial.strategy] = try XCTUnwrap(a.allocationsPerOp, t.trial.id)
         }
-        for lock in ["pthread-mutex", "mutex", "serial-queue-f"] {
+        for lock in ["pthread-mutex", "mutex"] {
             XCTAssertLessThan(try XCTUnwrap(perOp[lock]), 0.01, "\(lock): the hot loop allocates nothing")
         }
+        // The count is process-wide: under contention libdispatch wakes and
+        // makes threads of its own for a queue, and their allocations count
+        // too (0.0 to 0.05 per operation in runs of this test), so the C path
+        // is held to "not per call", against the overlay's two per call.
+        XCTAssertLessThan(try XCTUnwrap(perOp["serial-queue-f"]), 0.25, "serial-queue-f: no allocation per call")
         XCTAssertGreaterThan(try XCTUnwrap(perOp["serial-queue"]), 0.5, "the sync overlay allocates per call")
         #else
         throw XCTSkip("malloc-interposer replaces malloc by linking on Linux only")

@@ -135,11 +135,9 @@ public enum BaselineComparer {
         // The family is every cell that got a p-value: testing 33 cells at 5%
         // each would call one of them a regression in most comparisons of a
         // build with itself.
-        let tested = cells.indices.filter { cells[$0].pValue != nil }
-        let adjusted = Statistics.holmAdjusted(tested.map { cells[$0].pValue! })
-        for (i, p) in zip(tested, adjusted) { cells[i].pValueAdjusted = p }
+        let family = Statistics.holmAdjust(&cells, \.pValue, into: \.pValueAdjusted)
         for i in cells.indices where cells[i].reason.isEmpty {
-            (cells[i].verdict, cells[i].reason) = classify(cells[i], family: tested.count, settings)
+            (cells[i].verdict, cells[i].reason) = classify(cells[i], family: family, settings)
         }
         return ComparisonReport(settings: settings, baselineFile: baselineFile, cells: cells,
                                 onlyInBaseline: matching.unmatchedBaseline.map(\.key),
@@ -202,31 +200,12 @@ public enum BaselineComparer {
             let what = change == 0 ? "no change" : "a change of \(s.metric.format(change))"
             return (.unchanged, "\(what), within one step of \(s.metric.rawValue)'s resolution here (\(s.metric.format(step)): clock step or histogram bucket)")
         }
-        let adjusted = c.pValueAdjusted ?? p
-        let alpha = s.alpha
-        let band = (1 - s.tolerance)...(1 + s.tolerance)
-        let tolerance = "±\(Formatting.percent(s.tolerance))"
-        // Worse means a lower ratio for throughput, a higher one for latency.
-        let worseBeyond = s.metric.higherIsBetter ? hi < band.lowerBound : lo > band.upperBound
-        let betterBeyond = s.metric.higherIsBetter ? lo > band.upperBound : hi < band.lowerBound
-        var pText = "p = \(Formatting.pValue(p))"
-        if family > 1 { pText += "; Holm-adjusted over \(family) cells: \(Formatting.pValue(adjusted))" }
-        if worseBeyond || betterBeyond {
-            guard adjusted < alpha else {
-                var text = "the interval lies beyond \(tolerance) but the rank test is not significant (\(pText) ≥ \(Formatting.pValue(alpha)))"
-                let needed = s.samplesNeeded(forCells: family)
-                if Statistics.smallestPValue(n, m) * Double(family) >= alpha {
-                    text += "; with \(Swift.min(n, m)) repetitions a side no cell of \(family) can be significant: run at least \(needed)"
-                }
-                return (.inconclusive, text)
-            }
-            return worseBeyond
-                ? (.regressed, "worse beyond the \(tolerance) tolerance (\(pText))")
-                : (.improved, "better beyond the \(tolerance) tolerance (\(pText))")
+        return ToleranceVerdict.classify(
+            low: lo, high: hi, pValue: p, adjusted: c.pValueAdjusted ?? p, family: family, tolerance: s.tolerance, alpha: s.alpha,
+            higherIsBetter: s.metric.higherIsBetter, test: "rank test"
+        ) {
+            guard Statistics.smallestPValue(n, m) * Double(family) >= s.alpha else { return nil }
+            return "with \(Swift.min(n, m)) repetitions a side no cell of \(family) can be significant: run at least \(s.samplesNeeded(forCells: family))"
         }
-        if band.contains(lo) && band.contains(hi) {
-            return (.unchanged, "the interval lies within \(tolerance)")
-        }
-        return (.inconclusive, "the interval reaches beyond \(tolerance) without lying beyond it (too noisy to tell; \(pText))")
     }
 }

@@ -150,6 +150,15 @@ public enum Statistics {
         return adjusted
     }
 
+    /// Holm-adjusts the p-values of the `items` that have one (`pValue`),
+    /// storing each in `adjusted`; returns how many there were (the family).
+    @discardableResult
+    static func holmAdjust<T>(_ items: inout [T], _ pValue: KeyPath<T, Double?>, into adjusted: WritableKeyPath<T, Double?>) -> Int {
+        let tested = items.indices.filter { items[$0][keyPath: pValue] != nil }
+        for (i, p) in zip(tested, holmAdjusted(tested.map { items[$0][keyPath: pValue]! })) { items[i][keyPath: adjusted] = p }
+        return tested.count
+    }
+
     /// The smallest two-sided p-value the exact test can give for sizes n and m
     /// (2 / C(n+m, n)): with fewer samples than that allows, no difference can be
     /// called significant.

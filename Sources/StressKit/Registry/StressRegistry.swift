@@ -11,10 +11,14 @@ public struct WorkloadEntry: Sendable {
     let supportsLockFree: @Sendable (WorkloadParameters) -> Bool
     /// What its steps need of a strategy, for these parameters.
     let stepNeeds: @Sendable (WorkloadParameters) -> StepNeeds
+    /// Its operations for these parameters, one line each: name, weight, and
+    /// every step's name and access (``WorkloadShape``).
+    let operationShapes: @Sendable (WorkloadParameters) throws -> [String]
 
     init<W: Workload>(_ type: W.Type) {
         descriptor = W.descriptor
         validate = { _ = try W(parameters: $0) }
+        operationShapes = { try W(parameters: $0).operations().map { WorkloadShape.line($0.name, weight: $0.weight, $0.steps) } }
         supportsLockFree = { (try? W(parameters: $0).lockFreeOperations()) != nil }
         stepNeeds = { parameters in
             guard let workload = try? W(parameters: parameters) else { return StepNeeds() }
@@ -38,6 +42,9 @@ public struct ScenarioEntry: Sendable {
     let roleCount: @Sendable (WorkloadParameters) throws -> Int
     /// What its steps need of a strategy, for these parameters.
     let stepNeeds: @Sendable (WorkloadParameters) -> StepNeeds
+    /// Its roles for these parameters, one line each: name and every step's
+    /// name and access (``WorkloadShape``).
+    let roleShapes: @Sendable (WorkloadParameters) throws -> [String]
     /// Runs one trial of it in this process.
     let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
 
@@ -48,6 +55,7 @@ public struct ScenarioEntry: Sendable {
             guard let scenario = try? S(parameters: parameters) else { return StepNeeds() }
             return StepNeeds(scenario.roles().flatMap { $0.steps.map(\.access) })
         }
+        roleShapes = { try S(parameters: $0).roles().map { WorkloadShape.line($0.name, weight: nil, $0.steps) } }
         run = { parameters, strategy, settings, onStall in
             let scenario = try S(parameters: parameters)
             let instance = try strategy.make(StrategySetup(resources: scenario.resourceCount, threads: settings.threads))

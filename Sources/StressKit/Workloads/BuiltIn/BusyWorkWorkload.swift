@@ -24,13 +24,18 @@ public struct BusyWorkWorkload: Workload {
     public static let extraPercentVariable = "STRESSBENCH_BUSYWORK_EXTRA_PERCENT"
 
     /// The count of increments and the arithmetic's running result (kept so the
-    /// compiler cannot drop the work).
+    /// compiler cannot drop the work). Public for the calibration builds of
+    /// `stressbench ab` (Examples/ABCalibration), whose workload is this one
+    /// with other arithmetic.
     public final class State: @unchecked Sendable {
         // @unchecked: the strategy under test guards both words.
-        let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        let sink = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        /// Increments done.
+        public let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        /// The arithmetic's running result.
+        public let sink = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
 
-        init() {
+        /// A count of 0 and a non-zero seed for the arithmetic.
+        public init() {
             count.initialize(to: 0)
             sink.initialize(to: 0x9E37_79B9_7F4A_7C15)
         }
@@ -74,6 +79,12 @@ public struct BusyWorkWorkload: Workload {
     }
 
     public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] {
+        Self.countCheck(state, totals)
+    }
+
+    /// The invariant of a counter whose only operation, `work`, increments
+    /// it once: the count equals the operations done.
+    public static func countCheck(_ state: State, _ totals: RunTotals) -> [String] {
         let expected = totals.count(of: "work"), actual = state.count.pointee
         return actual == expected ? [] : ["final count \(actual) != \(expected) operations done (\(expected - actual) lost)"]
     }
