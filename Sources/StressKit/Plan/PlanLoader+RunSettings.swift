@@ -179,4 +179,30 @@ extension PlanLoader {
             return
         }
     }
+
+    /// `deadlock_after` must be shorter than the trial timeout: otherwise the
+    /// parent kills a deadlocked trial first and it ends as a bare `timeout`,
+    /// without the watchdog's report of where every worker waits. The problem is
+    /// located at the more specific of the two keys (the experiment's before
+    /// `defaults`, `deadlock_after` before `timeout`).
+    func checkWatchdogFitsTimeout(
+        _ e: Experiment, layer: Layer, defaults: Layer, node: Node, path: PlanKeyPath, _ r: inout PlanReader
+    ) {
+        let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
+        guard e.deadlockAfterNs >= timeout else { return }
+        let format = Quantities.format(nanoseconds:)
+        let timeoutText = e.timeoutNs == nil
+            ? "\(format(timeout)), automatic: \(e.stop.durationNs == nil ? "warmup + 2m" : "warmup + 2 × duration + 10s")"
+            : format(timeout)
+        let deadlockText = format(e.deadlockAfterNs) + (layer.deadlockAfterAt ?? defaults.deadlockAfterAt == nil ? ", the default" : "")
+        let at = layer.deadlockAfterAt ?? layer.timeoutAt ?? defaults.deadlockAfterAt ?? defaults.timeoutAt
+        r.fail(at?.path ?? path, at?.node ?? node,
+               "deadlock_after (\(deadlockText)) must be shorter than the trial timeout (\(timeoutText)): "
+               + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout")
+    }
+
+    /// Thread counts past ``PlanDefaults/maxThreadsWithoutOptIn`` and plans
+    /// longer than ``PlanDefaults/maxPlannedSecondsWithoutOptIn`` need the
+    /// plan to say so (`allow_large: true`, or `--allow-large`): a typo such
+    /// as `threads: 4096` or `duration: 168h` must not take a machine for days.
 }
