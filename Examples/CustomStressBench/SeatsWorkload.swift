@@ -56,14 +56,14 @@ struct SeatsWorkload: Workload {
 
     func makeState(threads: Int) -> State { State(seats: seats, threads: threads) }
 
-    func operations() -> [Operation<State>] {
+    func operations() -> [StressOperation<State>] {
         // Arguments are drawn outside any critical section; each step boundary is
         // where a real caller would leave one critical section and enter the next.
         let pickSeat = Step<State>.unguarded("pick-seat") { state, frame in
             frame.r0 = frame.random.next(below: state.count)
             return .next
         }
-        let book = Operation<State>("book", weight: (1 - auditRatio) / 2, steps: [
+        let book = StressOperation<State>("book", weight: (1 - auditRatio) / 2, steps: [
             pickSeat,
             .write("book") { state, frame in
                 let seat = state.owner + frame.r0
@@ -77,7 +77,7 @@ struct SeatsWorkload: Workload {
                 return .next
             },
         ])
-        let cancel = Operation<State>("cancel", weight: (1 - auditRatio) / 2, steps: [
+        let cancel = StressOperation<State>("cancel", weight: (1 - auditRatio) / 2, steps: [
             pickSeat,
             .write("cancel") { state, frame in
                 let seat = state.owner + frame.r0
@@ -87,7 +87,7 @@ struct SeatsWorkload: Workload {
                 return .next
             },
         ])
-        let audit = Operation<State>("audit", weight: auditRatio, steps: [
+        let audit = StressOperation<State>("audit", weight: auditRatio, steps: [
             .read("audit") { state, _ in
                 let (taken, held) = state.tally()
                 return taken == held ? .next : .violation("seat map shows \(taken) seats taken but \(held) are booked")

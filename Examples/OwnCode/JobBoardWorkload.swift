@@ -57,15 +57,15 @@ public struct JobBoardWorkload: Workload {
         State(board: JobBoard(slots: slots, bug: bug), threads: threads)
     }
 
-    public func operations() -> [Operation<State>] {
+    public func operations() -> [StressOperation<State>] {
         let share = (1 - statusRatio) / 2
-        let post = Operation<State>("post", weight: share, steps: [
+        let post = StressOperation<State>("post", weight: share, steps: [
             .unguarded("post") { state, frame in
                 state.board.post(frame.random.next(below: 1 << 20))
                 return .next
             },
         ])
-        let run = Operation<State>("run", weight: share, steps: [
+        let run = StressOperation<State>("run", weight: share, steps: [
             .unguarded("run") { state, frame in
                 var crowded = 0
                 let slots = state.board.slots
@@ -79,7 +79,7 @@ public struct JobBoardWorkload: Workload {
                 return crowded == 0 ? .next : .violation("\(crowded) jobs ran at once on a board with \(slots) slot(s)")
             },
         ])
-        let status = Operation<State>("status", weight: statusRatio, steps: [
+        let status = StressOperation<State>("status", weight: statusRatio, steps: [
             .unguarded("status") { state, _ in
                 let status = state.board.status()
                 return status.busy <= state.board.slots ? .next

@@ -21,21 +21,21 @@ public struct LedgerWorkload: Workload {
 
     public func makeState(threads: Int) -> Ledger { Ledger(invertedOrder: invertedOrder) }
 
-    public func operations() -> [Operation<Ledger>] {
+    public func operations() -> [StressOperation<Ledger>] {
         [
-            Operation("post", weight: 0.45, steps: [
+            StressOperation("post", weight: 0.45, steps: [
                 .unguarded("post") { ledger, frame in
                     ledger.post(1 + frame.random.next(below: 100))
                     return .next
                 },
             ]),
-            Operation("settle", weight: 0.45, steps: [
+            StressOperation("settle", weight: 0.45, steps: [
                 .unguarded("settle") { ledger, frame in
                     ledger.settle(1 + frame.random.next(below: 100))
                     return .next
                 },
             ]),
-            Operation("audit", weight: 0.1, steps: [
+            StressOperation("audit", weight: 0.1, steps: [
                 .unguarded("audit") { ledger, _ in
                     let balance = ledger.balance
                     return balance == 1_000 ? .next : .violation("cash minus sales is \(balance), not 1000")

@@ -35,18 +35,18 @@ struct PageViewsWorkload: Workload {
 
     func makeState(threads: Int) -> State { State(pages: pages) }
 
-    // `WorkloadOperation` is StressKit's `Operation<State>`: in a file that
-    // imports XCTest (and so Foundation), a bare `Operation` is NSOperation.
-    func operations() -> [WorkloadOperation] {
+    // `StressOperation` keeps its name in a file that imports XCTest (and so
+    // Foundation, whose `Operation` is NSOperation).
+    func operations() -> [StressOperation<State>] {
         [
-            WorkloadOperation("view", weight: 0.9, steps: [
+            StressOperation("view", weight: 0.9, steps: [
                 .write("count") { state, frame in
                     state.views[1 + frame.random.next(below: state.pages)] += 1
                     state.views[0] += 1
                     return .next
                 },
             ]),
-            WorkloadOperation("report", weight: 0.1, steps: [
+            StressOperation("report", weight: 0.1, steps: [
                 .read("sum") { state, _ in
                     let sum = (1...state.pages).reduce(0) { $0 + state.views[$1] }
                     return sum == state.views[0] ? .next : .violation("pages add up to \(sum) but the total is \(state.views[0])")

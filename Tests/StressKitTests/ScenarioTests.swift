@@ -100,7 +100,7 @@ final class ScenarioTests: XCTestCase {
     /// Soft PCT in a scenario draws its priority order afresh for every round,
     /// as a function of the seed and the round alone.
     func testPerRoundPCTDrawsAFreshOrderForEveryRound() throws {
-        let operations = [Operation<TwoIncrementsScenario.State>("a", weight: 1, steps: [.unguarded("x") { _, _ in .next }])]
+        let operations = [StressOperation<TwoIncrementsScenario.State>("a", weight: 1, steps: [.unguarded("x") { _, _ in .next }])]
         let board = SiteBoard(workers: 4, operations: operations)
         func orders(seed: UInt64) -> [[UInt64]] {
             let shared = FuzzShared(board: board, settings: FuzzSettings(.pct), seed: seed)

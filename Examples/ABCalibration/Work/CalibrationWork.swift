@@ -51,10 +51,10 @@ public struct CalibrationWorkload<Extra: ExtraSteps>: Workload {
 
     public func makeState(threads: Int) -> State { State() }
 
-    public func operations() -> [Operation<State>] {
+    public func operations() -> [StressOperation<State>] {
         let steps = self.steps
         return [
-            Operation("work", weight: 1, steps: [
+            StressOperation("work", weight: 1, steps: [
                 .write("steps and increment") { state, _ in
                     state.sink.pointee = XorshiftSteps.run(steps, from: state.sink.pointee)
                     state.count.pointee += 1

@@ -101,7 +101,7 @@ struct CompiledProgram {
 
     /// Flattens `operations`, whose step `k` of operation `i` has site id
     /// `siteBase[i] + k` (the board's numbering). Free it with ``deallocate()``.
-    init<State>(_ operations: [Operation<State>], siteBase: [Int]) {
+    init<State>(_ operations: [StressOperation<State>], siteBase: [Int]) {
         let total = operations.reduce(0) { $0 + $1.steps.count }
         steps = .allocate(capacity: total)
         kernels = operations.flatMap { $0.steps.map(\.kernel) }

@@ -298,7 +298,7 @@ private func submit(
 /// so nothing non-`Sendable` crosses an isolation boundary.
 @inline(__always)
 func execute<State: AnyObject & Sendable>(
-    _ operation: Operation<State>, state: State, strategy: any IsolatingStrategy, frame: inout OpFrame
+    _ operation: StressOperation<State>, state: State, strategy: any IsolatingStrategy, frame: inout OpFrame
 ) async -> (StepResult, Int) {
     let steps = operation.steps
     var index = 0

@@ -167,7 +167,7 @@ enum RoundLoop {
 
     /// For a task worker under an isolating strategy (actors).
     static func run<State: AnyObject & Sendable>(
-        _ worker: inout Worker, _ operations: [Operation<State>], _ rounds: RoundProgram, _ strategy: any IsolatingStrategy,
+        _ worker: inout Worker, _ operations: [StressOperation<State>], _ rounds: RoundProgram, _ strategy: any IsolatingStrategy,
         _ control: TrialControl, phase: Int, round start: Int
     ) async -> Int {
         let me = worker.frame.thread

@@ -148,7 +148,7 @@ final class SiteBoard: @unchecked Sendable {
 
     /// A board for `workers` running `operations`; `extraLabels` name sites
     /// after the operations' steps that are not steps (a scenario's arbiter).
-    init<State>(workers: Int, operations: [Operation<State>], extraLabels: [String] = []) {
+    init<State>(workers: Int, operations: [StressOperation<State>], extraLabels: [String] = []) {
         self.workers = workers
         participants = workers + 1 + Self.helperSlots
         lines = CacheLineArray(count: participants)

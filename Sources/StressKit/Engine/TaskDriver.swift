@@ -8,7 +8,7 @@ import Synchronization
 enum TaskDriver {
     /// Runs the trial; with `rounds` (a scenario), in rounds (see ``ThreadDriver``).
     static func run<State: AnyObject & Sendable>(
-        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], strategy: any IsolatingStrategy, board: SiteBoard,
+        state: State, makeOperations: @escaping @Sendable () -> [StressOperation<State>], strategy: any IsolatingStrategy, board: SiteBoard,
         fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings, rounds: RoundProgram? = nil
     ) -> [WorkerReport] {
         let n = settings.threads
@@ -113,7 +113,7 @@ enum TaskDriver {
 
     @inline(__always)
     private static func timedOperation<State: AnyObject & Sendable>(
-        _ worker: inout Worker, _ operations: [Operation<State>], _ state: State, _ strategy: any IsolatingStrategy
+        _ worker: inout Worker, _ operations: [StressOperation<State>], _ state: State, _ strategy: any IsolatingStrategy
     ) async {
         let i = worker.begin()
         if worker.shouldTime() {

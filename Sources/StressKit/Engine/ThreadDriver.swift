@@ -78,7 +78,7 @@ enum ThreadDriver {
     /// in rounds (``RoundLoop``) instead of the closed loop; `state` is then
     /// unused (each round has its own).
     static func run<State: AnyObject & Sendable>(
-        state: State, makeOperations: @escaping @Sendable () -> [Operation<State>], access: BlockingAccess, board: SiteBoard,
+        state: State, makeOperations: @escaping @Sendable () -> [StressOperation<State>], access: BlockingAccess, board: SiteBoard,
         fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings, rounds: RoundProgram? = nil
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads

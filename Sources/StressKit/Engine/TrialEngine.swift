@@ -54,7 +54,7 @@ public enum TrialEngine {
         onStall: @escaping @Sendable (StallReport) -> Void
     ) throws(EngineError) -> EngineOutput {
         let state = workload.makeState(threads: settings.threads)
-        let makeOperations: @Sendable () -> [Operation<W.State>]
+        let makeOperations: @Sendable () -> [StressOperation<W.State>]
         if strategy.descriptor.lockFree {
             guard workload.lockFreeOperations() != nil else {
                 throw EngineError("workload \(W.descriptor.name) has no lock-free form for strategy \(strategy.descriptor.name)")
@@ -94,8 +94,8 @@ public enum TrialEngine {
         guard !strategy.descriptor.lockFree else {
             throw EngineError("scenario \(name) has no lock-free form for strategy \(strategy.descriptor.name)")
         }
-        let makeOperations: @Sendable () -> [Operation<S.State>] = {
-            scenario.roles().map { Operation($0.name, weight: 1, steps: $0.steps) }
+        let makeOperations: @Sendable () -> [StressOperation<S.State>] = {
+            scenario.roles().map { StressOperation($0.name, weight: 1, steps: $0.steps) }
         }
         let operations = makeOperations()
         // The arbiter gets a site of its own after the roles' steps, so a stall
@@ -129,7 +129,7 @@ public enum TrialEngine {
     /// watchdog, the fuzzer's shared part, the driver for the strategy, and
     /// what the workers left, which `merge` turns into the output.
     private static func runCore<State: AnyObject & Sendable>(
-        state: State, operations: [Operation<State>], makeOperations: @escaping @Sendable () -> [Operation<State>],
+        state: State, operations: [StressOperation<State>], makeOperations: @escaping @Sendable () -> [StressOperation<State>],
         strategy: StrategyInstance, settings: TrialSettings, onStall: @escaping @Sendable (StallReport) -> Void,
         rounds makeRounds: ((SiteBoard, FuzzShared?, TrialSettings) -> RoundProgram)?,
         merge: ([WorkerReport], UsageWindow, PacingSchedule, TrialSettings) -> EngineOutput
@@ -210,7 +210,7 @@ public enum TrialEngine {
 
     private static func merge<W: Workload>(
         _ reports: [WorkerReport], workload: W, state: W.State,
-        operations: [Operation<W.State>], settings: TrialSettings,
+        operations: [StressOperation<W.State>], settings: TrialSettings,
         window: UsageWindow, schedule: PacingSchedule
     ) -> EngineOutput {
         merge(reports, operations: operations, settings: settings, window: window, schedule: schedule,
@@ -220,7 +220,7 @@ public enum TrialEngine {
     /// The workers' reports merged: histograms in clock ticks, counts, tallies,
     /// violations, then the final checks and the figures.
     private static func merge<State>(
-        _ reports: [WorkerReport], operations: [Operation<State>], settings: TrialSettings,
+        _ reports: [WorkerReport], operations: [StressOperation<State>], settings: TrialSettings,
         window: UsageWindow, schedule: PacingSchedule,
         finalCheck: (RunTotals) -> [String], metrics: [String: Double]
     ) -> EngineOutput {

@@ -81,7 +81,7 @@ struct Worker {
     /// (``fuzzPoint()``, ``reportViolation(_:)``), in memory the worker owns.
     let ambient: UnsafeMutablePointer<AmbientContext>
 
-    init<State>(thread: Int, settings: TrialSettings, operations: [Operation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
+    init<State>(thread: Int, settings: TrialSettings, operations: [StressOperation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
         clock = TimeSource.resolve(settings.timing.clock)
         switch settings.timing.sampling {

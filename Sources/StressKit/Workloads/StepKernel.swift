@@ -34,7 +34,7 @@
 ///         return .next
 ///     }
 /// }
-/// Operation("increment", weight: 1, steps: [.write("add", kernel: Add())])
+/// StressOperation("increment", weight: 1, steps: [.write("add", kernel: Add())])
 /// ```
 public protocol StepKernel: Sendable {
     /// The workload's state type.

@@ -75,13 +75,13 @@ public protocol Workload: Sendable {
     func makeState(threads: Int) -> State
 
     /// The operations, with their weights. Called once per trial.
-    func operations() -> [Operation<State>]
+    func operations() -> [StressOperation<State>]
 
     /// The same operations written lock-free (atomics, compare-and-swap), for
     /// strategies with no critical sections (``StrategyDescriptor/lockFree``, the
     /// `atomic` baseline). Nil (the default) when the state is more than a word
     /// and has no lock-free form; such a workload is not paired with those strategies.
-    func lockFreeOperations() -> [Operation<State>]?
+    func lockFreeOperations() -> [StressOperation<State>]?
 
     /// Invariants checked once all workers have stopped (and the strategy has
     /// drained any asynchronous work). Return one message per broken invariant.
@@ -94,18 +94,16 @@ public protocol Workload: Sendable {
 }
 
 extension Workload {
-    /// This workload's ``StressKit/Operation`` type, under a name nothing else
-    /// uses. Foundation (and XCTest, which re-exports it) has an `Operation` class
-    /// of its own (`NSOperation`) that wins over StressKit's in a file importing
-    /// it, so such a file writes `[WorkloadOperation]` and
-    /// `WorkloadOperation("name", weight:steps:)`, or `StressKit.Operation<State>`.
-    public typealias WorkloadOperation = StressKit.Operation<State>
+    /// Shorthand for this workload's ``StressOperation`` type: `[WorkloadOperation]`
+    /// reads as `[StressOperation<State>]`. (The type was named `Operation` once,
+    /// which Foundation's `NSOperation` shadowed in every file importing it.)
+    public typealias WorkloadOperation = StressKit.StressOperation<State>
 
     /// One guarded resource.
     public var resourceCount: Int { 1 }
 
     /// No lock-free form.
-    public func lockFreeOperations() -> [Operation<State>]? { nil }
+    public func lockFreeOperations() -> [StressOperation<State>]? { nil }
 
     /// No final invariants.
     public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] { [] }

@@ -102,9 +102,9 @@ public struct BankWorkload: Workload {
         State(accounts: accounts, initialBalance: initialBalance, resources: resourceCount, threads: threads)
     }
 
-    public func operations() -> [Operation<State>] {
+    public func operations() -> [StressOperation<State>] {
         if variant == .lockOrderInversion { return branchOperations() }
-        let audit = Operation<State>("audit", weight: auditRatio, steps: [
+        let audit = StressOperation<State>("audit", weight: auditRatio, steps: [
             .read("scan") { state, _ in
                 state.audit(expected: state.expectedTotal, when: "audit found").map { .violation($0) } ?? .next
             },
@@ -115,11 +115,11 @@ public struct BankWorkload: Workload {
             // inside the transfer, as a transfer that calls the public, locking
             // `balance(of:)` would: fine for a recursive lock or an actor, a
             // deadlock (or a libdispatch trap) for everything else.
-            Operation("transfer", weight: transferRatio, steps: [chooseTransfer(), Step("move", access: transferAccess, body: Self.move)]),
-            Operation("deposit", weight: depositRatio, steps: depositSteps()),
-            Operation("withdraw", weight: withdrawRatio, steps: withdrawSteps()),
-            Operation("close", weight: closeRatio, steps: [chooseAccount(), .write("close", Self.close)]),
-            Operation("reopen", weight: closeRatio, steps: [chooseAccount(), .write("reopen", reopen())]),
+            StressOperation("transfer", weight: transferRatio, steps: [chooseTransfer(), Step("move", access: transferAccess, body: Self.move)]),
+            StressOperation("deposit", weight: depositRatio, steps: depositSteps()),
+            StressOperation("withdraw", weight: withdrawRatio, steps: withdrawSteps()),
+            StressOperation("close", weight: closeRatio, steps: [chooseAccount(), .write("close", Self.close)]),
+            StressOperation("reopen", weight: closeRatio, steps: [chooseAccount(), .write("reopen", reopen())]),
             audit,
         ]
     }
@@ -258,21 +258,21 @@ public struct BankWorkload: Workload {
 
     /// The lock-order-inversion bank: accounts split into two branches, one
     /// resource each; transfers cross branches taking the source branch first.
-    private func branchOperations() -> [Operation<State>] {
+    private func branchOperations() -> [StressOperation<State>] {
         let half = accounts / 2
         let first = 0..<half, second = half..<accounts
         let transferWeight = (1 - auditRatio) / 2
         return [
-            Operation("transfer-out", weight: transferWeight, steps: [
+            StressOperation("transfer-out", weight: transferWeight, steps: [
                 chooseTransfer(from: first, to: second),
                 .nestedWrite("move", outer: 0, inner: 1, Self.holdingBothBranches(Self.move)),
             ]),
-            Operation("transfer-in", weight: transferWeight, steps: [
+            StressOperation("transfer-in", weight: transferWeight, steps: [
                 chooseTransfer(from: second, to: first),
                 .nestedWrite("move", outer: 1, inner: 0, Self.holdingBothBranches(Self.move)),
             ]),
             // An audit needs both branches at once; it takes them in a fixed order.
-            Operation("audit", weight: auditRatio, steps: [
+            StressOperation("audit", weight: auditRatio, steps: [
                 .nestedWrite("scan", outer: 0, inner: 1, Self.holdingBothBranches { state, _ in
                     state.audit(expected: state.expectedTotal, when: "audit found").map { .violation($0) } ?? .next
                 }),

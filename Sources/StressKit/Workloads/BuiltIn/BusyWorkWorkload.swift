@@ -57,10 +57,10 @@ public struct BusyWorkWorkload: Workload {
 
     public func makeState(threads: Int) -> State { State() }
 
-    public func operations() -> [Operation<State>] {
+    public func operations() -> [StressOperation<State>] {
         let rounds = self.rounds
         return [
-            Operation("work", weight: 1, steps: [
+            StressOperation("work", weight: 1, steps: [
                 .write("spin and increment") { state, _ in
                     // xorshift64: each round depends on the last, so the rounds
                     // cannot be folded or vectorised away.

@@ -200,13 +200,13 @@ public struct CacheWorkload: Workload {
         return State(keys: keys, distribution: distribution, threads: threads)
     }
 
-    public func operations() -> [Operation<State>] {
+    public func operations() -> [StressOperation<State>] {
         let choose = Step<State>.unguarded("choose") { state, frame in
             frame.r0 = state.distribution.sample(&frame.random)
             frame.r1 = Int(frame.random.next() & 1)
             return .next
         }
-        let get = Operation<State>("get", weight: readRatio, steps: [
+        let get = StressOperation<State>("get", weight: readRatio, steps: [
             choose,
             .read("get") { state, frame in
                 let key = frame.r0
@@ -218,7 +218,7 @@ public struct CacheWorkload: Workload {
                 return .next
             },
         ])
-        return [get, Operation("put", weight: 1 - readRatio, steps: [choose] + putSteps())]
+        return [get, StressOperation("put", weight: 1 - readRatio, steps: [choose] + putSteps())]
     }
 
     private func putSteps() -> [Step<State>] {

@@ -136,35 +136,35 @@ public struct CounterWorkload: Workload {
 
     public func makeState(threads: Int) -> State { State(threads: threads) }
 
-    public func operations() -> [Operation<State>] {
-        let increment: Operation<State>
+    public func operations() -> [StressOperation<State>] {
+        let increment: StressOperation<State>
         if splitReadModifyWrite {
-            increment = Operation("increment", weight: 1 - readRatio, steps: [
+            increment = StressOperation("increment", weight: 1 - readRatio, steps: [
                 step("load", writer: false, SplitLoad()),
                 step("store", writer: true, SplitStore()),
             ])
         } else {
-            increment = Operation("increment", weight: 1 - readRatio, steps: [step("add", writer: true, Add())])
+            increment = StressOperation("increment", weight: 1 - readRatio, steps: [step("add", writer: true, Add())])
         }
-        let read = Operation<State>("read", weight: readRatio, steps: [step("load", writer: false, Load())])
+        let read = StressOperation<State>("read", weight: readRatio, steps: [step("load", writer: false, Load())])
         return [increment, read]
     }
 
     /// The same operations on an `Atomic<Int>`, with no critical sections. None
     /// when the occupancy probe is on: it watches critical sections, and here
     /// there are none to watch.
-    public func lockFreeOperations() -> [Operation<State>]? {
+    public func lockFreeOperations() -> [StressOperation<State>]? {
         guard !trackOccupancy else { return nil }
-        let increment: Operation<State>
+        let increment: StressOperation<State>
         if splitReadModifyWrite {
-            increment = Operation("increment", weight: 1 - readRatio, steps: [
+            increment = StressOperation("increment", weight: 1 - readRatio, steps: [
                 .unguarded("load", kernel: AtomicSplitLoad()),
                 .unguarded("store", kernel: AtomicSplitStore()),
             ])
         } else {
-            increment = Operation("increment", weight: 1 - readRatio, steps: [.unguarded("add", kernel: AtomicAdd())])
+            increment = StressOperation("increment", weight: 1 - readRatio, steps: [.unguarded("add", kernel: AtomicAdd())])
         }
-        let read = Operation<State>("read", weight: readRatio, steps: [.unguarded("load", kernel: AtomicLoad(pauses: readSpin))])
+        let read = StressOperation<State>("read", weight: readRatio, steps: [.unguarded("load", kernel: AtomicLoad(pauses: readSpin))])
         return [increment, read]
     }
 

@@ -51,7 +51,7 @@ public struct FaultInjectionWorkload: Workload {
 
     public func makeState(threads: Int) -> State { State() }
 
-    public func operations() -> [Operation<State>] {
+    public func operations() -> [StressOperation<State>] {
         let mode = self.mode, afterOps = self.afterOps
         let fire: @Sendable (State, OpFrame) -> Void = { state, frame in
             guard frame.thread == 0, frame.opNumber == afterOps else { return }
@@ -93,15 +93,15 @@ public struct FaultInjectionWorkload: Workload {
                 return .next
             }
             return [
-                Operation("forward", weight: 1, steps: [
+                StressOperation("forward", weight: 1, steps: [
                     .unguarded("pick") { _, frame in frame.thread % 2 == 0 && !(partial && frame.thread > 1) ? .next : .finish },
                     .nestedWrite("lock 0 then 1", outer: 0, inner: 1) { _, _ in .next }, count,
                 ]),
-                Operation("backward", weight: 1, steps: [
+                StressOperation("backward", weight: 1, steps: [
                     .unguarded("pick") { _, frame in frame.thread % 2 == 1 && !(partial && frame.thread > 1) ? .next : .finish },
                     .nestedWrite("lock 1 then 0", outer: 1, inner: 0) { _, _ in .next }, count,
                 ]),
-                Operation("count", weight: partial ? 1 : 0, steps: [count]),
+                StressOperation("count", weight: partial ? 1 : 0, steps: [count]),
             ]
         }
         let work: Step<State> = inside
@@ -115,6 +115,6 @@ public struct FaultInjectionWorkload: Workload {
                 state.counter.add(1, ordering: .relaxed)
                 return .next
             }
-        return [Operation("work", weight: 1, steps: [work])]
+        return [StressOperation("work", weight: 1, steps: [work])]
     }
 }

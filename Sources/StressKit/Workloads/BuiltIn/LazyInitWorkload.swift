@@ -148,8 +148,8 @@ public struct LazyInitWorkload: Workload {
 
     public func makeState(threads: Int) -> State { State(threads: threads, payloadWords: payloadWords) }
 
-    public func operations() -> [Operation<State>] {
-        let get = Operation<State>("get", weight: 1 - resetRatio, steps: [
+    public func operations() -> [StressOperation<State>] {
+        let get = StressOperation<State>("get", weight: 1 - resetRatio, steps: [
             // A new instance's id, unique without a shared counter: (op number, thread).
             .unguarded("new-id") { state, frame in
                 frame.r0 = frame.opNumber &* state.threads &+ frame.thread &+ 1
@@ -161,7 +161,7 @@ public struct LazyInitWorkload: Workload {
                 return state.use(id, generation: state.shared.pointee.generation, thread: frame.thread).map { .violation($0) } ?? .finish
             },
         ] + slowPath())
-        let reset = Operation<State>("reset", weight: resetRatio, steps: [
+        let reset = StressOperation<State>("reset", weight: resetRatio, steps: [
             .write("reset") { state, _ in
                 state.shared.pointee.generation &+= 1
                 state.shared.pointee.published = 0

@@ -121,7 +121,7 @@ public struct LifecycleWorkload: Workload {
 
     public func makeState(threads: Int) -> State { State(slots: slotCount, threads: threads) }
 
-    public func operations() -> [Operation<State>] {
+    public func operations() -> [StressOperation<State>] {
         let maxWork = self.maxWork
         // r0: the slot; r2: the work units a start gives the operation.
         let choose = Step<State>.unguarded("choose") { state, frame in
@@ -131,21 +131,21 @@ public struct LifecycleWorkload: Workload {
         }
         let rest = 1 - cancelRatio
         return [
-            Operation("start", weight: 0.3 * rest, steps: [choose] + startSteps()),
-            Operation("cancel", weight: cancelRatio, steps: [choose, .write("cancel") { state, frame in
+            StressOperation("start", weight: 0.3 * rest, steps: [choose] + startSteps()),
+            StressOperation("cancel", weight: cancelRatio, steps: [choose, .write("cancel") { state, frame in
                 let slot = state.slots[frame.r0]
                 guard slot.pointee.phase != Phase.finished else { return .finish }
                 slot.pointee.cancelled = 1
                 return .next
             }]),
-            Operation("run", weight: 0.4 * rest, steps: [choose, .write("run") { state, frame in
+            StressOperation("run", weight: 0.4 * rest, steps: [choose, .write("run") { state, frame in
                 let slot = state.slots[frame.r0]
                 guard slot.pointee.phase == Phase.executing else { return .finish }
                 if slot.pointee.cancelled != 0 { return Self.finish(slot, index: frame.r0, Outcome.cancellationError) }
                 slot.pointee.workLeft -= 1
                 return slot.pointee.workLeft > 0 ? .next : Self.finish(slot, index: frame.r0, Outcome.success)
             }]),
-            Operation("recycle", weight: 0.3 * rest, steps: [choose, .write("recycle") { state, frame in
+            StressOperation("recycle", weight: 0.3 * rest, steps: [choose, .write("recycle") { state, frame in
                 let slot = state.slots[frame.r0]
                 guard slot.pointee.phase == Phase.finished else { return .finish }
                 let broken = Self.history(slot.pointee, index: frame.r0)

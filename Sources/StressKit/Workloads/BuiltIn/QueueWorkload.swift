@@ -111,8 +111,8 @@ public struct QueueWorkload: Workload {
 
     public func makeState(threads: Int) -> State { State(capacity: capacity, threads: threads) }
 
-    public func operations() -> [Operation<State>] {
-        let put = Operation<State>("put", weight: produceRatio, steps: [
+    public func operations() -> [StressOperation<State>] {
+        let put = StressOperation<State>("put", weight: produceRatio, steps: [
             .write("put") { state, frame in
                 let count = state.counters.pointee.tail &- state.counters.pointee.head
                 guard count < state.capacity else { return .finish }
@@ -129,7 +129,7 @@ public struct QueueWorkload: Workload {
                 return .next
             },
         ])
-        let take = Operation<State>("take", weight: 1 - produceRatio, steps: [
+        let take = StressOperation<State>("take", weight: 1 - produceRatio, steps: [
             .write("take") { state, frame in
                 let count = state.counters.pointee.tail &- state.counters.pointee.head
                 guard count > 0 else {

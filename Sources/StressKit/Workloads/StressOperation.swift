@@ -256,7 +256,7 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
 }
 
 /// A named, weighted operation: the unit the engine picks, times and counts.
-public struct Operation<State: AnyObject & Sendable>: Sendable {
+public struct StressOperation<State: AnyObject & Sendable>: Sendable {
     /// The operation's name (unique within a workload), used in reports and final checks.
     public let name: String
     /// The relative weight with which a worker picks it; 0 disables it.
