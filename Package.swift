@@ -50,10 +50,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI", "OwnCodeExample"]),
+        .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI", "OwnCodeExample", "AsyncExample"]),
         // "Testing your own code" (docs/own-code.md): a thread-safe class written
         // the ordinary way, and the workload that tests it; `stressbench` registers it.
         .target(name: "OwnCodeExample", dependencies: ["StressKit"], path: "Examples/OwnCode"),
+        .target(name: "AsyncExample", dependencies: ["StressKit"], path: "Examples/Async"),
         // The README's example of a team's own stressbench: the command line with
         // a custom workload registered. Not a product; the tests build and run it.
         .executableTarget(
@@ -71,7 +72,7 @@ let package = Package(
         .executableTarget(name: "ab-calibration-plus2", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus2"),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample", "ab-calibration-base", "ab-calibration-plus1"],
+            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
             exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],

@@ -279,6 +279,14 @@ uint64_t stress_cpu_clock_ns(uint64_t clock) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+int stress_cpus_allowed(void) {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+    return 0;
+}
+
 /* ---- The preloaded interposer, when there is one ------------------------- */
 
 typedef void (*interpose_attach_fn)(uint64_t *);

@@ -13,6 +13,13 @@ struct ReplayCommand: ParsableCommand {
         still chooses the interleaving, so a race may not come back every time. The \
         replay rate (e.g. 7/10) says how reproducible the failure is.
 
+        A trial whose workers are tasks on the deterministic executor (the plan's \
+        `executor: deterministic`, or --executor deterministic here) runs one job at a \
+        time, the seed choosing every next one, with Task.sleep on a virtual clock: \
+        its interleaving is a function of the seed, so a failure found there comes \
+        back every time, on one core or many. Replay then also says whether every \
+        rerun failed with the same first message.
+
         Every rerun command `run` prints works here with `run` replaced by `replay`: \
         it takes the same overrides (--repetitions, --allocator, --fuzz, \
         --stop-on-violation, --deadlock-after, --trial-timeout, --baseline, --allow-large), \
@@ -75,6 +82,7 @@ struct ReplayCommand: ParsableCommand {
         let wanted = expect.flatMap(TrialOutcome.init(rawValue:))
         var hits = 0
         var counts: [TrialOutcome: Int] = [:]
+        var firsts = Set<String>()
         for i in 1...times {
             if Interruption.requested { break }
             let result = runner.runTrial(spec)
@@ -82,11 +90,17 @@ struct ReplayCommand: ParsableCommand {
             let reproduced = wanted.map { result.outcome == $0 } ?? result.outcome.isFailure
             if reproduced { hits += 1 }
             let first = result.violations.samples.first?.summaryLine ?? result.failure?.message ?? ""
+            if reproduced { firsts.insert(first) }
             print("run \(i)/\(times): \(result.outcome.rawValue)\(first.isEmpty ? "" : ": " + first)")
         }
         let total = counts.values.reduce(0, +)
         let spread = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
-        print("replay rate: \(hits)/\(total) (\(spread)); trial \(spec.id), seed \(spec.seed), fuzz \(spec.fuzz.profile.rawValue)")
+        let executor = spec.executor.map { ", executor \($0.rawValue)" } ?? ""
+        print("replay rate: \(hits)/\(total) (\(spread)); trial \(spec.id), seed \(spec.seed), fuzz \(spec.fuzz.profile.rawValue)\(executor)")
+        if hits > 1 {
+            print(firsts.count == 1 ? "every reproduction failed with the same first message"
+                                    : "the reproductions failed with \(firsts.count) different first messages")
+        }
         throw ExitCode(hits > 0 ? 0 : 1)
     }
 }

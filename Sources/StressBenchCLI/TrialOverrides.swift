@@ -29,12 +29,20 @@ struct TrialOverrides: ParsableArguments {
     @Option(help: ArgumentHelp("Measured window of every trial, overriding the plan's duration or ops (e.g. 50ms for a quick smoke run of a whole plan; a shorter window finds fewer races).", valueName: "duration"))
     var duration: String?
 
+    @Option(help: ArgumentHelp("Where worker tasks run their jobs, overriding the plan's executor: \(ExecutorChoice.help). Thread workers ignore it.",
+                               valueName: "executor"),
+            completion: .list(ExecutorChoice.allCases.map(\.rawValue)))
+    var executor: String?
+
     func validate() throws {
         if let repetitions, !(1...100_000).contains(repetitions) {
             throw ValidationError("--repetitions expects a number from 1 to 100000, got \(repetitions)")
         }
         if let allocator, AllocatorKind(rawValue: allocator) == nil {
             throw ValidationError("--allocator expects system or jemalloc, got '\(allocator.terminalSafe)'")
+        }
+        if let executor, ExecutorChoice(rawValue: executor) == nil {
+            throw ValidationError("--executor expects global, harness or deterministic, got '\(executor.terminalSafe)'")
         }
         if let fuzz, FuzzProfile(rawValue: fuzz) == nil {
             throw ValidationError("--fuzz expects one of \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")), got '\(fuzz.terminalSafe)'")
@@ -58,6 +66,7 @@ struct TrialOverrides: ParsableArguments {
         options.stopOnViolation = stopOnViolation
         options.repetitions = repetitions
         options.durationNs = duration.flatMap(Quantities.nanoseconds(from:))
+        options.executor = executor.flatMap(ExecutorChoice.init(rawValue:))
     }
 
     /// A usage error when the watchdog's limit is not shorter than a selected

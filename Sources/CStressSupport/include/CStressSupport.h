@@ -81,6 +81,10 @@ uint64_t stress_thread_cpu_clock(void);
 /// UINT64_MAX when it cannot be read (the thread ended, or no clock).
 uint64_t stress_cpu_clock_ns(uint64_t clock);
 
+/// The CPUs this process may run on (its affinity mask, which `taskset`
+/// narrows); 0 when unknown.
+int stress_cpus_allowed(void);
+
 /// Waits while the 32-bit `word` holds `expected`, at most `timeout_ns`
 /// (Linux: a private futex; elsewhere a nap of at most 100 µs). Returns 1 when
 /// woken, 0 on timeout, interruption or a changed word. Not through pthread,

@@ -116,7 +116,9 @@ struct CompiledProgram {
                 let body = Self.erase(step.body)
                 let compiled: CompiledStep
                 switch step.access {
-                case .unguarded:
+                case .unguarded, .awaiting:
+                    // An async step never runs on a thread worker (the engine
+                    // runs such programs on tasks); it compiles as unguarded.
                     let running = SiteWord(site: site, phase: .running)
                     compiled = CompiledStep(access: step.access, body: body, site: site,
                                             waiting: running, inside: running, waitingInner: running)

@@ -136,9 +136,9 @@ extension _MeasuredLoop {
                 strategy.write(outer) { strategy.write(inner) { result = kernel.run(state, &frame) } }
                 return result
             }
-        case .nestedWrites, .hold, .release, .waitUntil:
+        case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
             // The engine runs programs with these in its general loop only.
-            preconditionFailure("extended steps never reach the loop compiled for speed")
+            preconditionFailure("extended and async steps never reach the loop compiled for speed")
         }
     }
 
@@ -225,9 +225,9 @@ extension _MeasuredLoop {
                 }
                 return (result, acquired)
             }
-        case .nestedWrites, .hold, .release, .waitUntil:
+        case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
             // The engine runs programs with these in its general loop only.
-            preconditionFailure("extended steps never reach the loop compiled for speed")
+            preconditionFailure("extended and async steps never reach the loop compiled for speed")
         }
     }
 

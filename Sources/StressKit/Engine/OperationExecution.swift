@@ -352,6 +352,13 @@ func execute<State: AnyObject & Sendable>(
             }
         case .waitUntil(let r, let timeoutNs):
             outcome = await waitUntil(step, at: at, resource: r, timeoutNs: timeoutNs, state: state, strategy: strategy, entry: entry)
+        case .awaiting:
+            // The task suspends in the code under test as often as it awaits;
+            // the harness executor sees each job of it.
+            var inside = entry
+            inside.publish(step: at, .awaiting)
+            let result = await step.asyncBody?(state, &inside) ?? .next
+            outcome = (result, inside)
         case .nestedWrites, .hold, .release:
             preconditionFailure("the engine refuses these steps under an isolating strategy before the trial starts")
         }

@@ -38,9 +38,15 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
     /// waits for (a harness-aware lock, queue, semaphore or condition): the
     /// line's wait words say which.
     case blocked = 13
+    /// In an `async` step (``StepAccess/awaiting``): suspended in an `await`
+    /// of the code under test, or running one of the step's jobs; under the
+    /// harness executor the watchdog asks it which (``JobScheduler/activity(of:)``).
+    case awaiting = 14
 
     /// Whether a worker in this phase is blocked on another party, rather than running.
-    var isWaiting: Bool { self == .acquiring || self == .acquiringInner || self == .atBarrier || self == .blocked }
+    var isWaiting: Bool {
+        self == .acquiring || self == .acquiringInner || self == .atBarrier || self == .blocked || self == .awaiting
+    }
 
     /// Whether the worker is in the harness's own code and will move on by
     /// itself (starting, between operations, waiting for its paced start, in a
@@ -72,6 +78,7 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
         case .fuzzing?: return "paused by the fuzzer"
         case .idle?: return "idle"
         case .blocked?: return "blocked in a lock, condition or queue of the code under test"
+        case .awaiting?: return "in an async step (suspended in an await of the code under test, or running one of its jobs)"
         default: return "unknown"
         }
     }
@@ -138,6 +145,10 @@ final class SiteBoard: @unchecked Sendable {
     private let armed = CacheLineArray<UInt64>(count: 1)
     /// "operation/step" for every site id.
     let labels: [String]
+    /// The harness executor of a trial whose workers are tasks on it: the
+    /// watchdog asks it whether a worker in an `await` has a job running,
+    /// queued or sleeping there. Nil otherwise.
+    let executor = ExecutorView()
     /// The site id of step 0 of each operation.
     let siteBase: [Int]
     /// C copies of `labels` and of the phase names for the crash handler:

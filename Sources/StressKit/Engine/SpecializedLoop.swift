@@ -296,8 +296,8 @@ func directStep<S: BlockingStrategy>(
             }
         }
         return result
-    case .nestedWrites, .hold, .release, .waitUntil:
+    case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
         // The engine runs programs with these in its general loop only.
-        preconditionFailure("extended steps never reach the loop compiled for speed")
+        preconditionFailure("extended and async steps never reach the loop compiled for speed")
     }
 }

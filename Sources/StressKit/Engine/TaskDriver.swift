@@ -1,17 +1,33 @@
 import Dispatch
 import Synchronization
 
-/// Drives a trial with Swift tasks, for isolating strategies (actors): the same
-/// phases and the same closed loop as ``ThreadDriver``, with `await` where a
-/// thread would block. The tasks run on the global concurrent executor, as an
-/// app's tasks would; the coordinator is the calling (non-pool) thread.
+/// Drives a trial with Swift tasks, for isolating strategies (actors) and for
+/// programs with `async` steps: the same phases and the same closed loop as
+/// ``ThreadDriver``, with `await` where a thread would block. The tasks run on
+/// `executor` (see ``ExecutorChoice``): Swift's global concurrent executor, as
+/// an app's tasks would, or the harness's own; the coordinator is the calling
+/// (non-pool) thread.
 enum TaskDriver {
     /// Runs the trial; with `rounds` (a scenario), in rounds (see ``ThreadDriver``).
+    /// Returns the workers' reports and, on the harness executor, its figures.
     static func run<State: AnyObject & Sendable>(
         state: State, makeOperations: @escaping @Sendable () -> [StressOperation<State>], strategy: any IsolatingStrategy, board: SiteBoard,
-        fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings, rounds: RoundProgram? = nil
-    ) -> [WorkerReport] {
+        fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings, rounds: RoundProgram? = nil, executor: ExecutorChoice = .global
+    ) -> (reports: [WorkerReport], executor: ExecutorStats?) {
         let n = settings.threads
+        let scheduler = executor == .global ? nil : JobScheduler(
+            workers: n, threads: min(n, HarnessThreads.count), deterministic: executor == .deterministic,
+            fuzz: settings.fuzz, seed: settings.seed)
+        board.executor.attach(scheduler)
+        // Deterministic: the global executor's jobs run on the one thread too.
+        let hooked = executor == .deterministic && scheduler.map(GlobalEnqueueHook.attach) == true
+        // Deterministic: the executor chooses every interleaving from the seed;
+        // the fuzz points of the steps would only add wall-clock pauses.
+        let workerSettings = executor == .deterministic ? settings.withoutFuzzing : settings
+        let fuzz = executor == .deterministic ? nil : fuzz
+        // The coordinator's wake-ups of every worker at once (the first jobs,
+        // the barriers) reach the executor as one batch.
+        let batch: (() -> Void) -> Void = { body in if let scheduler { scheduler.hold(body) } else { body() } }
         let control = TrialControl(stopRequested: settings.stopRequested)
         let warmupGate = TaskGate(parties: n)
         let measureGate = TaskGate(parties: n)
@@ -19,80 +35,87 @@ enum TaskDriver {
         let reports = ReportSlots(count: n)
         let finished = DispatchGroup()
 
-        for t in 0..<n {
-            finished.enter()
-            Task.detached {
-                // Operations made for this worker alone: its step closures' contexts are
-                // its own, so calling them never touches a reference count another
-                // worker also writes.
-                let operations = makeOperations()
-                var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
-                if settings.stopOnViolation {
-                    worker.stopSignal = control
-                    worker.ambient.pointee.stopSignal = control
-                }
-                worker.ambient.pointee.control = control
-                // Code under test finds its worker through the task, not the thread.
-                await AmbientHandle.$current.withValue(AmbientHandle(context: worker.ambient)) {
-                    worker.publish(.atBarrier)
-                    await warmupGate.arrive()
-                    // Past the barrier (see ThreadDriver).
-                    worker.publish(.betweenOperations)
-                    if let rounds {
-                        worker.outcomes = OutcomeTable()
-                        var round = 0
-                        if settings.warmupNs > 0 {
-                            round = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.warmup, round: 0)
-                        }
-                        worker.publish(.atBarrier)
-                        await measureGate.arrive()
-                        worker.publish(.betweenOperations)
-                        worker.startNs = MonotonicClock.now()
-                        _ = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.measure, round: round)
-                        worker.endNs = MonotonicClock.now()
-                        worker.publish(.finished)
-                        await endGate.arrive()
-                        return
-                    }
-                    while settings.warmupNs > 0 && control.current == TrialControl.warmup {
-                        let i = worker.begin()
-                        let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
-                        worker.end(i, result, step: step, measured: false)
+        let work: @Sendable (Int) async -> Void = { t in
+            // Operations made for this worker alone: its step closures' contexts are
+            // its own, so calling them never touches a reference count another
+            // worker also writes.
+            let operations = makeOperations()
+            var worker = Worker(thread: t, settings: workerSettings, operations: operations, board: board, fuzzShared: fuzz)
+            if settings.stopOnViolation {
+                worker.stopSignal = control
+                worker.ambient.pointee.stopSignal = control
+            }
+            worker.ambient.pointee.control = control
+            // Code under test finds its worker through the task, not the thread.
+            await AmbientHandle.$current.withValue(AmbientHandle(context: worker.ambient)) {
+                worker.publish(.atBarrier)
+                await warmupGate.arrive()
+                // Past the barrier (see ThreadDriver).
+                worker.publish(.betweenOperations)
+                if let rounds {
+                    worker.outcomes = OutcomeTable()
+                    var round = 0
+                    if settings.warmupNs > 0 {
+                        round = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.warmup, round: 0)
                     }
                     worker.publish(.atBarrier)
                     await measureGate.arrive()
                     worker.publish(.betweenOperations)
-                    await worker.staggerTask()
                     worker.startNs = MonotonicClock.now()
-                    switch settings.stop {
-                    case .duration:
-                        while control.current != TrialControl.stop { await timedOperation(&worker, operations, state, strategy) }
-                    case .operations(let count):
-                        var left = count
-                        while left > 0 && control.current != TrialControl.stop {
-                            await timedOperation(&worker, operations, state, strategy)
-                            left -= 1
-                        }
-                    }
+                    _ = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.measure, round: round)
                     worker.endNs = MonotonicClock.now()
                     worker.publish(.finished)
                     await endGate.arrive()
+                    return
                 }
-                reports.deposit(worker.finish(), at: t)
-                finished.leave()
+                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
+                    let i = worker.begin()
+                    let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
+                    worker.end(i, result, step: step, measured: false)
+                }
+                worker.publish(.atBarrier)
+                await measureGate.arrive()
+                worker.publish(.betweenOperations)
+                await worker.staggerTask()
+                worker.startNs = MonotonicClock.now()
+                switch settings.stop {
+                case .duration:
+                    while control.current != TrialControl.stop { await timedOperation(&worker, operations, state, strategy) }
+                case .operations(let count):
+                    var left = count
+                    while left > 0 && control.current != TrialControl.stop {
+                        await timedOperation(&worker, operations, state, strategy)
+                        left -= 1
+                    }
+                }
+                worker.endNs = MonotonicClock.now()
+                worker.publish(.finished)
+                await endGate.arrive()
+            }
+            reports.deposit(worker.finish(), at: t)
+            finished.leave()
+        }
+        batch {
+            for t in 0..<n {
+                finished.enter()
+                if let scheduler {
+                    Task.detached(executorPreference: scheduler.facades[t]) { await work(t) }
+                } else {
+                    Task.detached { await work(t) }
+                }
             }
         }
 
         warmupGate.waitForAll()
         board.arm()
         rounds?.prepare(measured: false)
-        warmupGate.release()
+        batch { warmupGate.release() }
         control.sleep(upTo: settings.warmupNs)
         control.beginMeasuring()
         measureGate.waitForAll()
         PCTCalibration.calibrate(fuzz, board: board, settings: settings, rounds: rounds)
         window.open()
-        measureGate.release()
+        batch { measureGate.release() }
         if case .duration(let ns) = settings.stop {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
@@ -100,15 +123,18 @@ enum TaskDriver {
         control.watch { endGate.hasAllArrived }
         endGate.waitForAll()
         window.close()
-        endGate.release()
+        batch { endGate.release() }
         finished.wait()
+        if hooked { GlobalEnqueueHook.detach() }
         finished.enter()
         Task.detached {
             await strategy.quiesce()
             finished.leave()
         }
         finished.wait()
-        return reports.collected
+        scheduler?.shutDown()
+        board.executor.attach(nil)
+        return (reports.collected, scheduler?.stats)
     }
 
     @inline(__always)

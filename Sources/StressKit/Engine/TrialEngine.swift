@@ -22,6 +22,8 @@ public struct EngineOutput: Sendable {
     public var violations: ViolationReport
     /// A scenario's rounds and their outcomes; nil for a workload.
     public var rounds: ScenarioRounds?
+    /// What the harness executor did, when the worker tasks ran on it.
+    public var executor: ExecutorStats?
 }
 
 /// What a scenario trial's rounds came to.
@@ -139,11 +141,17 @@ public enum TrialEngine {
         // first violation, and `auto` sampling needs the read cost.
         _ = TimeSource.resolve(settings.timing.clock).readCost
         var settings = settings
+        let awaits = operations.contains { $0.steps.contains { $0.access == .awaiting } }
+        let tasks = awaits || strategy.descriptor.execution == .tasks
+        let executor = tasks ? settings.executor ?? .automatic(awaits: awaits) : .global
+        // Deterministic: nothing may depend on the wall clock before the
+        // measured window (a warm-up's length in operations would).
+        if executor == .deterministic { settings.warmupNs = 0 }
         // Soft PCT spreads its change points over the run's fuzz-point count,
         // which it learns from the warm-up: give it one when the plan has none
         // (not for a scenario's per-round PCT, which learns from its rounds).
         let perRoundPCT = makeRounds != nil && settings.fuzz.pctScope != .trial
-        if settings.fuzz.pctDepth > 0 && settings.warmupNs < PCTCalibration.warmupNs && !perRoundPCT {
+        if settings.fuzz.pctDepth > 0 && settings.warmupNs < PCTCalibration.warmupNs && !perRoundPCT && executor != .deterministic {
             settings.warmupNs = PCTCalibration.warmupNs
         }
         let trialStart = MonotonicClock.now()
@@ -167,7 +175,17 @@ public enum TrialEngine {
         let schedule = PacingSchedule()
         var deferred = ViolationReport.none
         var deferredFirst: UInt64?
+        var executorStats: ExecutorStats?
         switch strategy {
+        case .blocking(let s) where awaits:
+            if let step = operations.flatMap(\.steps).first(where: { $0.access.isExtended }) {
+                watchdog.stop(watching)
+                throw EngineError("step '\(step.name)' needs a worker thread of its own (hold, release, waitUntil, deep nesting), "
+                                  + "but a program with an async step runs its workers as tasks")
+            }
+            (reports, executorStats) = TaskDriver.run(
+                state: state, makeOperations: makeOperations, strategy: BlockingUnderTasks(s), board: board, fuzz: fuzzShared,
+                window: window, settings: settings, rounds: rounds, executor: executor)
         case .blocking(let s):
             let accesses = operations.flatMap { $0.steps.map(\.access) }
             let access = BlockingAccess(s, labels: board.labels, resources: (accesses.flatMap(\.resources).max() ?? 0) + 1,
@@ -196,11 +214,13 @@ public enum TrialEngine {
                 watchdog.stop(watching)
                 throw EngineError("a paced load needs a blocking strategy; \(strategy.descriptor.name) runs tasks, which stressbench drives closed-loop")
             }
-            reports = TaskDriver.run(state: state, makeOperations: makeOperations, strategy: s, board: board, fuzz: fuzzShared,
-                                     window: window, settings: settings, rounds: rounds)
+            (reports, executorStats) = TaskDriver.run(
+                state: state, makeOperations: makeOperations, strategy: s, board: board, fuzz: fuzzShared,
+                window: window, settings: settings, rounds: rounds, executor: executor)
         }
         watchdog.stop(watching)
         var output = merge(reports, window, schedule, settings)
+        output.executor = executorStats
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }

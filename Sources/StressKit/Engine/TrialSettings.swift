@@ -35,6 +35,8 @@ public struct TrialSettings: Sendable {
     /// early, as if its window were over. An in-process run stops the running
     /// trial on Ctrl-C with it. Nil: the trial ends only by its stop condition.
     public var stopRequested: (@Sendable () -> Bool)?
+    /// Where worker tasks run their jobs; nil for the automatic choice (see ``ExecutorChoice``).
+    public var executor: ExecutorChoice?
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,
@@ -59,5 +61,13 @@ public struct TrialSettings: Sendable {
         self.init(threads: spec.threads, seed: spec.seed, warmupNs: UInt64(spec.warmupNs), stop: stop,
                   stallAfterNs: UInt64(spec.deadlockAfterNs), fuzz: spec.fuzz, timing: spec.timing, load: spec.load,
                   stopOnViolation: spec.stopOnViolation)
+        executor = spec.executor
+    }
+
+    /// These settings with fuzzing off.
+    var withoutFuzzing: TrialSettings {
+        var s = self
+        s.fuzz = FuzzSettings(.off)
+        return s
     }
 }

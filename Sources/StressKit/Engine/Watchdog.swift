@@ -29,11 +29,11 @@ import Synchronization
 /// slower than ``startLimitNs`` is a `hang` of its own, which says so.
 final class Watchdog: Sendable {
     private let board: SiteBoard
-    private let stallAfterNs: UInt64
+    let stallAfterNs: UInt64
     private let strategy: StrategyDescriptor
     private let onStall: @Sendable (StallReport) -> Void
     private let stopping = ConditionSignal()
-    private let startedAt = MonotonicClock.now()
+    let startedAt = MonotonicClock.now()
 
     /// How long the workers may take to reach the start barrier: creating
     /// thousands of threads on two cores takes seconds, which is not a stall
@@ -60,7 +60,7 @@ final class Watchdog: Sendable {
     }
 
     /// What the watchdog knows of one worker between two looks.
-    private struct Progress {
+    struct Progress {
         var completed: UInt64 = 0
         /// When it last completed an operation (or the board was armed), monotonic ns.
         var lastCompletion: UInt64 = 0
@@ -73,6 +73,8 @@ final class Watchdog: Sendable {
         /// The site word last seen: a move to another step or phase (a lock
         /// acquired at last, say) is progress too.
         var site = SiteWord(raw: 0)
+        /// Jobs of its task the harness executor had run (async steps).
+        var jobsRun: UInt64 = 0
     }
 
     private func watch() {
@@ -83,7 +85,9 @@ final class Watchdog: Sendable {
         // wakes about ten times per stall limit, not every few milliseconds, so
         // it takes next to nothing from the workers' cores and context-switch counts.
         while !stopping.wait(upTo: interval) {
-            let snapshot = (0..<board.participants).map(board.state)
+            let raw = (0..<board.participants).map(board.state)
+            let activities = raw.indices.map { raw[$0].site.phase == .awaiting ? board.executor.activity(of: $0) : nil }
+            let snapshot = Self.judged(raw, activities)
             if snapshot.prefix(board.workers).allSatisfy({ $0.site.phase == .finished }) { return }
             let now = MonotonicClock.now()
             guard let armedAt = board.armedAt else {
@@ -94,21 +98,24 @@ final class Watchdog: Sendable {
                 continue
             }
             for w in 0..<board.participants {
-                let phase = snapshot[w].site.phase
+                let phase = raw[w].site.phase
                 let completed = !armed || snapshot[w].completed != progress[w].completed
                 if completed {
                     progress[w].completed = snapshot[w].completed
                     progress[w].lastCompletion = armed ? now : armedAt
                 }
-                let moved = snapshot[w].site != progress[w].site
-                progress[w].site = snapshot[w].site
+                let jobs = activities[w]?.jobsRun ?? progress[w].jobsRun
+                let moved = raw[w].site != progress[w].site || jobs != progress[w].jobsRun
+                progress[w].site = raw[w].site
+                progress[w].jobsRun = jobs
                 if completed || moved || !phase.isInCodeUnderTest {
                     progress[w].since = armed ? now : armedAt
                     progress[w].cpuAtSince = stress_cpu_clock_ns(board.thread(w).cpuClock)
                 }
             }
             armed = true
-            if let stall = wholeTrialStall(snapshot, progress, now: now) ?? partialStall(snapshot, progress, now: now) {
+            if let stall = wholeTrialStall(snapshot, progress, now: now)
+                ?? asyncStall(snapshot, activities, progress, now: now) ?? partialStall(snapshot, progress, now: now) {
                 onStall(stall)
                 return
             }
@@ -134,6 +141,20 @@ final class Watchdog: Sendable {
             return (phase == .acquiring || !phase.isInCodeUnderTest) && state.held.isEmpty && state.waitKind == 0
         }
         guard !freeLocksOnly else { return nil }
+        // A worker "running" in the code under test whose thread the OS has
+        // not run during the stall (under 1% of it on the CPU) is not hung: on
+        // two loaded cores a lock holder among hundreds of spinners can wait
+        // longer than a short limit for its turn. Judge it once the stall has
+        // lasted ten limits (at least 2 s): by then a thread that still used
+        // no CPU is blocked in the kernel, which is a hang of its own.
+        let unscheduledOnly = snapshot.indices.allSatisfy { w in
+            let phase = snapshot[w].site.phase
+            guard phase.isInCodeUnderTest, !phase.isWaiting else { return true }
+            let cpuNow = stress_cpu_clock_ns(board.thread(w).cpuClock)
+            guard cpuNow != .max, progress[w].cpuAtSince != .max else { return false }
+            return cpuNow &- progress[w].cpuAtSince < (now &- progress[w].since) / 100
+        }
+        if unscheduledOnly && now &- newest < Swift.max(10 * stallAfterNs, 2_000_000_000) { return nil }
         var stall = report(snapshot, stalledFor: now &- newest)
         stall.beganAfterNs = Int(newest &- startedAt)
         return stall
@@ -209,7 +230,12 @@ final class Watchdog: Sendable {
         if let partial {
             let who = partial.map(name).joined(separator: ", ")
             let others = board.workers - partial.filter { $0 < board.workers }.count
-            summary = kind == .deadlock
+            let awaiting = partial.allSatisfy { snapshot[$0].site.phase == .awaiting }
+            summary = awaiting
+                ? "deadlock: \(who) stayed suspended in an await for \(seconds) with nothing of theirs queued, running or sleeping "
+                    + "on the harness executor (a continuation never resumed, a task awaiting itself, a cycle of awaits)"
+                    + (others > 0 ? ", while \(others) other worker(s) went on" : "")
+                : kind == .deadlock
                 ? "deadlock: \(who) completed no operation for \(seconds), each waiting for another of them, while \(others) other worker(s) went on"
                 : "hang: \(who) (\(describe(partial[0], snapshot[partial[0]]).description)) completed no operation for \(seconds) while \(others) other worker(s) went on"
                     + (hangReason.map { "; \($0)" } ?? "")
@@ -263,6 +289,10 @@ final class Watchdog: Sendable {
         case .fuzzing: text = "paused by the fuzzer"
         case .idle: text = "idle"
         case .blocked: text = "waiting for"
+        case .awaiting:
+            text = board.executor.activity(of: w) == nil
+                ? "in an await of the code under test (on Swift's global executor, which cannot say whether it runs)"
+                : "suspended in an await; nothing of its task is queued, running or sleeping on the harness executor"
         }
         let hasResource = [.acquiring, .inside, .acquiringInner, .insideInner].contains(site.phase)
         // What a harness-aware primitive says it waits for and holds.

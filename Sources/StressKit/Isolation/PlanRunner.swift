@@ -44,6 +44,8 @@ public struct RunOptions: Sendable {
     /// repetitions of experiments that leave them to the default, which
     /// decides which trials exist.
     public var baselineFile: String?
+    /// `--executor`: where every trial's worker tasks run their jobs, overriding the plan.
+    public var executor: ExecutorChoice?
     /// The name rerun commands start with: the executable as invoked
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String
@@ -133,6 +135,7 @@ public struct PlanRunner: Sendable {
             if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(clamping: d) }
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             if options.stopOnViolation { s.stopOnViolation = true }
+            if let e = options.executor { s.executor = e }
             return s
         }
     }

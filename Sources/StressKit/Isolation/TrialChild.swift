@@ -107,6 +107,7 @@ public enum LocalTrial {
                 measurement: measurement, violations: output.violations, failure: nil
             )
             result.rounds = output.rounds?.rounds
+            result.executorStats = output.executor
             result.outcomes = output.rounds?.outcomes
             return result
         } catch {

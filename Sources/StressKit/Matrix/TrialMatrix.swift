@@ -43,6 +43,7 @@ public enum TrialMatrix {
                         ))
                         trials[trials.count - 1].strategyParts = e.strategyParts[strategy]
                         trials[trials.count - 1].interpose = e.interpose ? true : nil
+                        trials[trials.count - 1].executor = e.executor
                     }
                 }
                 }

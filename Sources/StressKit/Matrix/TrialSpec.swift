@@ -58,6 +58,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// True when the trial process runs with the pthread interposer preloaded
     /// (the plan's `interpose: true`); nil otherwise.
     public var interpose: Bool?
+    /// The plan's (or `--executor`'s) choice of executor for worker tasks; nil
+    /// for the automatic one (see ``ExecutorChoice``).
+    public var executor: ExecutorChoice?
     /// The outcomes the plan expects of this trial (its `expect` key); nil
     /// when it must pass, as every trial must unless the plan says otherwise.
     public var expect: [TrialOutcome]?

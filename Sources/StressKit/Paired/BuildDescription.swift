@@ -137,6 +137,7 @@ public struct WorkloadShape: Sendable, Codable, Equatable {
         case .hold(let r): return "hold \(r)"
         case .release(let r): return "release \(r)"
         case .waitUntil(let r, let timeoutNs): return "wait until on \(r) (timeout \(timeoutNs) ns)"
+        case .awaiting: return "async"
         }
     }
 }

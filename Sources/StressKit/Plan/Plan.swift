@@ -95,6 +95,10 @@ public struct Experiment: Sendable {
     /// preloaded (`libStressInterpose.so`), so the code under test's own
     /// `NSLock`, `NSCondition` and pthread locks are seen without a change.
     public var interpose = false
+    /// `executor`: where worker tasks run their jobs (``ExecutorChoice``); nil
+    /// for the automatic choice (the harness executor for a program with an
+    /// `async` step, Swift's global executor otherwise).
+    public var executor: ExecutorChoice?
     /// What its trials must do (the `expect` key): pass, unless it says otherwise.
     public var expect = Expectation.passing
 

@@ -34,7 +34,7 @@ public struct PlanLoader: Sendable {
     }
 
     static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor"]
     static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
     /// The longest name of a plan or an experiment (names become parts of file names).
@@ -198,6 +198,7 @@ public struct PlanLoader: Sendable {
         var load: LoadSettings?
         var stopOnViolation: Bool?
         var interpose: Bool?
+        var executor: ExecutorChoice?
         /// Where `timeout` and `deadlock_after` were given at this level, for
         /// the check that one is shorter than the other.
         var timeoutAt: (node: Node, path: PlanKeyPath)?
@@ -240,6 +241,13 @@ public struct PlanLoader: Sendable {
             case "load": layer.load = parseLoad(value, here, &r)
             case "stop_on_violation": layer.stopOnViolation = r.flag(value, here)
             case "interpose": layer.interpose = r.flag(value, here)
+            case "executor":
+                guard let word = r.string(value, here) else { break }
+                guard let choice = ExecutorChoice(rawValue: word) else {
+                    r.fail(here, value, "expected global, harness or deterministic, found '\(word.clipped)'")
+                    break
+                }
+                layer.executor = choice
             case "expect": layer.expectAt = (value, here)
             case "timeout":
                 if case .scalar(let s) = value, s.string == "auto" { layer.timeout = .some(nil) } else {
@@ -335,6 +343,7 @@ public struct PlanLoader: Sendable {
         )
         experiment.isScenario = workload.roleCount != nil
         experiment.interpose = layer.interpose ?? defaults.interpose ?? false
+        experiment.executor = layer.executor ?? defaults.executor
         for choice in layer.strategies ?? defaults.strategies ?? [] {
             if let parts = choice.parts, strategies.contains(choice.name) { experiment.strategyParts[choice.name] = parts }
         }

@@ -69,6 +69,7 @@ public struct RerunCommand: Sendable, Codable, Equatable {
         if let a = options.allocator { args += ["--allocator", a.rawValue] }
         if let f = options.fuzz { args += ["--fuzz", f.rawValue] }
         if options.stopOnViolation { args.append("--stop-on-violation") }
+        if let e = options.executor { args += ["--executor", e.rawValue] }
         if let d = options.deadlockAfterNs { args += ["--deadlock-after", Self.exact(d)] }
         if let t = options.timeoutNs { args += ["--trial-timeout", Self.exact(t)] }
         if let b = options.baselineFile { args += ["--baseline", b] }

@@ -194,6 +194,9 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// A scenario's trial: how many rounds it ran (warm-up included; every
     /// one's outcome is counted). Nil for a workload's.
     public var rounds: Int?
+    /// A trial whose worker tasks ran on the harness executor: what it did
+    /// (jobs, reorders, delays, sleeps, threads). Nil otherwise.
+    public var executorStats: ExecutorStats?
     /// A scenario's trial: each distinct outcome of its rounds with its count
     /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
     public var outcomes: [OutcomeCount]?

@@ -41,6 +41,11 @@ public enum StepAccess: Sendable, Equatable {
     /// body runs holding it with the predicate true. Waiting longer than
     /// `timeoutNs` in all is a violation.
     case waitUntil(Int, timeoutNs: Int)
+    /// An `async` body, outside any critical section of the strategy: it awaits
+    /// the code under test (a team's actors, tasks, continuations, streams).
+    /// The worker is then a task, and under the harness executor every job of
+    /// the body is a point where the harness perturbs the schedule.
+    case awaiting
 
     /// Whether the step needs a strategy that can hold a resource across steps.
     var holdsAcrossSteps: Bool {
@@ -53,7 +58,7 @@ public enum StepAccess: Sendable, Equatable {
     /// The resources the step uses.
     var resources: [Int] {
         switch self {
-        case .unguarded: return []
+        case .unguarded, .awaiting: return []
         case .read(let r), .write(let r), .hold(let r), .release(let r), .waitUntil(let r, _): return [r]
         case .nestedWrite(let outer, let inner): return [outer, inner]
         case .nestedWrites(let path): return path.resources
@@ -130,6 +135,8 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     public let kernel: (any StepKernel)?
     /// The condition a ``StepAccess/waitUntil(_:timeoutNs:)`` step waits for; nil for other steps.
     public let predicate: (@Sendable (State, inout OpFrame) -> Bool)?
+    /// The `async` body of a ``StepAccess/awaiting`` step (``async(_:_:)``); nil for other steps.
+    public let asyncBody: (@Sendable (State, inout OpFrame) async -> StepResult)?
 
     /// A step with an explicit access.
     public init(_ name: String, access: Access, body: @escaping @Sendable (State, inout OpFrame) -> StepResult) {
@@ -138,6 +145,7 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
         self.body = body
         self.kernel = nil
         self.predicate = nil
+        self.asyncBody = nil
     }
 
     /// A step with an explicit access and the predicate a `waitUntil` step waits for.
@@ -150,6 +158,7 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
         self.body = body
         self.kernel = nil
         self.predicate = predicate
+        self.asyncBody = nil
     }
 
     /// A step whose body is `kernel`: the same step as one made from a closure
@@ -161,6 +170,27 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
         self.body = { state, frame in kernel.run(state, &frame) }
         self.kernel = kernel
         self.predicate = nil
+        self.asyncBody = nil
+    }
+
+    /// A step whose body is `async`: it awaits the code under test, outside
+    /// any critical section of the strategy (the team's own actors and
+    /// continuations do their own synchronization). An operation may mix such
+    /// steps with the synchronous kinds, which still go through the strategy.
+    /// A workload with one runs its workers as tasks under every strategy
+    /// (see docs/async.md); `body` is never called from an OS thread the
+    /// harness would have to block.
+    public static func async(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) async -> StepResult) -> Step {
+        Step(name, asyncBody: body)
+    }
+
+    private init(_ name: String, asyncBody: @escaping @Sendable (State, inout OpFrame) async -> StepResult) {
+        self.name = name
+        self.access = .awaiting
+        self.body = { _, _ in preconditionFailure("an async step's body runs only through asyncBody") }
+        self.kernel = nil
+        self.predicate = nil
+        self.asyncBody = asyncBody
     }
 
     /// A step outside any critical section.
@@ -281,11 +311,16 @@ public struct StepNeeds: Sendable, Equatable {
     /// deeper than two).
     public var blockingOnly = false
 
+    /// Some step is `async` (``StepAccess/awaiting``): the workers are tasks,
+    /// under every strategy.
+    public var awaits = false
+
     /// Needs nothing special.
     public init() {}
 
     init(_ accesses: [StepAccess]) {
         holdsAcrossSteps = accesses.contains(where: \.holdsAcrossSteps)
         blockingOnly = accesses.contains { $0.isExtended && !$0.waits }
+        awaits = accesses.contains(.awaiting)
     }
 }

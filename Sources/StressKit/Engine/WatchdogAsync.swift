@@ -1,0 +1,46 @@
+/// The watchdog's view of workers in an `async` step, which publish one phase
+/// (``WorkerPhase/awaiting``) for the whole step: the harness executor says
+/// what their task is doing.
+extension Watchdog {
+    /// `raw` with each awaiting worker's phase replaced by what the harness
+    /// executor knows: `running` while one of its jobs runs (a job that never
+    /// returns to the executor is then a hang), `fuzzing` (the harness's own
+    /// business, never a stall) while a job of it is queued or it sleeps in
+    /// `Task.sleep`, and `awaiting` (a wait) when nothing the executor holds
+    /// will resume it. Without a harness executor (`executor: global`) an
+    /// awaiting worker counts as waiting.
+    static func judged(_ raw: [ParticipantState], _ activities: [WorkerActivity?]) -> [ParticipantState] {
+        var judged = raw
+        for w in raw.indices {
+            guard let activity = activities[w] else { continue }
+            let phase: WorkerPhase = activity.runningSinceNs != nil ? .running : activity.isSuspended ? .awaiting : .fuzzing
+            // The same word with the phase's four bits (24...27) replaced.
+            judged[w].site = SiteWord(raw: raw[w].site.raw & ~(UInt64(0xF) << 24) | phase.rawValue << 24)
+        }
+        return judged
+    }
+
+    /// Workers in an `async` step stuck while others go on: a job of one that
+    /// has run for the limit without returning to the executor (`hang`), or
+    /// workers suspended for the limit with nothing of theirs queued, running
+    /// or sleeping on the executor (`deadlock`: a continuation nobody resumes,
+    /// a task awaiting itself, actors awaiting each other's results).
+    func asyncStall(_ snapshot: [ParticipantState], _ activities: [WorkerActivity?], _ progress: [Progress], now: UInt64) -> StallReport? {
+        for w in snapshot.indices {
+            guard let since = activities[w]?.runningSinceNs, now &- since >= stallAfterNs else { continue }
+            var stall = report(snapshot, stalledFor: now &- since, partial: [w],
+                               hangReason: "one job of its task has run for \(Quantities.format(nanoseconds: now &- since)) "
+                                   + "without returning to the executor (a loop between two awaits)")
+            stall.beganAfterNs = Int(since &- startedAt)
+            return stall
+        }
+        let suspended = snapshot.indices.filter { w in
+            activities[w]?.isSuspended == true && now &- progress[w].since >= stallAfterNs
+        }
+        guard !suspended.isEmpty else { return nil }
+        let since = suspended.map { progress[$0].since }.max() ?? now
+        var stall = report(snapshot, stalledFor: now &- since, partial: suspended)
+        stall.beganAfterNs = Int(since &- startedAt)
+        return stall
+    }
+}
