@@ -139,6 +139,9 @@ enum BaselineLoop: String, CaseIterable {
     case rwQueueBarrier = "rw-queue-barrier"
     /// `dispatch_barrier_sync_f`.
     case rwQueueFBarrier = "rw-queue-f-barrier"
+    /// A task awaiting an actor-isolated method that increments the counter,
+    /// as a hand-written async loop would (the `actor` strategy's partner).
+    case actor
 
     /// Runs `iterations` lock/increment/unlock rounds and returns the elapsed
     /// nanoseconds. Traps if the counter is not exactly `iterations` after.
@@ -234,6 +237,8 @@ enum BaselineLoop: String, CaseIterable {
                 elapsed = timed { for _ in 0..<n { stress_dispatch_sync_f(queue, counter, increment) } }
             }
             stress_dispatch_queue_release(queue)
+        case .actor:
+            elapsed = BaselineActorLoop.time(iterations: n, counter: counter)
         }
         precondition(counter.pointee == n, "\(rawValue): counted \(counter.pointee) of \(n)")
         return elapsed

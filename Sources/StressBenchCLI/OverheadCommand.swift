@@ -65,7 +65,7 @@ struct OverheadCommand: ParsableCommand {
     var pin = true
 
     /// The locks with both a strategy and a hand loop of the same name.
-    static let locks = ["pthread-mutex", "mutex", "nslock"]
+    static let locks = ["pthread-mutex", "mutex", "nslock", "actor"]
 
     /// `--sample` as the plan's `timing.sample`: nil for `auto`, else the interval.
     private var interval: Int? { Int(sample) }

@@ -90,7 +90,8 @@ struct ReplayCommand: ParsableCommand {
             let reproduced = wanted.map { result.outcome == $0 } ?? result.outcome.isFailure
             if reproduced { hits += 1 }
             let first = result.violations.samples.first?.summaryLine ?? result.failure?.message ?? ""
-            if reproduced { firsts.insert(first) }
+            // The same failure, whatever the watchdog's timing said ("stalled for 503.4ms").
+            if reproduced { firsts.insert(first.replacing(/\d+(\.\d+)?(ns|µs|us|ms|s)\b/, with: "…")) }
             print("run \(i)/\(times): \(result.outcome.rawValue)\(first.isEmpty ? "" : ": " + first)")
         }
         let total = counts.values.reduce(0, +)

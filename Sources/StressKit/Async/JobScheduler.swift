@@ -114,9 +114,13 @@ final class JobScheduler: @unchecked Sendable {
 
     /// The virtual clock's resolution. `Task.sleep` hands the executor a
     /// deadline on the real clock, so the delay it is due after comes out a
-    /// little short, by however long the sleep took to reach the executor;
-    /// rounded up to whole milliseconds it is the same number every run (a
-    /// sleep of 50 µs or 1 ms is due 1 ms later; ties run in enqueue order).
+    /// little short, by however long the sleep took to reach the executor
+    /// (longer when the machine is loaded); rounded up to whole milliseconds,
+    /// and never less than one, it is the same number every run for any sleep
+    /// of at most 1 ms or of whole milliseconds (a sleep of 50 µs or 1 ms is
+    /// due 1 ms later; ties run in enqueue order). A sleep with a fraction of
+    /// a millisecond above one may round either way when the thread stalls
+    /// for longer than that fraction (docs/async.md).
     static let virtualResolutionNs: UInt64 = 1_000_000
 
     /// A job sent to the global executor while this deterministic trial runs.
@@ -134,7 +138,7 @@ final class JobScheduler: @unchecked Sendable {
         locked {
             sequence &+= 1
             let q = Self.virtualResolutionNs
-            let due = deterministic ? virtualNow &+ (delayNs + q - 1) / q * q : MonotonicClock.now() &+ delayNs
+            let due = deterministic ? virtualNow &+ max(1, (delayNs + q - 1) / q) * q : MonotonicClock.now() &+ delayNs
             timers.append(Timed(due: due, sequence: sequence, worker: worker, job: job))
             stats.timedJobs &+= 1
             pthread_cond_signal(wake)
