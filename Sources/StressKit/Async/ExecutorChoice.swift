@@ -25,6 +25,13 @@ public enum ExecutorChoice: String, Sendable, Codable, CaseIterable {
     /// strategy's figures then stay those of Swift's own executor).
     static func automatic(awaits: Bool) -> ExecutorChoice { awaits ? .harness : .global }
 
+    /// The executor a trial runs on: the plan's `choice` (or the automatic
+    /// one) when its workers are tasks (`awaits`: an async step; `tasks`: an
+    /// isolating strategy), `global` otherwise (thread workers ignore it).
+    static func resolved(_ choice: ExecutorChoice?, awaits: Bool, tasks: Bool) -> ExecutorChoice {
+        awaits || tasks ? choice ?? automatic(awaits: awaits) : .global
+    }
+
     /// One line per choice, for `--help` and the plan reference.
     public static let help = """
         global: Swift's global concurrent executor; harness: the harness's task executor, which perturbs at every job \

@@ -5,11 +5,12 @@ import Glibc
 /// The Swift runtime's hook for jobs enqueued on the global concurrent
 /// executor (`swift_task_enqueueGlobal_hook`), the one swift-concurrency-extras'
 /// `withMainSerialExecutor` uses. While a deterministic trial runs, it sends
-/// those jobs to the trial's one executor thread too (a default actor's
-/// processing job, a task resumed from outside a worker, an unstructured
-/// `Task {}`), so no job of the code under test runs on a thread the seed does
-/// not schedule. At other times, and when the runtime has no such hook, jobs
-/// go where they always go.
+/// those jobs to the trial's one executor thread too (a sleeping task's
+/// wake-up, a task resumed from outside a worker, an unstructured `Task {}`),
+/// so no job of the code under test runs on a thread the seed does not
+/// schedule; while a parallel harness trial runs it counts them, for the
+/// record, and lets them go. At other times, and when the runtime has no such
+/// hook, jobs go where they always go.
 enum GlobalEnqueueHook {
     typealias Original = @convention(thin) (UnownedJob) -> Void
     typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
@@ -35,7 +36,7 @@ enum GlobalEnqueueHook {
         guard let slot else { return false }
         target = scheduler
         slot.pointee = { job, original in
-            if let target = GlobalEnqueueHook.target { target.submitGlobal(job) } else { original(job) }
+            if let target = GlobalEnqueueHook.target { target.submitGlobal(job, original: original) } else { original(job) }
         }
         return true
     }

@@ -123,12 +123,19 @@ final class JobScheduler: @unchecked Sendable {
     /// for longer than that fraction (docs/async.md).
     static let virtualResolutionNs: UInt64 = 1_000_000
 
-    /// A job sent to the global executor while this deterministic trial runs.
-    func submitGlobal(_ job: UnownedJob) {
+    /// A job sent to the global executor while this trial runs: a
+    /// deterministic trial runs it on its one thread; a parallel one only
+    /// counts it, and `original` sends it on to the global executor.
+    func submitGlobal(_ job: UnownedJob, original: GlobalEnqueueHook.Original) {
+        guard deterministic else {
+            locked { stats.globalJobs = (stats.globalJobs ?? 0) &+ 1 }
+            original(job)
+            return
+        }
         locked {
             sequence &+= 1
             queues[workers].append(Queued(sequence: sequence, job: job))
-            stats.globalJobs &+= 1
+            stats.globalJobs = (stats.globalJobs ?? 0) &+ 1
             pthread_cond_signal(wake)
         }
     }
@@ -285,9 +292,14 @@ public struct ExecutorStats: Sendable, Codable, Equatable {
     public var reorderedJobs: UInt64 = 0
     /// Jobs delayed before they ran.
     public var delayedJobs: UInt64 = 0
-    /// Deterministic trials: jobs sent to Swift's global executor that ran on
-    /// the trial's executor thread instead (see docs/async.md).
-    public var globalJobs: UInt64 = 0
+    /// Jobs sent to Swift's global executor while the trial ran: on the
+    /// deterministic executor they ran on its thread instead; on the parallel
+    /// one they ran on Swift's pool, outside the harness's schedule. Each
+    /// `Task.sleep` makes one (its wake-up, which only hands the task back);
+    /// more than ``timedJobs`` means code of the trial ran elsewhere (an
+    /// unstructured `Task {}`, a callback resumed off the executor). Nil where
+    /// the runtime has no enqueue hook.
+    public var globalJobs: UInt64?
 }
 
 /// The watchdog's window onto a trial's harness executor (set by the task

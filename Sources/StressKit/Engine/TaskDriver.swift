@@ -19,8 +19,9 @@ enum TaskDriver {
             workers: n, threads: min(n, HarnessThreads.count), deterministic: executor == .deterministic,
             fuzz: settings.fuzz, seed: settings.seed)
         board.executor.attach(scheduler)
-        // Deterministic: the global executor's jobs run on the one thread too.
-        let hooked = executor == .deterministic && scheduler.map(GlobalEnqueueHook.attach) == true
+        // Deterministic: the global executor's jobs run on the one thread too;
+        // parallel: they are counted (see ExecutorStats.globalJobs).
+        let hooked = scheduler.map(GlobalEnqueueHook.attach) == true
         // Deterministic: the executor chooses every interleaving from the seed;
         // the fuzz points of the steps would only add wall-clock pauses.
         let workerSettings = executor == .deterministic ? settings.withoutFuzzing : settings
@@ -151,5 +152,19 @@ enum TaskDriver {
             let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
             worker.end(i, result, step: step, measured: true)
         }
+    }
+
+    /// Why `operations` cannot run on tasks under `strategy`: a step that
+    /// needs a worker thread of its own, or a paced load. Nil when they can.
+    static func refusal<State>(_ operations: [StressOperation<State>], strategy: String, settings: TrialSettings) -> EngineError? {
+        if let step = operations.flatMap(\.steps).first(where: { $0.access.isExtended && !$0.access.waits }) {
+            return EngineError("step '\(step.name)' holds a resource across steps or nests deeper than two, which needs a worker thread "
+                               + "of its own; under \(strategy) this program's workers are tasks (an actor strategy, or an async step)")
+        }
+        guard settings.load.mode == .closed else {
+            return EngineError("a paced load needs thread workers; under \(strategy) this program's workers are tasks "
+                               + "(an actor strategy, or an async step), which stressbench drives closed-loop")
+        }
+        return nil
     }
 }

@@ -142,8 +142,7 @@ public enum TrialEngine {
         _ = TimeSource.resolve(settings.timing.clock).readCost
         var settings = settings
         let awaits = operations.contains { $0.steps.contains { $0.access == .awaiting } }
-        let tasks = awaits || strategy.descriptor.execution == .tasks
-        let executor = tasks ? settings.executor ?? .automatic(awaits: awaits) : .global
+        let executor = ExecutorChoice.resolved(settings.executor, awaits: awaits, tasks: strategy.descriptor.execution == .tasks)
         // Deterministic: nothing may depend on the wall clock before the
         // measured window (a warm-up's length in operations would).
         if executor == .deterministic { settings.warmupNs = 0 }
@@ -170,23 +169,27 @@ public enum TrialEngine {
         let watching = watchdog.start()
         let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
         let rounds = makeRounds?(board, fuzzShared, settings)
-        let reports: [WorkerReport]
+        var reports: [WorkerReport] = []
         let window = UsageWindow()
         let schedule = PacingSchedule()
         var deferred = ViolationReport.none
         var deferredFirst: UInt64?
         var executorStats: ExecutorStats?
+        // Tasks drive isolating strategies, and any strategy of a program with an async step.
+        let onTasks: (any IsolatingStrategy)?, onThreads: (any BlockingStrategy)?
         switch strategy {
-        case .blocking(let s) where awaits:
-            if let step = operations.flatMap(\.steps).first(where: { $0.access.isExtended }) {
+        case .blocking(let s): (onTasks, onThreads) = awaits ? (BlockingUnderTasks(s), nil) : (nil, s)
+        case .isolating(let s): (onTasks, onThreads) = (s, nil)
+        }
+        if let onTasks {
+            if let error = TaskDriver.refusal(operations, strategy: strategy.descriptor.name, settings: settings) {
                 watchdog.stop(watching)
-                throw EngineError("step '\(step.name)' needs a worker thread of its own (hold, release, waitUntil, deep nesting), "
-                                  + "but a program with an async step runs its workers as tasks")
+                throw error
             }
             (reports, executorStats) = TaskDriver.run(
-                state: state, makeOperations: makeOperations, strategy: BlockingUnderTasks(s), board: board, fuzz: fuzzShared,
+                state: state, makeOperations: makeOperations, strategy: onTasks, board: board, fuzz: fuzzShared,
                 window: window, settings: settings, rounds: rounds, executor: executor)
-        case .blocking(let s):
+        } else if let s = onThreads {
             let accesses = operations.flatMap { $0.steps.map(\.access) }
             let access = BlockingAccess(s, labels: board.labels, resources: (accesses.flatMap(\.resources).max() ?? 0) + 1,
                                         extendedSteps: accesses.contains(where: \.isExtended), waits: accesses.contains(where: \.waits))
@@ -204,19 +207,6 @@ public enum TrialEngine {
             }
             deferred = access.deferredWrites?.report ?? .none
             deferredFirst = access.deferredWrites?.firstAt
-        case .isolating(let s):
-            if let step = operations.flatMap(\.steps).first(where: { $0.access.isExtended && !$0.access.waits }) {
-                watchdog.stop(watching)
-                throw EngineError("step '\(step.name)' holds a resource across steps or nests deeper than two, which needs a blocking strategy; "
-                                  + "\(strategy.descriptor.name) runs tasks")
-            }
-            guard settings.load.mode == .closed else {
-                watchdog.stop(watching)
-                throw EngineError("a paced load needs a blocking strategy; \(strategy.descriptor.name) runs tasks, which stressbench drives closed-loop")
-            }
-            (reports, executorStats) = TaskDriver.run(
-                state: state, makeOperations: makeOperations, strategy: s, board: board, fuzz: fuzzShared,
-                window: window, settings: settings, rounds: rounds, executor: executor)
         }
         watchdog.stop(watching)
         var output = merge(reports, window, schedule, settings)

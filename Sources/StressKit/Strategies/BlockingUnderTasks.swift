@@ -40,4 +40,5 @@ final class BlockingUnderTasks: IsolatingStrategy, Sendable {
     }
 
     func quiesce() async { strategy.quiesce() }
+
 }
