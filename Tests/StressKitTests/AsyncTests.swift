@@ -325,3 +325,31 @@ final class AsyncScenarioTests: XCTestCase {
         }
     }
 }
+
+final class AsyncWatchdogTests: XCTestCase {
+    /// A job that never returns to the executor (a loop between two awaits)
+    /// is a hang, named as such, on the parallel and the deterministic executor.
+    func testAJobThatNeverReturnsToTheExecutorIsAHang() throws {
+        for executor in ["harness", "deterministic"] {
+            let report = try TestSupport.runIsolated("""
+                experiments:
+                  - workload: _fault
+                    parameters: {mode: hang, where: await, after_ops: 50}
+                    strategies: [unsynchronized]
+                    threads: [3]
+                    duration: 30s
+                    warmup: 0
+                    deadlock_after: 300ms
+                    executor: \(executor)
+                """)
+            let trial = try XCTUnwrap(report.trials.first)
+            XCTAssertEqual(trial.outcome, .hang, "\(executor): " + WorkloadTestSupport.describe(trial))
+            let stall = try XCTUnwrap(trial.stall)
+            XCTAssertTrue(stall.summary.contains("worker 0"), stall.summary)
+            XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
+            if executor == "harness" {
+                XCTAssertTrue(stall.summary.contains("without returning to the executor"), stall.summary)
+            }
+        }
+    }
+}

@@ -24,8 +24,8 @@ public struct FaultInjectionWorkload: Workload {
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
                     choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record"]),
-            .choice("where", "inside the critical section or outside any", default: "critical-section",
-                    choices: ["critical-section", "outside"]),
+            .choice("where", "inside the critical section, outside any, or in an async step after an await",
+                    default: "critical-section", choices: ["critical-section", "outside", "await"]),
             .integer("after_ops", "worker 0's op number at which the fault fires", default: 1_000, range: 0...Int.max),
         ],
         hidden: true
@@ -39,11 +39,13 @@ public struct FaultInjectionWorkload: Workload {
 
     let mode: String
     let inside: Bool
+    let awaits: Bool
     let afterOps: Int
 
     public init(parameters: WorkloadParameters) throws {
         mode = try parameters.text("mode")
         inside = try parameters.text("where") == "critical-section"
+        awaits = try parameters.text("where") == "await"
         afterOps = try parameters.integer("after_ops")
     }
 
@@ -103,6 +105,17 @@ public struct FaultInjectionWorkload: Workload {
                 ]),
                 StressOperation("count", weight: partial ? 1 : 0, steps: [count]),
             ]
+        }
+        if awaits {
+            // The fault in a job of the worker's task, after a suspension.
+            return [StressOperation("work", weight: 1, steps: [
+                .async("work") { state, frame in
+                    await Task.yield()
+                    fire(state, frame)
+                    state.counter.add(1, ordering: .relaxed)
+                    return .next
+                },
+            ])]
         }
         let work: Step<State> = inside
             ? .write("work") { state, frame in
