@@ -13,6 +13,9 @@ struct ParticipantState {
     var waitKind: UInt64 = 0
     /// The keys it holds.
     var held: [UInt64] = []
+    /// What the harness executor says of a worker in an async step, shown in
+    /// place of its phase's words (see ``Watchdog/judged(_:_:)``).
+    var note: String?
 }
 
 /// The key space of the wait-for graph: a primitive's address (with

@@ -28,7 +28,7 @@ import Synchronization
 /// every worker has reached the start barrier (``SiteBoard/arm()``); a start
 /// slower than ``startLimitNs`` is a `hang` of its own, which says so.
 final class Watchdog: Sendable {
-    private let board: SiteBoard
+    let board: SiteBoard
     let stallAfterNs: UInt64
     private let strategy: StrategyDescriptor
     private let onStall: @Sendable (StallReport) -> Void
@@ -220,7 +220,7 @@ final class Watchdog: Sendable {
         let shown = snapshot.indices.filter { $0 < board.workers || snapshot[$0].site.phase != .idle }
         let workers = shown.map { describe($0, snapshot[$0]) }
         let considered = partial.map { Set($0) } ?? Set(snapshot.indices.filter { !snapshot[$0].site.phase.isOut })
-        let running = considered.sorted().filter { !snapshot[$0].site.phase.isWaiting }
+        let running = considered.sorted().filter { !snapshot[$0].site.phase.isWaiting && !snapshot[$0].site.phase.isHarnessBusy }
         let kind: StallReport.Kind = running.isEmpty ? .deadlock : .hang
         let graph = graph(snapshot)
         let cycle = graph.firstCycle(among: partial.map { Set($0) }).map(graph.describe)
@@ -308,7 +308,7 @@ final class Watchdog: Sendable {
         let who = w < board.workers ? "" : WaitForGraph.participantName(w, workers: board.workers) + ": "
         return StalledWorker(
             thread: w, operation: parts?.first, step: parts?.dropFirst().first, phase: "\(site.phase)",
-            description: who + (label.map { "\($0): " } ?? "") + text + keyed,
+            description: who + (label.map { "\($0): " } ?? "") + (state.note ?? text) + keyed,
             resource: hasResource ? r : nil,
             innerResource: site.phase == .acquiringInner || site.phase == .insideInner ? inner : nil,
             completedOps: Int(completed)

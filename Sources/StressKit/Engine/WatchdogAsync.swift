@@ -16,6 +16,9 @@ extension Watchdog {
             let phase: WorkerPhase = activity.runningSinceNs != nil ? .running : activity.isSuspended ? .awaiting : .fuzzing
             // The same word with the phase's four bits (24...27) replaced.
             judged[w].site = SiteWord(raw: raw[w].site.raw & ~(UInt64(0xF) << 24) | phase.rawValue << 24)
+            judged[w].note = activity.runningSinceNs != nil ? "running a job of its async step on the harness executor"
+                : activity.queued > 0 ? "ready: \(activity.queued) job(s) of its task queued on the harness executor"
+                : activity.sleeping ? "sleeping (Task.sleep) on the harness executor" : nil
         }
         return judged
     }
@@ -28,9 +31,14 @@ extension Watchdog {
     func asyncStall(_ snapshot: [ParticipantState], _ activities: [WorkerActivity?], _ progress: [Progress], now: UInt64) -> StallReport? {
         for w in snapshot.indices {
             guard let since = activities[w]?.runningSinceNs, now &- since >= stallAfterNs else { continue }
-            var stall = report(snapshot, stalledFor: now &- since, partial: [w],
-                               hangReason: "one job of its task has run for \(Quantities.format(nanoseconds: now &- since)) "
-                                   + "without returning to the executor (a loop between two awaits)")
+            let reason = "one job of its task has run for \(Quantities.format(nanoseconds: now &- since)) "
+                + "without returning to the executor (a loop between two awaits)"
+            // Partial only if another worker completed an operation meanwhile
+            // (on the deterministic executor none can: the job holds its thread).
+            let othersWentOn = progress.prefix(board.workers).enumerated().contains { other, p in other != w && p.lastCompletion > since }
+            var stall = othersWentOn ? report(snapshot, stalledFor: now &- since, partial: [w], hangReason: reason)
+                                     : report(snapshot, stalledFor: now &- since)
+            if !othersWentOn { stall.summary += "; " + reason }
             stall.beganAfterNs = Int(since &- startedAt)
             return stall
         }
