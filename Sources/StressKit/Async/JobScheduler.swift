@@ -38,6 +38,9 @@ final class JobScheduler: @unchecked Sendable {
     private var jobsRun: [UInt64]
     private var runningCount = 0
     private var held = false
+    /// Threads waiting for a job: an enqueue wakes one only when there is one
+    /// (a signal with no waiter still costs a call per job).
+    private var idle = 0
     private var stopping = false
     private var virtualNow: UInt64 = 0
     private var readyScratch: [Int] = []
@@ -108,7 +111,7 @@ final class JobScheduler: @unchecked Sendable {
             sequence &+= 1
             queues[worker].append(Queued(sequence: sequence, job: job))
             stats.jobs &+= 1
-            pthread_cond_signal(wake)
+            if idle > 0 { pthread_cond_signal(wake) }
         }
     }
 
@@ -136,7 +139,7 @@ final class JobScheduler: @unchecked Sendable {
             sequence &+= 1
             queues[workers].append(Queued(sequence: sequence, job: job))
             stats.globalJobs = (stats.globalJobs ?? 0) &+ 1
-            pthread_cond_signal(wake)
+            if idle > 0 { pthread_cond_signal(wake) }
         }
     }
 
@@ -148,7 +151,7 @@ final class JobScheduler: @unchecked Sendable {
             let due = deterministic ? virtualNow &+ max(1, (delayNs + q - 1) / q) * q : MonotonicClock.now() &+ delayNs
             timers.append(Timed(due: due, sequence: sequence, worker: worker, job: job))
             stats.timedJobs &+= 1
-            pthread_cond_signal(wake)
+            if idle > 0 { pthread_cond_signal(wake) }
         }
     }
 
@@ -237,6 +240,8 @@ final class JobScheduler: @unchecked Sendable {
 
     /// Sleeps until woken, or until the next real deadline.
     private func wait() {
+        idle += 1
+        defer { idle -= 1 }
         guard !deterministic, let due = timers.map(\.due).min() else {
             pthread_cond_wait(wake, lock)
             return

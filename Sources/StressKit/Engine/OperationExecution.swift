@@ -298,7 +298,7 @@ private func submit(
 /// so nothing non-`Sendable` crosses an isolation boundary.
 @inline(__always)
 func execute<State: AnyObject & Sendable>(
-    _ operation: StressOperation<State>, state: State, strategy: any IsolatingStrategy, frame: inout OpFrame
+    _ operation: StressOperation<State>, state: State, strategy: any IsolatingStrategy, frame: inout OpFrame, slot: FrameSlot
 ) async -> (StepResult, Int) {
     let steps = operation.steps
     var index = 0
@@ -310,63 +310,69 @@ func execute<State: AnyObject & Sendable>(
         if frame.fuzz.active, step.access != .unguarded { await frame.fuzz.hitInTask(.beforeAcquire) }
         var hops = NestedHops.none
         if case .nestedWrite = step.access { hops = frame.nestedHops() }
-        let entry = frame
         let at = index
         // The closures are written at each call so they stay non-escaping: their
         // context lives on the task's stack, not the heap.
-        let outcome: (StepResult, OpFrame)
-        // In the isolated region the frame is a copy that travels back with
-        // the result; fuzz points there block the actor's thread, as a slow
-        // actor method would, while the points around the `await` suspend the task.
+        let result: StepResult
+        // In a read's or a write's isolated region the body works on the
+        // worker's own frame, swapped into its slot for the `await`
+        // (``FrameSlot``); a nested write's frame is a copy that travels back
+        // with the result. Fuzz points there block the actor's thread, as a
+        // slow actor method would, while the points around the `await`
+        // suspend the task.
         switch step.access {
         case .unguarded:
-            var inside = entry
-            inside.publish(step: at, .running)
-            outcome = (body(state, &inside), inside)
+            frame.publish(step: at, .running)
+            result = body(state, &frame)
         case .read(let r):
-            entry.publish(step: at, .acquiring, resource: r)
-            let asked = entry.askedAt()
-            outcome = await strategy.read(r) {
-                var f = entry
-                f.entered(asked)
-                f.publish(step: at, .inside, resource: r)
-                return (isolated(body, state, &f), f)
+            frame.publish(step: at, .acquiring, resource: r)
+            let asked = frame.askedAt()
+            swap(&frame, &slot.pointer.pointee)
+            result = await strategy.read(r) {
+                slot.pointer.pointee.entered(asked)
+                slot.pointer.pointee.publish(step: at, .inside, resource: r)
+                return isolated(body, state, &slot.pointer.pointee)
             }
+            swap(&frame, &slot.pointer.pointee)
         case .write(let r):
-            entry.publish(step: at, .acquiring, resource: r, write: true)
-            let asked = entry.askedAt()
-            outcome = await strategy.write(r) {
-                var f = entry
-                f.entered(asked)
-                f.publish(step: at, .inside, resource: r, write: true)
-                return (isolated(body, state, &f), f)
+            frame.publish(step: at, .acquiring, resource: r, write: true)
+            let asked = frame.askedAt()
+            swap(&frame, &slot.pointer.pointee)
+            result = await strategy.write(r) {
+                slot.pointer.pointee.entered(asked)
+                slot.pointer.pointee.publish(step: at, .inside, resource: r, write: true)
+                return isolated(body, state, &slot.pointer.pointee)
             }
+            swap(&frame, &slot.pointer.pointee)
         case .nestedWrite(let outer, let inner):
+            let entry = frame
             entry.publish(step: at, .acquiring, resource: outer, write: true)
             let asked = entry.askedAt()
-            outcome = await strategy.nestedWrite(outer: outer, inner: inner, hops) {
+            let outcome = await strategy.nestedWrite(outer: outer, inner: inner, hops) {
                 var f = entry
                 f.entered(asked)
                 f.publish(step: at, .insideInner, resource: outer, inner: inner, write: true)
                 return (isolated(body, state, &f), f)
             }
+            result = outcome.0
+            frame = outcome.1
         case .waitUntil(let r, let timeoutNs):
-            outcome = await waitUntil(step, at: at, resource: r, timeoutNs: timeoutNs, state: state, strategy: strategy, entry: entry)
+            let entry = frame
+            let outcome = await waitUntil(step, at: at, resource: r, timeoutNs: timeoutNs, state: state, strategy: strategy, entry: entry)
+            result = outcome.0
+            frame = outcome.1
         case .awaiting:
             // The task suspends in the code under test as often as it awaits;
             // the harness executor sees each job of it.
-            var inside = entry
-            inside.publish(step: at, .awaiting)
-            let result = await step.asyncBody?(state, &inside) ?? .next
-            outcome = (result, inside)
+            frame.publish(step: at, .awaiting)
+            result = await step.asyncBody?(state, &frame) ?? .next
         case .nestedWrites, .hold, .release:
             preconditionFailure("the engine refuses these steps under an isolating strategy before the trial starts")
         }
-        frame = outcome.1
         if frame.fuzz.active, step.access != .unguarded { await frame.fuzz.hitInTask(.afterRelease) }
-        if case .next = outcome.0 {} else {
+        if case .next = result {} else {
             frame.publish(step: 0, .betweenOperations)
-            return (outcome.0, index)
+            return (result, index)
         }
         index += 1
     }
@@ -387,4 +393,26 @@ func isolated<State: AnyObject & Sendable>(
     frame.insideActor = false
     frame.fuzzIsolated(.beforeRelease)
     return result
+}
+
+/// A task worker's frame, in memory of its own while a step body runs in an
+/// actor's isolated code: the worker swaps its frame in before the `await`
+/// and back after, so the 464-byte frame is moved twice per step instead of
+/// copied (with its references retained and released) into a closure, into
+/// the body's frame, into a result and back, as a frame travelling by value
+/// was. @unchecked: the worker's task is suspended in that `await` while the
+/// isolated code uses the frame, so exactly one of them touches it at a time,
+/// and the `await` orders the two.
+struct FrameSlot: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<OpFrame>
+
+    init(_ frame: OpFrame) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: frame)
+    }
+
+    func free() {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+    }
 }

@@ -181,7 +181,7 @@ enum RoundLoop {
                 if fuzzing { worker.frame.fuzz.pause(nanoseconds: worker.frame.fuzz.stagger(round: round &+ j)) }
                 worker.beginRole(me)
                 let state = unsafeDowncast(rounds.states[j] as AnyObject, to: State.self)
-                let (result, step) = await execute(operations[me], state: state, strategy: strategy, frame: &worker.frame)
+                let (result, step) = await execute(operations[me], state: state, strategy: strategy, frame: &worker.frame, slot: worker.slot)
                 worker.end(me, result, step: step, measured: measured)
             }
             worker.publish(.atBarrier)

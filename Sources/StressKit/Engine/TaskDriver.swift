@@ -71,7 +71,7 @@ enum TaskDriver {
                 }
                 while settings.warmupNs > 0 && control.current == TrialControl.warmup {
                     let i = worker.begin()
-                    let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
+                    let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame, slot: worker.slot)
                     worker.end(i, result, step: step, measured: false)
                 }
                 worker.publish(.atBarrier)
@@ -145,11 +145,11 @@ enum TaskDriver {
         let i = worker.begin()
         if worker.shouldTime() {
             let start = worker.startTiming()
-            let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame, slot: worker.slot)
             worker.finishTiming(start)
             worker.end(i, result, step: step, measured: true)
         } else {
-            let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame)
+            let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame, slot: worker.slot)
             worker.end(i, result, step: step, measured: true)
         }
     }

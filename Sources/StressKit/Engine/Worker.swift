@@ -80,6 +80,9 @@ struct Worker {
     /// What the code under test reaches from anywhere on this worker
     /// (``fuzzPoint()``, ``reportViolation(_:)``), in memory the worker owns.
     let ambient: UnsafeMutablePointer<AmbientContext>
+    /// Where a task worker's frame goes while a step body runs in an actor's
+    /// isolated code (``FrameSlot``).
+    let slot: FrameSlot
 
     init<State>(thread: Int, settings: TrialSettings, operations: [StressOperation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
@@ -115,6 +118,7 @@ struct Worker {
         ambient = .allocate(capacity: 1)
         ambient.initialize(to: AmbientContext(fuzzer: ambientFuzzer, thread: thread, probe: frame.probe, labels: board.labels,
                                               samplesLimit: samplesLimit))
+        slot = FrameSlot(frame)
     }
 
     /// Makes this worker's line and ambient context the calling thread's
@@ -283,6 +287,7 @@ struct Worker {
         if let at = reported.firstViolationAt { firstViolationAt = Swift.min(firstViolationAt ?? at, at) }
         ambient.deinitialize(count: 1)
         ambient.deallocate()
+        slot.free()
         let n = operationCount
         let measured = (0..<n).map { counts[$0] }
         let warmup = (0..<n).map { counts[n + $0] }
