@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints a results file's outcomes as a Markdown grid: one row per strategy,
 one column per experiment, each cell how the trials of that pair ended (the
-README's bug-pattern grid is made with it from Plans/bugs.yaml).
+docs/workloads.md's bug-pattern grid is made with it from Plans/bugs.yaml).
 
     .build/release/stressbench run Plans/bugs.yaml --json bugs.json
     python3 scripts/outcome-grid.py bugs.json

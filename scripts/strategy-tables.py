@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Markdown tables of throughput and p99 per strategy and thread count, one
-table per experiment, from a results JSON (the README's "What each strategy
+table per experiment, from a results JSON (docs/strategies.md's "What each strategy
 costs" tables come from Plans/strategies.yaml this way):
 
     .build/release/stressbench run Plans/strategies.yaml --json strategies.json

@@ -41,8 +41,9 @@ struct RunCommand: ParsableCommand {
         On a terminal a status line shows the trial, the time elapsed and an estimate of the \
         time left; when standard error is not a terminal, and with --quiet, there is none.
 
-        Exit codes: 0 passed, 1 violations, 2 usage or plan error, 3 crash, deadlock, hang \
-        or timeout, 4 performance regression (threshold or baseline); when several apply \
+        Exit codes: 0 passed (a trial that failed the way the plan's `expect` says counts \
+        as passing), 1 violations (or a trial expected to fail that passed), 2 usage or \
+        plan error, 3 crash, deadlock, hang or timeout, 4 performance regression (threshold or baseline); when several apply \
         2 > 3 > 1 > 4, except that a baseline that cannot be compared (2) ranks below 3 and 1. \
         130 (SIGINT) or 143 (SIGTERM) when interrupted, whatever else happened.
         """
@@ -206,7 +207,7 @@ enum GatedRepetitions {
                 plan.experiments[i].repetitions = needed
             } else if e.repetitions < needed {
                 Console.error("warning: experiment '\(e.name)' sets repetitions: \(e.repetitions), but a comparison of this plan's \(cells) cell(s) "
-                              + "needs \(needed) a side to call a regression (Holm correction; README, \"Repetitions\"): its cells can only be unchanged or inconclusive")
+                              + "needs \(needed) a side to call a regression (Holm correction; docs/gate.md, \"Repetitions\"): its cells can only be unchanged or inconclusive")
             }
         }
     }

@@ -76,8 +76,9 @@ struct StressBenchCommand: ParsableCommand {
           stressbench run Plans/quickstart.yaml --json results.json --csv results.csv
 
         Exit codes:
-          0  every trial passed
-          1  an invariant was violated (and nothing crashed or timed out)
+          0  every trial passed, or failed the way its plan's `expect` says
+          1  an invariant was violated, or a trial the plan expects to fail passed
+             (and nothing crashed or timed out unexpectedly)
           2  usage or plan error; nothing ran (also: a baseline the run cannot be compared with)
           3  a trial crashed, deadlocked, hung, timed out, or its result could not be read
           4  performance regression: a failed threshold, or a regression vs --baseline

@@ -1,7 +1,7 @@
 import StressKit
 import XCTest
 
-/// `Plans/bugs.yaml`, run as the README shows it (each trial in a child process
+/// `Plans/bugs.yaml`, run as docs/workloads.md shows it (each trial in a child process
 /// of the built `stressbench`, with the plan's fixed seed and budgets): every
 /// bug pattern is detected under every strategy where the bug is real, with a
 /// message naming the broken invariant, and leaves alone the strategies where

@@ -140,15 +140,16 @@ final class CIOutputTests: XCTestCase {
     }
 }
 
-/// The README's GitHub Actions example: current actions, a pinned Swift, the
+/// The documented GitHub Actions example (docs/github-actions.md): current actions, a pinned Swift, the
 /// JUnit file published as a check, and steps after the gate that cannot add
 /// a failure of their own after a failed build.
 final class CIWorkflowExampleTests: XCTestCase {
     private func workflow() throws -> String {
-        let readme = try String(contentsOfFile: WorkloadTestSupport.path("README.md"), encoding: .utf8)
-        let start = try XCTUnwrap(readme.range(of: "```yaml\n# .github/workflows/stressbench.yml\n"))
-        let end = try XCTUnwrap(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
-        return String(readme[start.upperBound..<end.lowerBound])
+        let marker = "```yaml\n# .github/workflows/stressbench.yml\n"
+        let page = try DocumentationPages.page(containing: marker).text
+        let start = try XCTUnwrap(page.range(of: marker))
+        let end = try XCTUnwrap(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
+        return String(page[start.upperBound..<end.lowerBound])
     }
 
     func testTheExampleUsesCurrentActionsAndAPinnedSwift() throws {

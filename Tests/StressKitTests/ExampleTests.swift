@@ -2,9 +2,9 @@ import Foundation
 import StressKit
 import XCTest
 
-/// The README's examples compile (they are part of this package) and work: the
-/// team's own executable lists and runs its workload with child-process
-/// isolation, and the README shows the examples exactly as they are here.
+/// The documented examples compile (they are part of this package) and work:
+/// the team's own executable lists and runs its workload with child-process
+/// isolation, and the README and docs/ show the examples exactly as they are.
 final class ExampleTests: XCTestCase {
     private var customStressbench: String { WorkloadTestSupport.builtExecutable("custom-stressbench") }
 
@@ -34,17 +34,43 @@ final class ExampleTests: XCTestCase {
         XCTAssertTrue(plain.stderr.contains("seats"), plain.stderr)
     }
 
-    /// The README quotes the example files in full; a change to one must show there.
-    func testReadmeQuotesTheExamplesVerbatim() throws {
-        let readme = try String(contentsOfFile: WorkloadTestSupport.path("README.md"), encoding: .utf8)
+    /// The README and the guide pages quote these files in full (a Swift file
+    /// from its first `import`, after the comment that says where it is
+    /// quoted); a change to one must show where it is quoted, so a quote that
+    /// drifts from its file, or a file no page quotes any more, fails here.
+    func testTheDocumentationQuotesTheExamplesVerbatim() throws {
+        let pages = try DocumentationPages.all()
         for file in [
+            "Plans/quickstart.yaml",
             "Examples/CustomStressBench/main.swift",
             "Examples/CustomStressBench/SeatsWorkload.swift",
             "Examples/CustomStressBench/seats.yaml",
             "Tests/StressKitTests/PageViewsStressTests.swift",
+            "Tests/StressKitTests/PluggabilityTests.swift",
         ] {
             let text = try String(contentsOfFile: WorkloadTestSupport.path(file), encoding: .utf8)
-            XCTAssertTrue(readme.contains(text.trimmingCharacters(in: .whitespacesAndNewlines)), "README.md does not quote \(file) as it is")
+            let quoted = Self.quotedPart(of: text, swift: file.hasSuffix(".swift"))
+            XCTAssertGreaterThan(quoted.count, 200, file)
+            let quoting = pages.filter { $0.text.contains(quoted) }.map(\.path)
+            XCTAssertFalse(quoting.isEmpty, "no page of README.md or docs/ quotes \(file) as it is")
         }
+    }
+
+    /// A quote that drifts by one character is caught: the check above is
+    /// not satisfied by a page that holds most of the file.
+    func testADriftedQuoteIsNotAQuote() throws {
+        let file = try String(contentsOfFile: WorkloadTestSupport.path("Examples/CustomStressBench/seats.yaml"), encoding: .utf8)
+        let page = try DocumentationPages.page(containing: Self.quotedPart(of: file, swift: false))
+        let drifted = Self.quotedPart(of: file.replacingOccurrences(of: "audit_ratio: 0.1", with: "audit_ratio: 0.2"), swift: false)
+        XCTAssertNotEqual(drifted, Self.quotedPart(of: file, swift: false))
+        XCTAssertFalse(page.text.contains(drifted), page.path)
+    }
+
+    /// What a page quotes of a file: all of it, trimmed; for Swift, from the
+    /// first `import` line on.
+    static func quotedPart(of text: String, swift: Bool) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if swift, let first = lines.firstIndex(where: { $0.hasPrefix("import ") }) { lines.removeFirst(first) }
+        return lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,3 +1,4 @@
+import AsyncExample
 import OwnCodeExample
 import StressKit
 import XCTest
@@ -334,9 +335,11 @@ final class PlanLoaderTests: XCTestCase {
             .deletingLastPathComponent().appendingPathComponent("Plans")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".json") }
         XCTAssertTrue(files.contains("quickstart.yaml"))
-        // What `stressbench` itself registers: the built-ins and the own-code examples.
+        // What `stressbench` itself registers: the built-ins, the own-code
+        // examples and the async ones (Plans/async.yaml).
         var registry = StressRegistry.builtIn
         OwnCodeExamples.register(in: &registry)
+        AsyncExamples.register(in: &registry)
         for f in files {
             XCTAssertNoThrow(try PlanLoader(registry: registry).load(file: dir.appendingPathComponent(f).path), f)
         }

@@ -1,6 +1,6 @@
 // Only the public API: a team's own strategy, defined outside StressKit,
 // registered beside the built-ins and run through a plan. Everything from the
-// imports down is the README's example ("Using StressKit from your own code"):
+// imports down is docs/own-strategies.md's example:
 // change one, change the other.
 import Foundation
 import StressKit

@@ -89,8 +89,8 @@ final class StrategyCatalogTests: XCTestCase {
     /// microseconds) inside their critical section, so that over 2,000
     /// operations a thread is nearly always inside a read when it is preempted
     /// or when another thread reaches its next read: overlap is then all but
-    /// certain even with more workers than cores and a busy machine (see the
-    /// README for the measured reliability).
+    /// certain even with more workers than cores and a busy machine (see
+    /// docs/strategies.md for the measured reliability).
     private static func occupancyPlan(_ strategies: [StrategyDescriptor]) -> String {
         """
         experiments:

@@ -40,7 +40,7 @@ public enum WorkerPhase: UInt64, Sendable, CaseIterable {
     case blocked = 13
     /// In an `async` step (``StepAccess/awaiting``): suspended in an `await`
     /// of the code under test, or running one of the step's jobs; under the
-    /// harness executor the watchdog asks it which (``JobScheduler/activity(of:)``).
+    /// harness executor the watchdog asks it which (`JobScheduler.activity(of:)`).
     case awaiting = 14
 
     /// Whether a worker in this phase is blocked on another party, rather than running.

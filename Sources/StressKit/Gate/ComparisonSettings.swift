@@ -49,12 +49,12 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
     /// operations untouched (a preempted one lands in the tail), so the median
     /// per-op time measures the code while ops/s measures the code and the
     /// neighbours. On a loaded 2-core machine ops/s missed most 25% slowdowns
-    /// that p50 caught every time (README, "Calibration"). Use `ops_per_s` on
+    /// that p50 caught every time (docs/gate.md, "Calibration"). Use `ops_per_s` on
     /// a dedicated machine.
     public static let defaultMetric = GateMetric.p50
 
     /// The default tolerance: 10%, well above the drift measured between two
-    /// runs of one build on a shared 2-core machine (see the README's A/A figures).
+    /// runs of one build on a shared 2-core machine (see the A/A figures in docs/gate.md).
     public static let defaultTolerance = 0.10
 
     /// Five repetitions per side: enough for the exact rank test to reach

@@ -7,7 +7,7 @@ import Foundation
 /// result descriptor (3, or `STRESSBENCH_RESULT_FD`).
 ///
 /// A custom executable that wants child-process isolation for its own workloads
-/// calls this from its trial command (``StressBenchCLI`` does it for you).
+/// calls this from its trial command (`StressBenchCLI` does it for you).
 public enum TrialChild {
     /// Environment variable naming the descriptor to write the result to.
     public static let resultDescriptorVariable = "STRESSBENCH_RESULT_FD"

@@ -26,7 +26,7 @@ public struct TimingSettings: Sendable, Codable, Hashable {
         /// timed in all), then picks its own `n` so that timing takes at most
         /// ``TimingSettings/autoClockShare`` of the operations' time (1 for
         /// operations of about 1.5 µs or more, so their histogram holds every
-        /// operation and the true max: see ``AutoSamplingProbe/slowOperationNs``).
+        /// operation and the true max: see `AutoSamplingProbe.slowOperationNs`).
         case auto
     }
 
@@ -70,7 +70,7 @@ public struct TimingSettings: Sendable, Codable, Hashable {
 
     /// The interval `auto` picks when an untimed operation takes `untimedNs`
     /// and a timed one `timedNs` (each a whole loop iteration, as a worker
-    /// measures them: ``AutoSamplingProbe``): the smallest `n` for which the
+    /// measures them: `AutoSamplingProbe`): the smallest `n` for which the
     /// difference, paid once every `n` operations, stays within
     /// ``autoClockShare`` of the operations' time. 1 when timing costs nothing
     /// measurable.

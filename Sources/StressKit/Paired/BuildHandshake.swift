@@ -3,7 +3,7 @@ import Foundation
 /// Asks an executable how it would run a plan: `EXECUTABLE _describe PLAN
 /// --output-fd 3 [--repetitions N] [--allow-large]`, answered with a
 /// ``BuildDescription`` on descriptor 3. Every `stressbench`, and every
-/// team's own executable built on ``StressBenchCLI``, answers it.
+/// team's own executable built on `StressBenchCLI`, answers it.
 public enum BuildHandshake {
     /// The hidden subcommand that describes a plan.
     public static let describeCommand = "_describe"

@@ -8,7 +8,7 @@ import Yams
 /// descriptor).
 extension PlanLoader {
     /// `name` if it can be part of trial ids and file names (ASCII letters
-    /// and digits, `.`, `_` and `-`, as the README says); else a problem.
+    /// and digits, `.`, `_` and `-`, as docs/plans.md says); else a problem.
     func checkName(_ name: String, _ path: PlanKeyPath, _ node: Node, _ r: inout PlanReader) -> String? {
         let ok = !name.isEmpty && name.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)

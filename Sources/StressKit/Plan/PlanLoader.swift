@@ -166,7 +166,7 @@ public struct PlanLoader: Sendable {
         // A plan meant for baseline comparisons runs repetition first unless it
         // chooses: back to back, a cell's repetitions can all fall in one slow
         // stretch of a shared machine, which the comparison reads as a
-        // regression (README, "Calibration"). Decided by the plan alone, never
+        // regression (docs/gate.md, "Calibration"). Decided by the plan alone, never
         // by a flag, so its baseline run, its compared runs and every shard of
         // either run the trials in one order.
         plan.order = orderGiven ? order : gate.expectsComparison ? .interleaved : .matrix

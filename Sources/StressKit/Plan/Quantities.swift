@@ -7,7 +7,7 @@ public enum Quantities {
 
     /// Nanoseconds from `"250ms"`, `"1.5s"`, `"100us"`, `"2m"`; a bare number is
     /// seconds. Nil when the text is not a duration or does not fit 64 bits
-    /// (see ``durationLimitProblem(_:)`` for the limit plans and options keep to).
+    /// (see `durationLimitProblem(_:)` for the limit plans and options keep to).
     public static func nanoseconds(from text: String) -> UInt64? {
         guard let ns = exactNanoseconds(from: text), ns < 1.8e19 else { return nil }
         return UInt64(ns.rounded())

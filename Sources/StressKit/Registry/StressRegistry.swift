@@ -109,7 +109,7 @@ public struct StrategyEntry: Sendable {
 ///
 /// The engine never names a concrete workload or strategy; everything comes from
 /// a registry. ``builtIn`` holds stressbench's own; a team adds its own types to a
-/// copy and hands that to the command line (``StressBenchCLI``) or to
+/// copy and hands that to the command line (`StressBenchCLI`) or to
 /// ``PlanRunner``:
 ///
 /// ```swift

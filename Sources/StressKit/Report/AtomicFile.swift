@@ -57,7 +57,7 @@ public enum AtomicFile {
     /// Replaces `path` with `text` in UTF-8.
     public static func write(_ text: String, to path: String) throws { try write(Data(text.utf8), to: path) }
 
-    /// Checks, before any work, that ``write(_:to:)`` will be able to write
+    /// Checks, before any work, that ``write(_:to:)-(Data,_)`` will be able to write
     /// `path`: it resolves to standard output, a writable device or FIFO, a
     /// writable regular file, or a new file in a directory where one can be
     /// created (and removed).

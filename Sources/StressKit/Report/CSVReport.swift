@@ -1,6 +1,6 @@
 import Foundation
 
-/// CSV with one row per trial and fixed columns (documented in the README).
+/// CSV with one row per trial and fixed columns (documented in docs/outputs.md).
 /// Times are integer nanoseconds; a cell is empty when the figure is unavailable
 /// (for example a crashed trial has no latency), never zero. New columns are
 /// only ever appended, so a reader that goes by position keeps working.

@@ -128,12 +128,12 @@ public struct StrategySetup: Sendable {
 /// OS threads: locks, `DispatchQueue.sync`, reader-writer locks.
 ///
 /// One instance guards all of a trial's resources; every call names the resource.
-/// Implement `read` and `write`. Nested access (``Step/Access/nestedWrite(outer:inner:)``)
+/// Implement `read` and `write`. Nested access (``StepAccess/nestedWrite(outer:inner:)``)
 /// is a `write` called inside a `write`, exactly as real code nests them, so it
 /// deadlocks where real code does. The engine, not the strategy, marks where each
 /// worker is (waiting, inside, released), so a strategy is only its locking.
 ///
-/// A team's own lock plugs in the same way (see the README): wrap it in a class
+/// A team's own lock plugs in the same way (see docs/own-strategies.md): wrap it in a class
 /// conforming to this protocol and register it.
 public protocol BlockingStrategy: AnyObject, Sendable {
     /// Name, summary and semantics.

@@ -4,7 +4,7 @@
 ///
 /// Same semantics as `rw-queue` (readers overlap, a barrier write waits for the
 /// readers ahead of it and runs alone), without the Swift overlay's per-call
-/// heap block (``DispatchFunctionQueue``); the overlay's barrier path is the
+/// heap block (`DispatchFunctionQueue`); the overlay's barrier path is the
 /// costlier of the two, so the gap to `rw-queue` is wider than between
 /// `serial-queue` and `serial-queue-f`. Not reentrant: a barrier sync from
 /// inside the queue is a sync onto the queue the thread is already on, which

@@ -6,6 +6,11 @@ import Dispatch
 /// Readers run in parallel with each other; a barrier write waits for the readers
 /// ahead of it and runs alone. Not reentrant: a barrier `sync` from inside the
 /// queue deadlocks. Submission order is kept between barriers.
+///
+/// Which overloads of the Swift overlay: reads the non-generic
+/// `sync(execute:)` for a `Void` closure; writes the generic
+/// `sync<T>(flags:execute:)` (with `T` = `Void`), the overlay's only form that
+/// takes flags. Both copy the block to the heap on each call on Linux.
 public final class RWQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue",

@@ -5,7 +5,7 @@
 /// Same queue, same semantics, minus the overlay: `DispatchQueue.sync` copies
 /// its closure into a heap block on every call on Linux, `dispatch_sync_f` is
 /// handed a pointer to the engine's critical section on the caller's stack
-/// (``DispatchFunctionQueue``, ``CriticalSection``): no allocation per call.
+/// (`DispatchFunctionQueue`, ``CriticalSection``): no allocation per call.
 /// The difference between this and `serial-queue` is what the overlay costs.
 /// Not reentrant: a `dispatch_sync_f` onto the queue the thread is already
 /// running on deadlocks or traps, exactly as with `sync`. FIFO.

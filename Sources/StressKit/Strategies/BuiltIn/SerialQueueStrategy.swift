@@ -3,8 +3,10 @@ import Dispatch
 /// `serial-queue`: one serial `DispatchQueue` per resource, every access through
 /// `sync` (the "global work queue" pattern of GCD-era libraries).
 ///
-/// Goes through the Swift overlay's `DispatchQueue.sync`, which on Linux copies
-/// the block to the heap on each call. Not reentrant: a `sync` onto the queue you
+/// Goes through the Swift overlay's non-generic `DispatchQueue.sync(execute:)`
+/// for a `Void` closure (the engine's bodies return nothing, so never the
+/// generic, value-returning `sync<T>(execute:)`, which costs about twice as
+/// much), which on Linux copies the block to the heap on each call. Not reentrant: a `sync` onto the queue you
 /// are already running on deadlocks, and libdispatch traps on some of those
 /// ("dispatch_sync called on queue already owned by current thread"). FIFO:
 /// blocks run in the order they were submitted.

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// `spinlock`: a test-and-test-and-set spin lock per resource (``SpinLock``),
+/// `spinlock`: a test-and-test-and-set spin lock per resource (`SpinLock`),
 /// with bounded exponential backoff and then `sched_yield`.
 ///
 /// The stand-in on Linux for `os_unfair_lock` and the hand-rolled spin locks

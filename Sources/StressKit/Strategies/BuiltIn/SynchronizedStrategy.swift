@@ -1,5 +1,5 @@
 /// `synchronized`: Objective-C's `@synchronized(object)`, modelled faithfully
-/// for Linux (where `objc_sync_enter` does not exist) by ``ObjCSync``.
+/// for Linux (where `objc_sync_enter` does not exist) by `ObjCSync`.
 ///
 /// The lock Objective-C code (and Swift code calling `objc_sync_enter`) gets
 /// with one keyword, with no lock object of its own: the runtime looks the
