@@ -75,7 +75,7 @@ struct EveryNthViolationWorkload: Workload {
         case .write: (.inside, true)
         case .unguarded: (.running, false)
         case .nestedWrite: (.insideInner, true)
-        case .nestedWrites, .hold, .release, .waitUntil: fatalError("this test's steps are the four the specialized loops run")
+        case .nestedWrites, .hold, .release, .waitUntil, .awaiting: fatalError("this test's steps are the four the specialized loops run")
         }
         if oneStep && kernel {
             let batchPhase: WorkerPhase = if case .unguarded = access { .running } else { .acquiring }
