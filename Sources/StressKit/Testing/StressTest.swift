@@ -150,7 +150,7 @@ public struct StressTest: Sendable {
     /// test runs all strategies that can run the workload.
     public func strategies(_ names: String...) -> StressTest { strategies(names) }
 
-    /// Adds strategies by registered name (see ``strategies(_:)-(String...)``).
+    /// Adds strategies by registered name, as the variadic form does.
     public func strategies(_ names: [String]) -> StressTest {
         with { test in
             if names.isEmpty { test.problems.append(.init(setting: "strategies", "the list is empty: name at least one strategy")) }
@@ -178,7 +178,7 @@ public struct StressTest: Sendable {
     /// scenario always has one worker per role).
     public func threads(_ counts: Int...) -> StressTest { threads(counts) }
 
-    /// The worker counts (see ``threads(_:)-(Int...)``).
+    /// The worker counts, as the variadic form takes them.
     public func threads(_ counts: [Int]) -> StressTest {
         with { test in
             if counts.isEmpty { test.problems.append(.init(setting: "threads", "the list is empty: give at least one thread count")) }
