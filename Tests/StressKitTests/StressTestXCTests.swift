@@ -137,6 +137,20 @@ final class StressTestXCTests: XCTestCase {
         XCTAssertFalse(failure.description.contains("Test Case '"), "the test library's own lines are left out: \(failure.description)")
     }
 
+    /// A child that runs a test which never reaches the call (here the
+    /// reporting fixture, which does nothing without its variable) ends
+    /// without a record: the trial is an error that says why.
+    func testAChildThatNeverReachesTheCallIsExplained() throws {
+        let report = try StressTest(workload: "counter").strategies("nslock").threads(1).ops(10).warmup(.zero)
+            .isolated(as: .xcTest(className: "StressKitTests.StressTestXCTests", method: "testReportingFixture"))
+            .run()
+        let failure = try XCTUnwrap(report.failure)
+        XCTAssertEqual(failure.trial.outcome, .error, failure.description)
+        XCTAssertTrue(failure.description.contains("the test binary ran StressKitTests.StressTestXCTests/testReportingFixture again "
+                                                   + "for this trial, and it did not reach the StressTest at StressTestXCTests.swift:"),
+                      failure.description)
+    }
+
     /// What XCTest prints for a failing stress test: this test binary runs
     /// the reporting fixture below with the bug on, and its output has the
     /// failure at the call, with the violation, the seed and the rerun.
