@@ -3,8 +3,8 @@
 /// Testing `@Test` or an XCTest method, with no plan file and no YAML.
 ///
 /// ```swift
-/// @Test func pageViewsStayConsistent() throws {
-///     try StressTest(PageViewsWorkload.self, parameters: ["pages": 8])
+/// @Test func pageViewsStayConsistent() async throws {
+///     try await StressTest(PageViewsWorkload.self, parameters: ["pages": 8])
 ///         .strategies("pthread-mutex", "actor")
 ///         .threads(1, 4)
 ///         .ops(5_000)
