@@ -16,6 +16,9 @@ let package = Package(
     products: [
         .library(name: "StressKit", targets: ["StressKit"]),
         .library(name: "StressBenchCLI", targets: ["StressBenchCLI"]),
+        // `StressTest` in a team's own tests: failures recorded as Swift Testing
+        // issues or XCTest failures, and the running test found for isolation.
+        .library(name: "StressKitTesting", targets: ["StressKitTesting"]),
         .executable(name: "stressbench", targets: ["stressbench"]),
         // Preloaded into trial processes whose plan says `interpose: true`:
         // the pthread lock and condition calls of the code under test, seen.
@@ -46,6 +49,9 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer", condition: .when(platforms: [.linux])),
             ]
         ),
+        // Links XCTest and Swift Testing (both ship with the toolchain); only
+        // test targets depend on it, so `stressbench` itself links neither.
+        .target(name: "StressKitTesting", dependencies: ["StressKit"]),
         .target(
             name: "StressBenchCLI",
             dependencies: [
@@ -76,7 +82,7 @@ let package = Package(
         .executableTarget(name: "ab-calibration-plus2", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus2"),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
+            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
             exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],

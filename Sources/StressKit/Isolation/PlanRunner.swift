@@ -55,6 +55,9 @@ public struct RunOptions: Sendable {
     /// The plan was loaded with `--allow-large` (rerun commands carry it, so
     /// the plan loads again).
     public var allowLarge = false
+    /// Variables added to each trial process's environment (a ``StressTest``
+    /// run isolated names the call its re-run test binary must take the trial at).
+    public var childEnvironment: [String: String] = [:]
 
     /// How this run's trials and cells are rerun exactly: the executable and
     /// every override above that changes which trials exist or how they run.
@@ -278,7 +281,7 @@ public struct PlanRunner: Sendable {
         }
         let capture: ChildCapture
         let inherited = ProcessInfo.processInfo.environment
-        var environment: [String: String] = [:]
+        var environment = options.childEnvironment
         // The runtime's backtracer can take seconds per crash; the trap message
         // itself is printed without it.
         if inherited["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }

@@ -31,13 +31,7 @@ public enum TrialChild {
         // serves the main queue and the main actor (MainThreadService), as in
         // an app, so workloads can dispatch to it.
         let coordinator = OSThread.spawn {
-            let result = LocalTrial.run(spec, registry: registry) { stalled in
-                // The stuck workers never return: hand the record over and wait for
-                // the parent to end this process (it does once it has read the record).
-                deliver(stalled, to: fd)
-                MonotonicClock.sleep(nanoseconds: 30_000_000_000)
-                _exit(3)
-            }
+            let result = LocalTrial.run(spec, registry: registry, onStall: handOverStalled(to: fd))
             deliver(result, to: fd)
             exit(0)
         }
@@ -54,8 +48,20 @@ public enum TrialChild {
         }
     }
 
+    /// What a trial process does with the record of a trial its watchdog
+    /// found stalled: the stuck workers never return, so it hands the record
+    /// over and waits for the parent to end it (the parent does once it has
+    /// read the record).
+    static func handOverStalled(to fd: Int32) -> @Sendable (TrialResult) -> Void {
+        { stalled in
+            deliver(stalled, to: fd)
+            MonotonicClock.sleep(nanoseconds: 30_000_000_000)
+            _exit(3)
+        }
+    }
+
     /// Writes one record as a line of JSON; exits 3 if that is impossible.
-    private static func deliver(_ result: TrialResult, to fd: Int32) {
+    static func deliver(_ result: TrialResult, to fd: Int32) {
         guard let data = try? ResultCoding.encoder(pretty: false).encode(result) else { _exit(3) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
         do { try handle.write(contentsOf: data + Data("\n".utf8)) } catch { _exit(3) }

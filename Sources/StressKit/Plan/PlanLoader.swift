@@ -54,7 +54,6 @@ public struct PlanLoader: Sendable {
 
     /// Loads and validates plan text; `file` names it in messages.
     public func load(text: String, file: String = "<plan>") throws(PlanError) -> Plan {
-        var reader = PlanReader(file: file)
         // The shape first, from the parser's events: repeated keys, keys that
         // are not words, and alias expansions no plan needs, before anything
         // builds a tree (see PlanShape for what that saves).
@@ -76,14 +75,12 @@ public struct PlanLoader: Sendable {
         guard let root else {
             throw PlanError(problems: [PlanProblem(file: file, path: .root, line: 1, column: 1, message: "the plan is empty; it needs an 'experiments' list")])
         }
-        let plan = parsePlan(root, file: file, reader: &reader)
-        if !reader.problems.isEmpty { throw PlanError(problems: reader.problems) }
-        return plan!
+        return try load(tree: root, file: file)
     }
 
     // MARK: - Plan and experiments
 
-    private func parsePlan(_ root: Node, file: String, reader r: inout PlanReader) -> Plan? {
+    func parsePlan(_ root: Node, file: String, reader r: inout PlanReader) -> Plan? {
         guard let entries = r.mapping(root, .root, allowed: Self.topKeys) else { return nil }
         var name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         var description: String?
