@@ -329,9 +329,11 @@ extension PlanRunner {
     /// XCTAssertEqual(report.exitCode, .passed)
     /// ```
     ///
-    /// Trials run in this process unless `options` says otherwise (a test binary
-    /// cannot re-run itself as a trial process; point ``TrialIsolation/childProcess(executable:arguments:)``
-    /// at an executable that registers the same types to get isolation).
+    /// Trials run in this process unless `options` says otherwise (point
+    /// ``TrialIsolation/childProcess(executable:arguments:)`` at an executable
+    /// that registers the same types to get isolation). For a test, ``StressTest``
+    /// says the same without YAML, and `.isolated()` runs each trial in a child
+    /// process of the test binary itself.
     public static func run(
         yaml text: String, file: String = "<inline plan>", registry: StressRegistry,
         options: RunOptions = RunOptions(isolation: .inProcess)

@@ -5,7 +5,7 @@ import Foundation
 /// back while it waits (Swift Testing runs tests in parallel, and a trial
 /// whose workers are tasks, under an actor strategy, needs that pool).
 extension StressTest {
-    /// ``run(fileID:line:column:function:)`` without holding a thread of
+    /// ``run(fileID:line:column:function:)-3cujl`` without holding a thread of
     /// Swift's cooperative pool while the trials run.
     @discardableResult
     public func run(
@@ -20,7 +20,7 @@ extension StressTest {
         try await Self.onAThreadOfItsOwn { () throws(StressTestError) in try self.run(at: site) }.get()
     }
 
-    /// ``requireSuccess(fileID:line:column:function:)`` without holding a
+    /// ``requireSuccess(fileID:line:column:function:)-798wd`` without holding a
     /// thread of Swift's cooperative pool while the trials run.
     @discardableResult
     public func requireSuccess(

@@ -12,7 +12,7 @@ extension StressTest {
     public static let seedVariable = "STRESSBENCH_SEED"
 
     /// Runs every trial and returns what happened; a failing trial does not
-    /// throw (see ``requireSuccess(fileID:line:column:function:)``). Throws a
+    /// throw (see ``requireSuccess(fileID:line:column:function:)-798wd``). Throws a
     /// ``StressTestError`` when the settings cannot run.
     ///
     /// In a child process of an isolated stress test, the call the parent
@@ -38,7 +38,7 @@ extension StressTest {
         return report
     }
 
-    /// ``run(fileID:line:column:function:)`` for a call site given explicitly (what
+    /// ``run(fileID:line:column:function:)-3cujl`` for a call site given explicitly (what
     /// a wrapper that reports at its own caller passes on).
     ///
     /// Stress tests run one at a time in a process (a second waits for the

@@ -25,8 +25,8 @@
 /// same ``PlanRunner``, in this process or, with ``isolated(as:)``, each
 /// trial in a child process of the test binary.
 ///
-/// - ``run(fileID:line:column:function:)`` returns a ``StressTestReport``;
-/// - ``requireSuccess(fileID:line:column:function:)`` throws a ``StressTestFailure``
+/// - ``run(fileID:line:column:function:)-3cujl`` returns a ``StressTestReport``;
+/// - ``requireSuccess(fileID:line:column:function:)-798wd`` throws a ``StressTestFailure``
 ///   whose message has the first violation (or deadlock, or crash cause),
 ///   the seed and a one-line command that reruns that trial;
 /// - `expectSuccess()`, in the `StressKitTesting` module, records that
