@@ -1,3 +1,4 @@
+import CStressSupport
 @testable import StressKit
 import XCTest
 
@@ -37,6 +38,30 @@ final class WatchdogTests: XCTestCase {
         let reader = SiteWord(site: 0, phase: .inside, resource: 0)
         let readerWaiting = SiteWord(site: 0, phase: .acquiring, resource: 0)
         XCTAssertNil(Watchdog.waitForCycle([reader, readerWaiting]), "readers do not block readers")
+    }
+
+    /// The snapshot a loaded run of own-code's `lock-order` took: workers 0
+    /// to 2 wait for a signal on a condition while 3 and 5 hold its lock and
+    /// the tally's, each wanting the other's. Everyone is stuck for good, and
+    /// the walk once went 0 → 1 → 0 along the signal waits, reporting a
+    /// "cycle" that named no lock (and, checked again among just those two,
+    /// none at all). The lock cycle is the cause and must be the one shown.
+    func testTheLockCycleIsShownRatherThanSignalWaitersWaitingForEachOther() throws {
+        let conditionLock: UInt64 = 0x1000, tally: UInt64 = 0x2000, condition: UInt64 = 0x3000
+        let idle = SiteWord(site: 0, phase: .blocked, resource: 0)
+        func signalWaiter() -> ParticipantState {
+            ParticipantState(site: idle, completed: 1, waitKey: condition, waitKind: UInt64(STRESS_WAIT_CONDITION))
+        }
+        func lockWaiter(holding held: UInt64, wanting key: UInt64) -> ParticipantState {
+            ParticipantState(site: idle, completed: 1, waitKey: key, waitKind: UInt64(STRESS_WAIT_LOCK), held: [held])
+        }
+        let states = [signalWaiter(), signalWaiter(), signalWaiter(),
+                      lockWaiter(holding: conditionLock, wanting: tally), signalWaiter(),
+                      lockWaiter(holding: tally, wanting: conditionLock)]
+        let graph = WaitForGraph(states, workers: states.count, singleDomain: false)
+        XCTAssertEqual(graph.stuckForGood(), Set(0..<6))
+        XCTAssertEqual(graph.firstCycle(), [3, 5])
+        XCTAssertEqual(graph.firstCycle(among: [3, 5]), [3, 5], "the cycle stands on its own")
     }
 }
 

@@ -183,15 +183,24 @@ struct WaitForGraph {
     /// they wait along: a cycle (each waits for the next, the last for the
     /// first), or a chain ending in one that waits for a signal nobody is
     /// left to send. Nil when nobody is stuck for good.
+    ///
+    /// The walk starts at, and steps to, members that wait for holders
+    /// wherever it can. A cycle of lock waits is the deadlock's cause; the
+    /// members waiting for a signal are stuck only because everyone who could
+    /// send it is, and a walk among them alone would show a "cycle" of signal
+    /// waiters that names no lock at all.
     func firstCycle(among candidates: Set<Int>? = nil) -> [Int]? {
         let stuck = stuckForGood(among: candidates)
-        guard let start = stuck.min() else { return nil }
+        let waitsForHolders = { (p: Int) in self.wants[p] != nil }
+        guard let start = stuck.filter(waitsForHolders).min() ?? stuck.min() else { return nil }
         var path = [start]
         var current = start
-        while let next = edges(current).filter(stuck.contains).min() {
-            if let at = path.firstIndex(of: next) { return Array(path[at...]) }
-            path.append(next)
-            current = next
+        while true {
+            let next = edges(current).filter(stuck.contains)
+            guard let step = next.filter(waitsForHolders).min() ?? next.min() else { break }
+            if let at = path.firstIndex(of: step) { return Array(path[at...]) }
+            path.append(step)
+            current = step
         }
         return path
     }

@@ -169,7 +169,7 @@ final class Watchdog: Sendable {
         guard !stuck.isEmpty else { return nil }
         if let cycle = graph(snapshot).firstCycle(among: stuck) {
             let since = cycle.map { progress[$0].since }.max() ?? now
-            var stall = report(snapshot, stalledFor: now &- since, partial: cycle)
+            var stall = report(snapshot, stalledFor: now &- since, partial: cycle, cycle: cycle)
             stall.beganAfterNs = Int(since &- startedAt)
             return stall
         }
@@ -213,9 +213,10 @@ final class Watchdog: Sendable {
     }
 
     /// The report of a stall: of the whole trial (`partial` nil), or of the
-    /// workers in `partial` while the others went on.
+    /// workers in `partial` while the others went on. `knownCycle` is the
+    /// cycle the caller found, described as it is (sought in the graph when nil).
     func report(_ snapshot: [ParticipantState], stalledFor: UInt64,
-                partial: [Int]? = nil, hangReason: String? = nil) -> StallReport {
+                partial: [Int]? = nil, cycle knownCycle: [Int]? = nil, hangReason: String? = nil) -> StallReport {
         // Every worker, and the main and helper threads that took part.
         let shown = snapshot.indices.filter { $0 < board.workers || snapshot[$0].site.phase != .idle }
         let workers = shown.map { describe($0, snapshot[$0]) }
@@ -223,20 +224,25 @@ final class Watchdog: Sendable {
         let running = considered.sorted().filter { !snapshot[$0].site.phase.isWaiting && !snapshot[$0].site.phase.isHarnessBusy }
         let kind: StallReport.Kind = running.isEmpty ? .deadlock : .hang
         let graph = graph(snapshot)
-        let cycle = graph.firstCycle(among: partial.map { Set($0) }).map(graph.describe)
+        let cycle = (knownCycle ?? graph.firstCycle(among: partial.map { Set($0) })).map(graph.describe)
         let seconds = Quantities.format(nanoseconds: stalledFor)
         var summary: String
         let name = { (p: Int) in WaitForGraph.participantName(p, workers: self.board.workers) }
         if let partial {
             let who = partial.map(name).joined(separator: ", ")
-            let others = board.workers - partial.filter { $0 < board.workers }.count
+            // The other workers went on, but for those stuck behind the
+            // cycle (waiting for its locks, or for a signal only it could send).
+            let behind = graph.stuckForGood().subtracting(partial).filter { $0 < board.workers }.count
+            let others = board.workers - partial.filter { $0 < board.workers }.count - behind
+            let othersWords = (behind > 0 ? ", and \(behind) other worker(s) waited behind them" : "")
+                + (others > 0 ? ", while \(others) other worker(s) went on" : "")
             let awaiting = partial.allSatisfy { snapshot[$0].site.phase == .awaiting }
             summary = awaiting
                 ? "deadlock: \(who) stayed suspended in an await for \(seconds) with nothing of theirs queued, running or sleeping "
                     + "on the harness executor (a continuation never resumed, a task awaiting itself, a cycle of awaits)"
                     + (others > 0 ? ", while \(others) other worker(s) went on" : "")
                 : kind == .deadlock
-                ? "deadlock: \(who) completed no operation for \(seconds), each waiting for another of them, while \(others) other worker(s) went on"
+                ? "deadlock: \(who) completed no operation for \(seconds), each waiting for another of them" + othersWords
                 : "hang: \(who) (\(describe(partial[0], snapshot[partial[0]]).description)) completed no operation for \(seconds) while \(others) other worker(s) went on"
                     + (hangReason.map { "; \($0)" } ?? "")
         } else if kind == .deadlock {
