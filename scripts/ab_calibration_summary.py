@@ -57,6 +57,7 @@ def spread(out, n, kind):
         "ns_per_op": lambda t: (t["measurement"]["elapsedNs"] * t["trial"]["threads"] / t["measurement"]["totalOps"]
                                 if t["measurement"]["totalOps"] > 0 else None),
         "cpu_ns_per_op": lambda t: (t["measurement"].get("resources") or {}).get("cpuNsPerOp"),
+        "worker_cpu_ns_per_op": lambda t: (t["measurement"].get("resources") or {}).get("workerCpuNsPerOp"),
     }
     logs = {m: [] for m in figures}
     for i in range(1, n + 1):

@@ -26,8 +26,9 @@ struct ABCommand: ParsableCommand {
         next (ABBAAB...), so a machine whose speed drifts slows both sides of a pair alike.
 
         Paired statistics, per cell: each pair gives the ratio new/old of --metric, by default \
-        cpu_ns_per_op (the trial process's CPU time over the measured window / operations \
-        completed) or ns_per_op (wall time × workers / operations): counted, not read off a \
+        worker_cpu_ns_per_op (the worker threads' own CPU clocks over the measured window / \
+        operations completed; exact, and blind to the harness's other threads) or ns_per_op \
+        (wall time × workers / operations): counted, not read off a \
         histogram, so they resolve a fraction of a nanosecond where a 30 ns operation's p50 \
         moves in whole clock steps. CPU time is the default because a shared runner takes the \
         CPU away from a trial for a varying share of its window, which wall time counts; it \
@@ -195,7 +196,7 @@ struct PairedOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Confidence of the bootstrap interval; the test's level is 1 − this (default 95%).", valueName: "fraction"))
     var confidence: String?
 
-    @Option(help: ArgumentHelp("The figure each pair's ratio is of: cpu_ns_per_op (default: the trial process's CPU time per operation over the measured window), ns_per_op (wall time per operation per worker), or a histogram figure as in `compare` (p50, p99, ops_per_s, ...).", valueName: "metric"))
+    @Option(help: ArgumentHelp("The figure each pair's ratio is of: worker_cpu_ns_per_op (default: the worker threads' own CPU time per operation over the measured window; the process's for task workers), cpu_ns_per_op (the whole trial process's), ns_per_op (wall time per operation per worker), or a histogram figure as in `compare` (p50, p99, ops_per_s, ...).", valueName: "metric"))
     var metric: String?
 
     @Option(help: ArgumentHelp("The test on the pairs' log-ratios: wilcoxon (signed-rank, the default) or sign.", valueName: "test"))

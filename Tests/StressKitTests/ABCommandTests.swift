@@ -76,7 +76,7 @@ final class ABCommandTests: XCTestCase {
         let report = try ResultCoding.decoder().decode(PairedReport.self, from: Data(r.stdout.utf8))
         XCTAssertEqual(report.cells.map(\.cell.description), ["counter/mutex/t1"])
         XCTAssertEqual(report.cells.first?.verdict, .inconclusive, "2 pairs are too few for a verdict")
-        XCTAssertEqual(report.settings.metric, .cpuNsPerOp, "the default")
+        XCTAssertEqual(report.settings.metric, .workerCpuNsPerOp, "the default")
         XCTAssertEqual(report.cells.first?.pairs.count, 2)
         XCTAssertTrue(r.stderr.contains("ab: exit code 0"), r.stderr)
     }

@@ -31,6 +31,26 @@ final class MeasurementTests: XCTestCase {
         XCTAssertGreaterThan(r.peakRSSBytes, 1_000_000)
         XCTAssertGreaterThan(r.userCpuNs + r.systemCpuNs, 0)
         XCTAssertNotNil(r.cpuNsPerOp)
+        XCTAssertGreaterThan(try XCTUnwrap(r.workerCpuNs, "thread workers: their own clocks"), 0)
+        XCTAssertNotNil(r.workerCpuNsPerOp)
+        XCTAssertEqual(PairedMetric.workerCpuNsPerOp.sample(of: report.trials[0]), r.workerCpuNsPerOp)
+    }
+
+    /// Task workers have no thread of their own: no worker CPU figure, and
+    /// the paired metric falls back to the process's CPU time.
+    func testTaskWorkersHaveNoWorkerCPUFigure() throws {
+        let report = try TestSupport.runInProcess("""
+            experiments:
+              - workload: counter
+                strategies: [actor]
+                threads: 2
+                ops: 20k
+            """)
+        let r = try XCTUnwrap(report.trials[0].measurement?.resources)
+        XCTAssertNil(r.workerCpuNs)
+        XCTAssertNil(r.workerCpuNsPerOp)
+        let process = try XCTUnwrap(r.cpuNsPerOp)
+        XCTAssertEqual(PairedMetric.workerCpuNsPerOp.sample(of: report.trials[0]), process > 0 ? process : nil)
     }
 
     /// The default, `auto`: each worker measures what timing costs (rounds of

@@ -81,7 +81,7 @@ final class OutputFormatTests: XCTestCase {
             "pacing_kept_up": "true", "max_stall_ns": "9000",
             "fairness_cv": String(format: "%.6g", fairness.coefficientOfVariation),
             "fairness_jain": String(format: "%.6g", fairness.jainIndex), "starved_thread": "2",
-            "cpu_user_ns": "0", "cpu_system_ns": "0", "cpu_ns_per_op": "0", "ctx_voluntary": "0", "ctx_involuntary": "0",
+            "cpu_user_ns": "0", "cpu_system_ns": "0", "cpu_ns_per_op": "0", "worker_cpu_ns_per_op": "", "ctx_voluntary": "0", "ctx_involuntary": "0",
             "ctx_per_1k_ops": "0", "peak_rss_bytes": "0",
             "quota_periods": "5", "throttled_periods": "2", "throttled_ns": "9000000",
             "alloc_bytes_per_op": "0", "alloc_requests_per_op": "0.333333", "alloc_resident_bytes": "4096",

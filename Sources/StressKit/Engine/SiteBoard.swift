@@ -248,6 +248,18 @@ final class SiteBoard: @unchecked Sendable {
         (stress_load_relaxed(lines[w] + Word.threadID), stress_load_relaxed(lines[w] + Word.cpuClock))
     }
 
+    /// The CPU time the workers' threads have used so far, summed; nil when
+    /// a worker has no thread of its own (a task) or a clock cannot be read.
+    func workerCpuNs() -> UInt64? {
+        var sum: UInt64 = 0
+        for w in 0..<workers {
+            let ns = stress_cpu_clock_ns(thread(w).cpuClock)
+            guard ns != .max else { return nil }
+            sum &+= ns
+        }
+        return sum
+    }
+
     /// The site word of worker `w`.
     func siteSlot(_ w: Int) -> UnsafeMutablePointer<UInt64> { lines[w] }
 

@@ -197,7 +197,7 @@ enum ThreadDriver {
         measureGate.waitForAll()
         PCTCalibration.calibrate(fuzz, board: board, settings: settings, rounds: rounds)
         schedule.resolve(settings, board: board)
-        window.open()
+        window.open(workersOf: board)
         measureGate.release()
         if case .duration(let ns) = settings.stop {
             control.sleep(upTo: ns)
@@ -205,7 +205,7 @@ enum ThreadDriver {
         }
         control.watch { endGate.hasAllArrived }
         endGate.waitForAll()
-        window.close()
+        window.close(workersOf: board)
         endGate.release()
         for thread in threads { thread.join() }
         access.strategy.quiesce()

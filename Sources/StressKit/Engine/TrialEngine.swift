@@ -379,17 +379,20 @@ final class UsageWindow: @unchecked Sendable {
     private(set) var systemMalloc: SystemMallocCounter.Totals?
     private var countingSystemMalloc = false
 
-    func open() {
-        start = .now()
+    /// Opens the window. With `board`, the workers' own CPU clocks are read
+    /// too: call it while every worker waits at a gate.
+    func open(workersOf board: SiteBoard? = nil) {
+        start = .now(workersOf: board)
         allocatorStart = Jemalloc.totals()
         // Last, so the coordinator's own readings are not counted.
         countingSystemMalloc = allocatorStart == nil && SystemMallocCounter.start()
     }
 
-    func close() {
+    /// Closes the window (with the board `open` was given).
+    func close(workersOf board: SiteBoard? = nil) {
         // First, for the same reason.
         if countingSystemMalloc { systemMalloc = SystemMallocCounter.stop() }
-        end = .now()
+        end = .now(workersOf: board)
         allocatorEnd = Jemalloc.totals()
     }
 

@@ -19,6 +19,17 @@ public struct ResourceUsage: Sendable, Codable, Equatable {
     public var peakRSSBytes: Int
     /// CPU time (user + system) per operation in the window.
     public var cpuNsPerOp: Double?
+    /// The CPU time the worker threads themselves used in the window, summed:
+    /// each thread's own CPU clock, read by the coordinator while the workers
+    /// wait at the window's gates. Exact to the nanosecond (the kernel brings
+    /// a thread's clock up to date when another reads it), where the
+    /// process's figure can lag a running thread by a scheduler tick, and
+    /// free of the coordinator's, the watchdog's and the runtime's threads.
+    /// Absent for task workers, which have no thread of their own, and where
+    /// a thread's clock could not be read.
+    public var workerCpuNs: Int?
+    /// ``workerCpuNs`` per operation.
+    public var workerCpuNsPerOp: Double?
     /// Context switches (both kinds) per thousand operations.
     public var contextSwitchesPer1kOps: Double?
     /// Scheduling periods of a CPU-time quota (100 ms by default) in the
@@ -41,6 +52,16 @@ public struct ResourceUsage: Sendable, Codable, Equatable {
         let usage: rusage
         /// The quota's throttling counters, where a quota applies.
         let throttling: ThrottleCounters?
+        /// The worker threads' CPU clocks, summed (nil as for ``workerCpuNs``).
+        var workerCpuNs: UInt64? = nil
+
+        /// A reading of the process's counters and, when `board` is given and
+        /// every worker has a thread, of the workers' own CPU clocks.
+        static func now(workersOf board: SiteBoard? = nil) -> Reading {
+            var reading = now()
+            if let board { reading.workerCpuNs = board.workerCpuNs() }
+            return reading
+        }
 
         static func now() -> Reading {
             // The quota's counters first: the first call also finds the
@@ -70,6 +91,10 @@ public struct ResourceUsage: Sendable, Codable, Equatable {
         peakRSSBytes = Int(b.usage.ru_maxrss)
         #endif
         cpuNsPerOp = operations > 0 ? Double(userCpuNs + systemCpuNs) / Double(operations) : nil
+        if let start = a.workerCpuNs, let end = b.workerCpuNs, end >= start {
+            workerCpuNs = Int(end - start)
+            workerCpuNsPerOp = operations > 0 ? Double(end - start) / Double(operations) : nil
+        }
         contextSwitchesPer1kOps = operations > 0
             ? Double(voluntaryContextSwitches + involuntaryContextSwitches) * 1000 / Double(operations) : nil
         if let start = a.throttling, let end = b.throttling {
