@@ -79,15 +79,19 @@ enum TaskDriver {
                 worker.publish(.betweenOperations)
                 await worker.staggerTask()
                 worker.startNs = MonotonicClock.now()
-                switch settings.stop {
-                case .duration:
-                    while control.current != TrialControl.stop { await timedOperation(&worker, operations, state, strategy) }
-                case .operations(let count):
-                    var left = count
-                    while left > 0 && control.current != TrialControl.stop {
-                        await timedOperation(&worker, operations, state, strategy)
-                        left -= 1
-                    }
+                // One operation of one read or write step, fuzzing off: the
+                // loop compiled for the strategy's type (``_MeasuredTaskLoop``),
+                // with the worker in memory of its own for the loop.
+                let own = UnsafeMutablePointer<Worker>.allocate(capacity: 1)
+                own.initialize(to: worker)
+                if let loop = _MeasuredTaskLoop(worker: own, operations: operations, state: state, control: control, stop: settings.stop) {
+                    await strategy._runMeasuredTaskLoop(loop)
+                    worker = own.move()
+                    own.deallocate()
+                } else {
+                    own.deinitialize(count: 1)
+                    own.deallocate()
+                    await generalLoop(&worker, operations, state, strategy, control, settings.stop)
                 }
                 worker.endNs = MonotonicClock.now()
                 worker.publish(.finished)
@@ -136,6 +140,24 @@ enum TaskDriver {
         scheduler?.shutDown()
         board.executor.attach(nil)
         return (reports.collected, scheduler?.stats)
+    }
+
+    /// The measured loop of any program: each operation through the general
+    /// `execute(_:state:strategy:frame:slot:)`.
+    private static func generalLoop<State: AnyObject & Sendable>(
+        _ worker: inout Worker, _ operations: [StressOperation<State>], _ state: State, _ strategy: any IsolatingStrategy,
+        _ control: TrialControl, _ stop: StopCondition
+    ) async {
+        switch stop {
+        case .duration:
+            while control.current != TrialControl.stop { await timedOperation(&worker, operations, state, strategy) }
+        case .operations(let count):
+            var left = count
+            while left > 0 && control.current != TrialControl.stop {
+                await timedOperation(&worker, operations, state, strategy)
+                left -= 1
+            }
+        }
     }
 
     @inline(__always)

@@ -187,6 +187,9 @@ public protocol IsolatingStrategy: AnyObject, Sendable {
     func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ hops: NestedHops, _ body: @Sendable () -> R) async -> R
     /// Waits until work submitted asynchronously has run. Default: nothing.
     func quiesce() async
+    /// The engine's measured task loop, compiled for this strategy's type.
+    /// Leave it to the default implementation (see ``_MeasuredTaskLoop``).
+    func _runMeasuredTaskLoop<State>(_ loop: _MeasuredTaskLoop<State>) async
 }
 
 extension IsolatingStrategy {
