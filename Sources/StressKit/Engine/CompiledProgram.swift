@@ -173,7 +173,7 @@ struct CompiledProgram {
     /// Without the erasure the loop would be generic over the state, and Swift
     /// does not specialize a function over one generic parameter (the strategy)
     /// while another stays generic.
-    private static func erase<State: AnyObject & Sendable>(
+    static func erase<State: AnyObject & Sendable>(
         _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
     ) -> ErasedStepBody {
         unsafeBitCast(TypedBody(body: body), to: ErasedBody.self).body

@@ -24,22 +24,27 @@
 /// timing and violations as the general path.
 ///
 /// Not meant to be made or run outside the engine; its contents are internal.
-public struct _MeasuredTaskLoop<State: AnyObject & Sendable> {
+///
+/// Not generic over the workload's state (its step body takes an
+/// ``ErasedState``, as the thread loop's do): Swift specializes a witness
+/// only for all of its generic parameters, so a loop generic over the state
+/// too would run unspecialized, through the strategy's witness table.
+public struct _MeasuredTaskLoop {
     let worker: UnsafeMutablePointer<Worker>
-    /// The one operation's index and its one step.
+    /// The one operation's index, and its one step's body and access.
     let index: Int
-    let step: Step<State>
+    let body: CompiledProgram.BodyBox
     let resource: Int
     let isWrite: Bool
-    let state: State
+    let state: ErasedState
     let control: TrialControl
     /// Operations this worker runs, or nil to run until the trial stops.
     let operations: Int?
 
     /// The loop for `worker` when its program is one it can run: one operation
     /// (by weight) of one `read` or `write` step, with fuzzing off. Nil otherwise.
-    init?(worker: UnsafeMutablePointer<Worker>, operations program: [StressOperation<State>], state: State,
-          control: TrialControl, stop: StopCondition) {
+    init?<State: AnyObject & Sendable>(worker: UnsafeMutablePointer<Worker>, operations program: [StressOperation<State>], state: State,
+                                        control: TrialControl, stop: StopCondition) {
         guard !worker.pointee.frame.fuzz.active, let index = worker.pointee.picker.single,
               program[index].steps.count == 1 else { return nil }
         let step = program[index].steps[0]
@@ -50,7 +55,7 @@ public struct _MeasuredTaskLoop<State: AnyObject & Sendable> {
         }
         self.worker = worker
         self.index = index
-        self.step = step
+        body = CompiledProgram.BodyBox(CompiledProgram.erase(step.body))
         self.state = state
         self.control = control
         switch stop {
@@ -62,18 +67,21 @@ public struct _MeasuredTaskLoop<State: AnyObject & Sendable> {
     /// Runs the loop with `strategy` as a concrete type.
     func run<S: IsolatingStrategy>(_ strategy: S) async {
         let w = worker
-        let frame = FramePointer(pointer: w.pointer(to: \.frame)!)
+        let frame = w.pointer(to: \.frame)!
         let probe = w.pointee.frame.probe
         let siteBase = w.pointee.siteBase[index]
         let waiting = SiteWord(site: siteBase, phase: .acquiring, resource: resource, write: isWrite)
         let inside = SiteWord(site: siteBase, phase: .inside, resource: resource, write: isWrite)
         let between = SiteWord(site: siteBase, phase: .betweenOperations)
-        let body = step.body, state = self.state, control = self.control
+        // The box outlives the loop (self holds it): borrowed, its body is
+        // called with no reference counting per operation.
+        let isolatedStep = IsolatedStep(frame: frame, body: Unmanaged.passUnretained(body))
+        let state = self.state, control = self.control
         let resource = self.resource, isWrite = self.isWrite, index = self.index
         var left = operations ?? Int.max
         while left > 0 && control.current != TrialControl.stop {
             left &-= 1
-            frame.pointer.pointee.beginOperation(number: w.pointee.opNumber, siteBase: siteBase)
+            frame.pointee.beginOperation(number: w.pointee.opNumber, siteBase: siteBase)
             w.pointee.opNumber &+= 1
             let timed = w.pointee.shouldTime()
             let start = timed ? w.pointee.startTiming() : 0
@@ -84,15 +92,15 @@ public struct _MeasuredTaskLoop<State: AnyObject & Sendable> {
             let result: StepResult
             if isWrite {
                 result = await strategy.write(resource) {
-                    if timed { frame.pointer.pointee.entered(asked) }
+                    if timed { isolatedStep.frame.pointee.entered(asked) }
                     probe.publish(inside)
-                    return isolated(body, state, &frame.pointer.pointee)
+                    return isolatedStep.run(state)
                 }
             } else {
                 result = await strategy.read(resource) {
-                    if timed { frame.pointer.pointee.entered(asked) }
+                    if timed { isolatedStep.frame.pointee.entered(asked) }
                     probe.publish(inside)
-                    return isolated(body, state, &frame.pointer.pointee)
+                    return isolatedStep.run(state)
                 }
             }
             if timed { w.pointee.finishTiming(start) }
@@ -102,19 +110,31 @@ public struct _MeasuredTaskLoop<State: AnyObject & Sendable> {
     }
 }
 
-/// The worker's frame, at the fixed address the loop's worker has, handed
-/// into the isolated region. @unchecked: the worker's task is suspended in
-/// the `await` while the isolated code uses the frame, so exactly one of them
-/// touches it at a time, and the `await` orders the two (as ``FrameSlot``).
-struct FramePointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<OpFrame>
+/// What the isolated region needs of the loop: the worker's frame, at the
+/// fixed address the loop's worker has, and the step's body, borrowed.
+/// @unchecked: the worker's task is suspended in the `await` while the
+/// isolated code uses the frame, so exactly one of them touches it at a time,
+/// and the `await` orders the two (as ``FrameSlot``); the body is immutable.
+struct IsolatedStep: @unchecked Sendable {
+    let frame: UnsafeMutablePointer<OpFrame>
+    let body: Unmanaged<CompiledProgram.BodyBox>
+
+    /// The step's body in the isolated region, as the general path's
+    /// `isolated(_:_:_:)` runs it (its fuzz points do nothing: fuzzing is off).
+    @inline(__always)
+    func run(_ state: ErasedState) -> StepResult {
+        frame.pointee.insideActor = true
+        let result = body._withUnsafeGuaranteedRef { $0.body(state, &frame.pointee) }
+        frame.pointee.insideActor = false
+        return result
+    }
 }
 
 extension IsolatingStrategy {
     /// Runs the engine's measured task loop compiled for this strategy's
     /// type. The engine calls it; a strategy does not implement it (the
     /// default is the only sensible one: see ``_MeasuredTaskLoop``).
-    public func _runMeasuredTaskLoop<State>(_ loop: _MeasuredTaskLoop<State>) async {
+    public func _runMeasuredTaskLoop(_ loop: _MeasuredTaskLoop) async {
         await loop.run(self)
     }
 }

@@ -189,7 +189,7 @@ public protocol IsolatingStrategy: AnyObject, Sendable {
     func quiesce() async
     /// The engine's measured task loop, compiled for this strategy's type.
     /// Leave it to the default implementation (see ``_MeasuredTaskLoop``).
-    func _runMeasuredTaskLoop<State>(_ loop: _MeasuredTaskLoop<State>) async
+    func _runMeasuredTaskLoop(_ loop: _MeasuredTaskLoop) async
 }
 
 extension IsolatingStrategy {
