@@ -103,8 +103,10 @@ final class ResultFormatTests: XCTestCase {
         let report = RunReport(plan: "p", planFile: "p.yaml", startedAt: Date(), finishedAt: Date(), trials: [crashed])
         let row = CSVReport.render(report).split(separator: "\n")[1]
         XCTAssertTrue(row.hasPrefix("x/y/t1/r0,p,x,counter,,y,1,0,1,off,crashed,0,,,,,,,,,,,,,,,"), String(row))
-        // The last column, `expectation`: a crash the plan does not expect.
-        XCTAssertTrue(row.hasSuffix(",\"died, with a comma\",system,," + String(repeating: ",", count: CSVReport.columns.count - 31) + ",unexpected"),
+        // `expectation`: a crash the plan does not expect; then the appended
+        // `worker_cpu_ns_per_op`, empty.
+        XCTAssertEqual(CSVReport.columns.suffix(2), ["expectation", "worker_cpu_ns_per_op"])
+        XCTAssertTrue(row.hasSuffix(",\"died, with a comma\",system,," + String(repeating: ",", count: CSVReport.columns.count - 32) + ",unexpected,"),
                       "nothing was timed: no clock, no interval, and none of the figures after them: \(row)")
         XCTAssertEqual(CSVReport.columns[29], "sample_every", "the first 30 columns never move")
         XCTAssertEqual(report.exitCode, .trialFailures)

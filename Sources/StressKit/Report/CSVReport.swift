@@ -16,11 +16,13 @@ public enum CSVReport {
         "resp_p50_ns", "resp_p99_ns", "resp_p999_ns", "resp_max_ns",
         "pacing_target_ops_per_s", "pacing_achieved_ops_per_s", "pacing_max_lag_ns", "pacing_kept_up",
         "max_stall_ns", "fairness_cv", "fairness_jain", "starved_thread",
-        "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_op", "worker_cpu_ns_per_op", "ctx_voluntary", "ctx_involuntary", "ctx_per_1k_ops",
+        "cpu_user_ns", "cpu_system_ns", "cpu_ns_per_op", "ctx_voluntary", "ctx_involuntary", "ctx_per_1k_ops",
         "peak_rss_bytes", "quota_periods", "throttled_periods", "throttled_ns",
         "alloc_bytes_per_op", "alloc_requests_per_op", "alloc_resident_bytes",
         "rounds", "rounds_per_s", "forbidden", "interesting",
         "expected", "expectation",
+        // Appended, as every new column is: readers may go by position.
+        "worker_cpu_ns_per_op",
     ]
 
     /// The whole file, header included.
@@ -50,6 +52,8 @@ public enum CSVReport {
                 // pass) and how the trial stands against it (passed, caught,
                 // missed, unexpected, skipped).
                 t.expect.map { $0.map(\.rawValue).joined(separator: ";") } ?? "", r.expectation.rawValue,
+                // The worker threads' own CPU time per operation (empty for task workers).
+                m?.resources?.workerCpuNsPerOp.map(number) ?? "",
             ]
             lines.append(cells.map(escape).joined(separator: ","))
         }
@@ -72,7 +76,7 @@ public enum CSVReport {
             int(pacing?.maxLagNs), pacing.map { String($0.keptUp) } ?? "",
             int(m?.maxStallNs?.max()),
             real(fairness?.coefficientOfVariation), real(fairness?.jainIndex), int(fairness?.starvedThread),
-            int(usage?.userCpuNs), int(usage?.systemCpuNs), real(usage?.cpuNsPerOp), real(usage?.workerCpuNsPerOp),
+            int(usage?.userCpuNs), int(usage?.systemCpuNs), real(usage?.cpuNsPerOp),
             int(usage?.voluntaryContextSwitches), int(usage?.involuntaryContextSwitches), real(usage?.contextSwitchesPer1kOps),
             int(usage?.peakRSSBytes), int(usage?.quotaPeriods), int(usage?.throttledPeriods), int(usage?.throttledNs),
             real(allocator?.bytesPerOp), real(allocator?.allocationsPerOp), int(allocator?.residentBytes),
