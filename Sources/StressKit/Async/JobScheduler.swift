@@ -34,7 +34,11 @@ final class JobScheduler: @unchecked Sendable {
     private var timers: [Timed] = []
     private var sequence: UInt64 = 0
     private var policy: JobPolicy
+    /// When each worker's running job started (0: none runs), and which job
+    /// that is (its number in `started`).
     private var running: [UInt64]
+    private var runningJob: [UInt64]
+    private var started: UInt64 = 0
     private var jobsRun: [UInt64]
     private var runningCount = 0
     private var held = false
@@ -58,6 +62,7 @@ final class JobScheduler: @unchecked Sendable {
         queues = Array(repeating: [], count: workers + 1)
         heads = Array(repeating: 0, count: workers + 1)
         running = Array(repeating: 0, count: workers)
+        runningJob = Array(repeating: 0, count: workers)
         jobsRun = Array(repeating: 0, count: workers)
         policy = JobPolicy(fuzz: fuzz, seed: seed, workers: workers)
         readyScratch.reserveCapacity(workers)
@@ -174,14 +179,25 @@ final class JobScheduler: @unchecked Sendable {
                 let now = MonotonicClock.now()
                 let delay = deterministic ? .none : policy.delay(for: w, now: now)
                 let global = w == workers
-                if !global { running[w] = now }
+                started &+= 1
+                let mine = started
+                if !global {
+                    running[w] = now
+                    runningJob[w] = mine
+                }
                 runningCount += 1
                 pthread_mutex_unlock(lock)
                 if delay != .none { Fuzzer.perform(delay) }
                 job.runSynchronously(on: global ? globalConcurrentExecutor.asUnownedTaskExecutor() : facades[w].asUnownedTaskExecutor())
                 pthread_mutex_lock(lock)
                 if !global {
-                    running[w] = 0
+                    // A job that suspends enqueues its task's next job before
+                    // it returns here, and another thread may already run that
+                    // one: then it, not this one, is the worker's running job
+                    // (clearing it made a job that never returned look like a
+                    // task suspended with nothing to resume it: a false
+                    // deadlock in place of a hang).
+                    if runningJob[w] == mine { running[w] = 0 }
                     jobsRun[w] &+= 1
                 }
                 runningCount -= 1
