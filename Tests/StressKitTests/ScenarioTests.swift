@@ -145,19 +145,26 @@ final class ScenarioTests: XCTestCase {
     }
 
     /// The correct variants of the seeds' races: no forbidden outcome under
-    /// any profile, any of these strategies, many seeds.
+    /// any profile (`portfolio` takes four repetitions, one of each profile
+    /// it rotates), any of these strategies, many seeds (each repetition has
+    /// its own).
     func testCorrectVariantsShowNoForbiddenOutcomeUnderEveryProfile() throws {
-        let profiles = ["off", "light", "yield", "chaos", "pct"]
+        let profiles = ["off", "light", "yield", "chaos", "pct", "portfolio"]
         let report = try runIsolated("""
             defaults: { ops: 150, warmup: 0, repetitions: 2, strategies: [pthread-mutex, serial-queue, actor] }
             experiments:
-            """ + profiles.map { p in """
+            """ + profiles.map { p in
+                let repetitions = p == "portfolio" ? ", repetitions: 4" : ""
+                return """
 
-              - { name: start-cancel-\(p), scenario: operation-start-cancel, fuzz: \(p), parameters: { variant: correct } }
-              - { name: lazy-init-\(p), scenario: lazy-init-race, fuzz: \(p), parameters: { variant: correct } }
-              - { name: nested-\(p), scenario: nested-transaction-once, fuzz: \(p), parameters: { variant: correct } }
+              - { name: start-cancel-\(p), scenario: operation-start-cancel, fuzz: \(p), parameters: { variant: correct }\(repetitions) }
+              - { name: lazy-init-\(p), scenario: lazy-init-race, fuzz: \(p), parameters: { variant: correct }\(repetitions) }
+              - { name: nested-\(p), scenario: nested-transaction-once, fuzz: \(p), parameters: { variant: correct }\(repetitions) }
             """ }.joined())
-        XCTAssertEqual(report.trials.count, 5 * 3 * 3 * 2)
+        XCTAssertEqual(report.trials.count, 5 * 3 * 3 * 2 + 3 * 3 * 4)
+        XCTAssertEqual(Set(report.trials.filter { $0.trial.experiment.hasSuffix("portfolio") }.map(\.trial.fuzz.profile)),
+                       [.chaos, .pct, .yield, .light], "portfolio's four turns")
+        XCTAssertEqual(Set(report.trials.map(\.trial.seed)).count, report.trials.count / 3, "a seed per cell and repetition")
         for trial in report.trials {
             XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
             XCTAssertEqual(trial.rounds, 150, trial.trial.id)
@@ -202,9 +209,11 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(stall.cycle, ["worker 0 holds resource 0 and waits for resource 0, held by itself"])
         XCTAssertEqual(stall.workers.first?.operation, "transaction")
         // The other role either waits for the lock or has done its update and
-        // waits at the round's barrier, whichever came first.
+        // waits at the round's barrier, whichever came first: named by its
+        // role either way.
         let other = try XCTUnwrap(stall.workers.last)
-        XCTAssertTrue(other.operation == "update" || other.phase == "atBarrier", "\(other)")
+        XCTAssertEqual(other.operation, "update", "\(other)")
+        XCTAssertTrue(other.phase == "acquiring" || other.description == "update: waiting at the round's barrier for the other roles", "\(other)")
         XCTAssertEqual(report.trials.last?.outcome, .passed, "re-entry is fine for a recursive lock")
     }
 

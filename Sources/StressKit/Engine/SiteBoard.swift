@@ -145,6 +145,10 @@ final class SiteBoard: @unchecked Sendable {
     private let armed = CacheLineArray<UInt64>(count: 1)
     /// "operation/step" for every site id.
     let labels: [String]
+    /// In a scenario, worker `w`'s role (role `w` always runs on worker `w`),
+    /// so a stall report can name a worker's role where its site names no
+    /// step (at the round's barrier); nil for a workload.
+    let roles: [String]?
     /// The harness executor of a trial whose workers are tasks on it: the
     /// watchdog asks it whether a worker in an `await` has a job running,
     /// queued or sleeping there. Nil otherwise.
@@ -158,9 +162,11 @@ final class SiteBoard: @unchecked Sendable {
     private var cPhases: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 
     /// A board for `workers` running `operations`; `extraLabels` name sites
-    /// after the operations' steps that are not steps (a scenario's arbiter).
-    init<State>(workers: Int, operations: [StressOperation<State>], extraLabels: [String] = []) {
+    /// after the operations' steps that are not steps (a scenario's arbiter);
+    /// `roles`, a scenario's role names, worker by worker.
+    init<State>(workers: Int, operations: [StressOperation<State>], extraLabels: [String] = [], roles: [String]? = nil) {
         self.workers = workers
+        self.roles = roles
         participants = workers + 1 + Self.helperSlots
         lines = CacheLineArray(count: participants)
         for p in workers..<participants { stress_store_relaxed(lines[p], SiteWord(site: -1, phase: .idle).raw) }

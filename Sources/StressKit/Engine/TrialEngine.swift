@@ -154,7 +154,9 @@ public enum TrialEngine {
             settings.warmupNs = PCTCalibration.warmupNs
         }
         let trialStart = MonotonicClock.now()
-        let board = SiteBoard(workers: settings.threads, operations: operations, extraLabels: makeRounds == nil ? [] : ["arbiter/arbitrate"])
+        let board = SiteBoard(workers: settings.threads, operations: operations,
+                              extraLabels: makeRounds == nil ? [] : ["arbiter/arbitrate"],
+                              roles: makeRounds == nil ? nil : operations.map(\.name))
         board.installCrashReporter()
         // Harness-aware primitives on threads that are not workers (the main
         // thread, dispatch threads) find the trial through these.

@@ -289,7 +289,7 @@ final class Watchdog: Sendable {
                 : "holding \(noun(r)) and waiting to acquire \(noun(inner)) (nested write)"
         case .insideInner: text = "inside \(noun(r)) and, nested, \(noun(inner))"
         case .betweenOperations: text = "between operations"
-        case .atBarrier: text = "waiting at a barrier for the other workers"
+        case .atBarrier: text = board.roles == nil ? "waiting at a barrier for the other workers" : "waiting at the round's barrier for the other roles"
         case .finished: text = "finished"
         case .pacing: text = "waiting for its next scheduled start (paced load)"
         case .fuzzing: text = "paused by the fuzzer"
@@ -312,9 +312,12 @@ final class Watchdog: Sendable {
             keyed += "; holding " + state.held.map { PrimitiveNames.describe(WaitKey.primitive($0)) }.joined(separator: ", ")
         }
         let who = w < board.workers ? "" : WaitForGraph.participantName(w, workers: board.workers) + ": "
+        // A scenario's worker always runs one role: name it where no step does
+        // (between its role's runs, at the round's barrier).
+        let role = label == nil ? board.roles.flatMap { $0.indices.contains(w) ? $0[w] : nil } : nil
         return StalledWorker(
-            thread: w, operation: parts?.first, step: parts?.dropFirst().first, phase: "\(site.phase)",
-            description: who + (label.map { "\($0): " } ?? "") + (state.note ?? text) + keyed,
+            thread: w, operation: parts?.first ?? role, step: parts?.dropFirst().first, phase: "\(site.phase)",
+            description: who + (label.map { "\($0): " } ?? role.map { "\($0): " } ?? "") + (state.note ?? text) + keyed,
             resource: hasResource ? r : nil,
             innerResource: site.phase == .acquiringInner || site.phase == .insideInner ? inner : nil,
             completedOps: Int(completed)

@@ -218,7 +218,9 @@ final class FuzzShared: @unchecked Sendable {
     private let board: SiteBoard
     private let priorities: CacheLineArray<UInt64>
     private let hits = UnsafeMutablePointer<UInt64>.allocate(capacity: 16)
-    private var changePoints: [UInt64] = []
+    /// The fuzz points (counted from the last calibration or round start) at
+    /// which the top worker is demoted; sorted.
+    private(set) var changePoints: [UInt64] = []
     /// Per-round PCT: fuzz points counted over the rounds so far, and the rounds.
     private var roundPoints: UInt64 = 0
     private var rounds: UInt64 = 0
@@ -257,9 +259,12 @@ final class FuzzShared: @unchecked Sendable {
     }
 
     /// Per-round PCT (scenarios): a fresh seeded priority order and d−1
-    /// fresh change points for round `round`, spread over the fuzz points a
-    /// round has had on average so far (8 before the first). Called by the one
-    /// worker that decides at the round barrier, while the others wait there.
+    /// fresh change points for round `round`, spread over the round's own
+    /// count of fuzz points. That count is known only once the round has run,
+    /// and the rounds of one scenario pass the same points (only fuzzing's
+    /// detours differ), so it is taken as the mean over the rounds so far,
+    /// warm-up rounds included: 8 before the first. Called by the one worker
+    /// that decides at the round barrier, while the others wait there.
     func beginRound(_ round: Int) {
         if round > 0 {
             roundPoints &+= stress_load_relaxed(hits)

@@ -20,6 +20,7 @@ extension StressRegistry {
         r.register(scenario: OperationStartCancelScenario.self)
         r.register(scenario: LazyInitRaceScenario.self)
         r.register(scenario: NestedTransactionOnceScenario.self)
+        r.register(scenario: HangInRoundScenario.self)
 
         // Locks, then lock-free, then dispatch queues, then actors, then the
         // control: the order `list` and `strategies: all` use.
