@@ -12,13 +12,14 @@ Four parts (--only rate|detection|never|pct runs one):
              harness's own cost per round) and of `store-buffering` (relaxed),
              under `unsynchronized`, 2 workers, 1 s windows, --reps repetitions;
              the median and the range.
-  detection  every buggy scenario variant, under a strategy where the bug is
-             real, with --seeds seeds (repetitions of one plan: each has its
+  detection  every buggy scenario variant, under each strategy
+             Plans/scenarios.yaml runs it with, with --seeds seeds (repetitions of one plan: each has its
              own seed), a --budget window and stop_on_violation, with fuzzing
              off (rounds in strides: the roles overlap most), under the default
              bug-hunting profile (`yield`, as Plans/bugs.yaml) and under `pct`;
-             plus store-buffering with relaxed orderings, whose `0, 0` must
-             show (its "detection" is seeing that outcome at all).
+             plus store-buffering with relaxed and with acquiring-releasing
+             orderings, whose `0, 0` must show on x86-64 (its "detection" is
+             seeing that outcome at all).
              Prints the detection rate with a 95% Wilson score interval and the
              median round of the first detection.
   never      the outcomes x86-64 must never show, each in --seeds / 3 trials of
@@ -26,7 +27,7 @@ Four parts (--only rate|detection|never|pct runs one):
              sequentially consistent orderings, message passing's `1, 0` with
              every ordering (x86 is TSO), load buffering's `1, 1` (relaxed);
              the rounds run and the rounds that showed it (must be 0).
-  pct        the same buggy variants under soft PCT with the schedule drawn
+  pct        the same buggy variants (under their first strategy) under soft PCT with the schedule drawn
              afresh for every round (`pct_scope: round`, the default) and drawn
              once for the whole trial (`pct_scope: trial`, as for workloads):
              detection rate, and rounds until the first detection (median and
@@ -46,14 +47,22 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, ".build", "release", "stressbench")
 
-# (label, scenario, parameters, strategy): buggy variants where the bug is real.
+# (label, scenario, parameters, strategies): buggy variants, under the
+# strategies Plans/scenarios.yaml runs them with (where the bug is real).
 BUGGY = [
-    ("start-cancel: cancel-finishes", "operation-start-cancel", "{variant: cancel-finishes}", "pthread-mutex"),
-    ("lazy-init: check-then-create", "lazy-init-race", "{variant: check-then-create}", "pthread-mutex"),
-    ("lazy-init: publish-before-initialize", "lazy-init-race", "{variant: publish-before-initialize}", "pthread-mutex"),
-    ("nested transaction: reenter", "nested-transaction-once", "{variant: reenter}", "pthread-mutex"),
-    ("dekker: acquiring-releasing", "dekker", "{ordering: acquiring-releasing}", "unsynchronized"),
+    ("start-cancel: cancel-finishes", "operation-start-cancel", "{variant: cancel-finishes}",
+     ["pthread-mutex", "serial-queue", "actor"]),
+    ("lazy-init: check-then-create", "lazy-init-race", "{variant: check-then-create}",
+     ["pthread-mutex", "rwlock", "rw-queue", "actor"]),
+    ("lazy-init: publish-before-initialize", "lazy-init-race", "{variant: publish-before-initialize}",
+     ["pthread-mutex", "rwlock", "rw-queue", "actor"]),
+    ("nested transaction: reenter", "nested-transaction-once", "{variant: reenter}", ["pthread-mutex", "serial-queue"]),
+    ("dekker: acquiring-releasing", "dekker", "{ordering: acquiring-releasing}", ["unsynchronized"]),
 ]
+# The relaxed outcomes store buffering must show on x86-64 (its "detection"
+# is seeing `0, 0` at all): with relaxed and with acquiring-releasing orderings.
+STORE_BUFFERING = [("store-buffering: %s shows 0, 0" % o, "store-buffering", "{ordering: %s}" % o, ["unsynchronized"])
+                   for o in ("relaxed", "acquiring-releasing")]
 
 
 def wilson(k, n, z=1.96):
@@ -130,16 +139,16 @@ def part_detection(args):
     print(f"\n## Detection within {args.budget} ({args.seeds} seeds, stop_on_violation)\n")
     print("| scenario (strategy) | off | yield | pct |")
     print("|---|---|---|---|")
-    cells = BUGGY + [("store-buffering: relaxed shows 0, 0", "store-buffering", "{ordering: relaxed}", "unsynchronized")]
-    for label, scenario, params, strategy in cells:
+    for label, scenario, params, strategies in BUGGY + STORE_BUFFERING:
         outcome = "0, 0" if scenario == "store-buffering" else None
-        row = []
-        for fuzz in ("off", "yield", "pct"):
-            k, n, rounds = detection_cell(args, label, scenario, params, strategy, fuzz, outcome)
-            lo, hi = wilson(k, n)
-            first = f"; first in round {statistics.median(rounds):g} (median)" if rounds else ""
-            row.append(f"{k}/{n} [{lo:.2f}, {hi:.2f}]{first}")
-        print(f"| {label} ({strategy}) | " + " | ".join(row) + " |")
+        for strategy in strategies:
+            row = []
+            for fuzz in ("off", "yield", "pct"):
+                k, n, rounds = detection_cell(args, label, scenario, params, strategy, fuzz, outcome)
+                lo, hi = wilson(k, n)
+                first = f"; first in round {statistics.median(rounds):g} (median)" if rounds else ""
+                row.append(f"{k}/{n} [{lo:.2f}, {hi:.2f}]{first}")
+            print(f"| {label} ({strategy}) | " + " | ".join(row) + " |", flush=True)
 
 
 def part_never(args):
@@ -168,14 +177,15 @@ def part_pct(args):
     print(f"\n## Soft PCT per round against per trial ({args.seeds} seeds, {args.budget} each)\n")
     print("| scenario (strategy) | per round: found | rounds to the first | per trial: found | rounds to the first |")
     print("|---|---|--:|---|--:|")
-    for label, scenario, params, strategy in BUGGY:
+    for label, scenario, params, strategies in BUGGY:
+        strategy = strategies[0]
         row = []
         for scope in ("round", "trial"):
             k, n, rounds = detection_cell(args, label, scenario, params, strategy, f"{{profile: pct, pct_scope: {scope}}}", tag="pct-" + scope)
             lo, hi = wilson(k, n)
             spread = f"{statistics.median(rounds):g} ({min(rounds)} to {max(rounds)})" if rounds else "-"
             row += [f"{k}/{n} [{lo:.2f}, {hi:.2f}]", spread]
-        print(f"| {label} ({strategy}) | " + " | ".join(row) + " |")
+        print(f"| {label} ({strategy}) | " + " | ".join(row) + " |", flush=True)
 
 
 def main():

@@ -350,8 +350,7 @@ def outcome_chart(plan, trials, out):
             labels[i][j] = "\n".join(f"{n} {o}" for o, n in sorted(counts.items(), key=lambda kv: OUTCOMES.index(kv[0])))
             if cell and all(t.caught for t in cell if t.outcome != "passed") and any(t.caught for t in cell):
                 labels[i][j] += "\n(as expected)"
-    cmap = ListedColormap([OUTCOME_COLOURS[o] for o in OUTCOMES])
-    cmap.set_bad(NOT_RUN_COLOUR)
+    cmap = ListedColormap([OUTCOME_COLOURS[o] for o in OUTCOMES]).with_extremes(bad=NOT_RUN_COLOUR)
     import numpy as np  # matplotlib depends on numpy
     values = np.ma.masked_invalid(np.array([[np.nan if v is None else v for v in row] for row in grid], dtype=float))
     fig, ax = plt.subplots(figsize=(max(1.9 * len(columns) + 4.4, 8.0), 0.62 * len(rows) + 1.8))

@@ -4,8 +4,8 @@
     .venv/bin/python scripts/test_plot.py
 
 Legends outside the data, threads on a log-2 axis, CSV latency as one line per
-strategy, and the outcome grid split by thread count with expected failures
-marked.
+strategy, the outcome grid split by thread count with expected failures
+marked, and the scenario outcomes as one bar chart per cell.
 """
 import os
 import sys
@@ -59,6 +59,30 @@ class PlotTests(unittest.TestCase):
         self.assertEqual([t.get_text() for t in ax.get_xticklabels()], ["counter\n1 thr", "counter\n4 thr"])
         texts = [t.get_text() for t in ax.texts]
         self.assertEqual(texts, ["1 passed", "1 violated\n(as expected)"])
+
+    def test_scenario_chart_is_one_bar_chart_per_cell_coloured_by_grade(self):
+        def scenario_trial(strategy, repetition, outcomes):
+            return plot.Trial("sb", "store-buffering", strategy, 2, repetition, "passed", 1e6, [], [], None,
+                              outcomes=outcomes)
+        outcomes = [{"outcome": "1, 0", "count": 600, "grade": "acceptable"},
+                    {"outcome": "0, 0", "count": 7, "grade": "interesting"}]
+        trials = [scenario_trial("unsynchronized", r, outcomes) for r in range(2)]
+        trials.append(scenario_trial("mutex", 0, [{"outcome": "1, 1", "count": 3, "grade": "forbidden"}]))
+        trials.append(trial("mutex", 2, 0))  # a workload trial: no outcomes, no panel
+        path = plot.scenario_chart("p", trials, self.out)
+        self.assertEqual(path, os.path.join(self.out, "scenarios.png"))
+        self.assertTrue(os.path.getsize(path) > 0)
+        axes = [ax for ax in self.figures[-1].axes if ax.patches]
+        self.assertEqual([ax.get_title() for ax in axes], ["sb (store-buffering)\nunsynchronized", "sb (store-buffering)\nmutex"])
+        first = axes[0]
+        self.assertEqual([t.get_text() for t in first.get_xticklabels()], ["1, 0", "0, 0"])
+        self.assertEqual([bar.get_height() for bar in first.patches], [1200, 14], "repetitions added up")
+        self.assertEqual(first.get_yscale(), "log")
+        colours = [plot.matplotlib.colors.to_hex(bar.get_facecolor()) for bar in first.patches + axes[1].patches]
+        self.assertEqual(colours, [plot.GRADE_COLOURS[g] for g in ("acceptable", "interesting", "forbidden")])
+
+    def test_no_scenario_trials_no_scenario_chart(self):
+        self.assertIsNone(plot.scenario_chart("p", [trial("mutex", 1, 0)], self.out))
 
 
 if __name__ == "__main__":
