@@ -56,7 +56,9 @@ private struct HandOverHandWorkload: Workload {
             ]),
             WorkloadOperation("deep", weight: 0.3, steps: [
                 .nested("deep", resources: [0, 1, 2]) { s, f in
-                    guard (4..<OpFrame.registerCount).allSatisfy({ f[register: $0] == 0 }) else {
+                    // (A plain loop: `allSatisfy` is a generic call that the
+                    // debug build does not specialize, and it allocates.)
+                    for r in 4..<OpFrame.registerCount where f[register: r] != 0 {
                         return .violation("registers were not zeroed between operations")
                     }
                     s.bump(3, &f)
@@ -154,6 +156,43 @@ final class ExtendedStepTests: XCTestCase {
             XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
             XCTAssertGreaterThan(trial.measurement?.totalOps ?? 0, 0)
         }
+    }
+
+    /// The richer steps keep the hot loop allocation-free: holding across
+    /// steps, nesting three deep, sixteen registers and waiting until a
+    /// predicate holds allocate nothing per operation (one worker, so no
+    /// contention wakes libdispatch or the kernel into allocating for us).
+    /// It found `waitUntil` building its timeout message on every call.
+    func testHoldNestingAndWaitUntilAllocateNothingPerOperation() throws {
+        #if os(Linux)
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - workload: test-hand-over-hand
+                strategies: [pthread-mutex, semaphore, condition]
+                threads: 1
+                ops: 20k
+                warmup: 10ms
+              - workload: test-mailbox
+                strategies: [pthread-mutex, condition]
+                threads: 1
+                ops: 20k
+                warmup: 10ms
+            """, registry: registry)
+        XCTAssertEqual(report.trials.count, 5)
+        for trial in report.trials {
+            XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
+            let allocator = try XCTUnwrap(trial.measurement?.allocator, trial.trial.id)
+            let perOp = try XCTUnwrap(allocator.allocationsPerOp, trial.trial.id)
+            // The count is the whole process's: in a debug build the
+            // watchdog's sampling thread allocates a little as it reads the
+            // board, at a rate in time, not per operation (about 0.01 per
+            // operation here; more on a slower, loaded machine). One
+            // allocation in the loop would be 1 or more.
+            XCTAssertLessThan(perOp, 0.5, "\(trial.trial.id) allocates in its measured loop")
+        }
+        #else
+        throw XCTSkip("malloc-interposer replaces malloc by linking on Linux only")
+        #endif
     }
 
     func testHoldStepsArePairedOnlyWithStrategiesThatCanHold() throws {

@@ -139,9 +139,12 @@ enum ExtendedSteps {
     ) -> StepResult {
         guard let predicate = step.pointee.predicate else { preconditionFailure("a waitUntil step has a predicate") }
         let deadline = MonotonicClock.now() &+ UInt64(timeoutNs)
-        let timedOut = StepResult.violation(
-            "waited \(Quantities.format(nanoseconds: UInt64(timeoutNs))) for the condition of step '\(access.labels[step.pointee.site])' "
-            + "on resource \(r), and it never held")
+        // Made only when the wait runs out: built eagerly, its message was two
+        // allocations in every operation's hot loop.
+        func timedOut() -> StepResult {
+            .violation("waited \(Quantities.format(nanoseconds: UInt64(timeoutNs))) for the condition of step "
+                       + "'\(access.labels[step.pointee.site])' on resource \(r), and it never held")
+        }
         frame.fuzz(.beforeAcquire)
         let asked = frame.askedAt(step: index)
         frame.probe.publish(step.pointee.waiting)
@@ -156,7 +159,7 @@ enum ExtendedSteps {
                 while !predicate.call(state, &frame) {
                     let now = MonotonicClock.now()
                     guard now < deadline else {
-                        result = timedOut
+                        result = timedOut()
                         return
                     }
                     guard !access.trialStopped else {
@@ -199,7 +202,7 @@ enum ExtendedSteps {
                 return result
             }
             let now = MonotonicClock.now()
-            guard now < deadline else { return timedOut }
+            guard now < deadline else { return timedOut() }
             guard !access.trialStopped else { return .finish }  // nobody is left to make it hold
             frame.probe.publish(step.pointee.waitingInner)
             stress_wait_begin(WaitKey.signal(r), UInt64(STRESS_WAIT_CONDITION))
