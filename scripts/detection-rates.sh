@@ -7,12 +7,15 @@
 #   found    runs that ended violated, deadlock, hang or crashed, out of SEEDS
 #   how      how many runs ended each way (passed, violated, deadlock, hang,
 #            crashed, and timeout or error, which count as not found: a timeout
-#            is a stall the watchdog missed, an error a harness failure)
+#            is a stall the watchdog missed, an error a harness failure), and
+#            how many of the deadlocks came with a non-empty wait-for cycle
+#            and in how many the others went on (a partial deadlock)
 #   median   time from the trial's start to the first violation a worker saw
 #            (`violations.firstAfterNs`) or to the start of the stall the
 #            watchdog reported (`stall.beganAfterNs`), median over the runs
 #            that have one; "final" when the only detections came from final
 #            checks (no time), "-" when nothing was found or it crashed
+#   slowest  the longest of those times (the budget a test needs), "-" if none
 #
 #   scripts/detection-rates.sh [PLAN [SEEDS]] [stressbench run options...]
 #   scripts/detection-rates.sh Plans/bugs.yaml 50 --fuzz yield
@@ -57,6 +60,7 @@ echo "$plan: $seeds seeds per trial${*:+, options: $*}; $(( $(date +%s) - start 
 
 python3 - "$tmp/results.json" "$seeds" <<'PY'
 import json
+import re
 import statistics
 import sys
 
@@ -104,11 +108,12 @@ def duration(ns):
     return f"{ns / 1e6:.1f} ms" if ns >= 100_000 else f"{ns / 1e3:.0f} µs"
 
 
-print(f"{'experiment':28} {'strategy':20} {'threads':>7} {'found':>7}  {'median':>9}  how")
+print(f"{'experiment':28} {'strategy':20} {'threads':>7} {'found':>7}  {'median':>9}  {'slowest':>9}  how")
 incomplete = False
 for (experiment, strategy, threads), runs in cells.items():
     found = [t for t in runs if t["outcome"] in FOUND]
     times = [x for x in map(first_detection_ns, found) if x is not None]
+    slowest = duration(max(times)) if times else "-"
     if times:
         median = duration(statistics.median(times))
     elif any(t["outcome"] == "violated" for t in found):
@@ -117,8 +122,17 @@ for (experiment, strategy, threads), runs in cells.items():
         median = "-"
     counts = {o: sum(t["outcome"] == o for t in runs) for o in SHOWN}
     how = " ".join(f"{o}={n}" for o, n in counts.items() if n)
+    # A deadlock is reported with its wait-for cycle: say how many were.
+    cycles = sum(1 for t in runs if t["outcome"] == "deadlock" and (t.get("stall") or {}).get("cycle"))
+    # A partial deadlock: some workers stuck for good while others still went
+    # on (the stall's `partial` flag says only that the cycle was judged
+    # among some workers; the others may have come to wait behind it).
+    went_on = re.compile(r"while [1-9][0-9]* other worker\(s\) went on")
+    partial = sum(1 for t in runs if t["outcome"] == "deadlock" and went_on.search((t.get("stall") or {}).get("summary", "")))
+    if counts["deadlock"]:
+        how += f" ({cycles} with a cycle" + (f", {partial} while others went on" if partial else "") + ")"
     incomplete |= len(runs) != seeds
-    print(f"{experiment:28} {strategy:20} {threads:>7} {len(found):>3}/{len(runs):<3}  {median:>9}  {how}")
+    print(f"{experiment:28} {strategy:20} {threads:>7} {len(found):>3}/{len(runs):<3}  {median:>9}  {slowest:>9}  {how}")
 if report.get("interrupted") or incomplete:
     print("note: the run was interrupted or some cells have fewer runs than seeds", file=sys.stderr)
 PY

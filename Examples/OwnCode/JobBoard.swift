@@ -38,6 +38,12 @@ public final class JobBoard: @unchecked Sendable {
         /// `finish` sets the badge from the runner's thread instead of the main
         /// thread's.
         case offMain = "off-main"
+        /// A runner holds the tally's lock while it waits for a free slot
+        /// ("keep the tally steady until the job starts"), and `finish` counts
+        /// the job before it frees the slot. The one runner that could free a
+        /// slot waits for the lock the waiting runner holds: a condition wait
+        /// that only a blocked worker could signal.
+        case waitHoldingLock = "wait-holding-lock"
     }
 
     /// What ``status()`` reads, in one consistent look.
@@ -94,7 +100,11 @@ public final class JobBoard: @unchecked Sendable {
     @discardableResult
     public func runNext(_ work: (Int) -> Void) -> Bool {
         guard let job = queue.sync(execute: { pending.popLast() }) else { return false }
-        takeSlot()
+        if bug == .waitHoldingLock {
+            tallyLock.withLock { takeSlot() }  // waits for a slot with the tally's lock held
+        } else {
+            takeSlot()
+        }
         work(job)
         finish()
         return true
@@ -122,6 +132,9 @@ public final class JobBoard: @unchecked Sendable {
     }
 
     private func finish() {
+        if bug == .waitHoldingLock {
+            tallyLock.withLock { finished += 1 }  // counted before the slot is freed
+        }
         slotsCondition.lock()
         freeSlots += 1
         if bug == .lockOrder {
@@ -131,7 +144,7 @@ public final class JobBoard: @unchecked Sendable {
         slotsCondition.unlock()
 
         switch bug {
-        case .lockOrder:
+        case .lockOrder, .waitHoldingLock:
             return
         case .lostUpdate:
             let seen = tallyLock.withLock { finished }

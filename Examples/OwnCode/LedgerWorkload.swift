@@ -1,25 +1,29 @@
 import StressKit
 
-/// The workload that tests ``Ledger``, a class with plain `NSLock`s that is
-/// not changed at all: plans run it with `interpose: true`. Invariant: cash
-/// minus sales stays what it started as.
+/// The workload that tests ``Ledger``, a class with plain Foundation locks
+/// (or pthread read-write locks) that is not changed at all: plans run it
+/// with `interpose: true`. Invariant: cash minus sales stays what it started as.
 public struct LedgerWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "ledger",
-        summary: "your own code unchanged: two plain NSLocks, seen through interpose: true (Examples/OwnCode)",
+        summary: "your own code unchanged: two plain Foundation or pthread locks, seen through interpose: true (Examples/OwnCode)",
         parameters: [
             .choice("variant", "correct, or lock-order: settle takes the two locks in the other order",
                     default: "correct", choices: ["correct", "lock-order"]),
+            .choice("locks", "what guards the two books: " + Ledger.Locks.allCases.map(\.rawValue).joined(separator: ", "),
+                    default: "nslock", choices: Ledger.Locks.allCases.map(\.rawValue)),
         ]
     )
 
     let invertedOrder: Bool
+    let locks: Ledger.Locks
 
     public init(parameters: WorkloadParameters) throws {
         invertedOrder = try parameters.text("variant") == "lock-order"
+        locks = Ledger.Locks(rawValue: try parameters.text("locks")) ?? .nslock
     }
 
-    public func makeState(threads: Int) -> Ledger { Ledger(invertedOrder: invertedOrder) }
+    public func makeState(threads: Int) -> Ledger { Ledger(invertedOrder: invertedOrder, locks: locks) }
 
     public func operations() -> [StressOperation<Ledger>] {
         [
@@ -37,7 +41,7 @@ public struct LedgerWorkload: Workload {
             ]),
             StressOperation("audit", weight: 0.1, steps: [
                 .unguarded("audit") { ledger, _ in
-                    let balance = ledger.balance
+                    let balance = ledger.audit()
                     return balance == 1_000 ? .next : .violation("cash minus sales is \(balance), not 1000")
                 },
             ]),

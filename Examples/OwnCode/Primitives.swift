@@ -7,11 +7,26 @@ import StressKit
 //     typealias Lock = StressLock
 //     typealias Condition = StressCondition
 //     typealias Queue = StressQueue
+//     typealias Semaphore = StressSemaphore
+//     typealias Mutex = StressMutex
 //     #else
 //     typealias Lock = NSLock
 //     typealias Condition = NSCondition
 //     typealias Queue = DispatchQueue
+//     typealias Semaphore = DispatchSemaphore
+//     typealias Mutex = Synchronization.Mutex
 //     #endif
+//
+// The image store also names its semaphores, mutex and once-token for stall
+// reports (`name:`), which Dispatch's and Synchronization's types do not
+// take: an app build adds initializers that drop the name, such as
+//
+//     extension DispatchSemaphore {
+//         convenience init(value: Int, name: String) { self.init(value: value) }
+//     }
+//
+// and its `Once` is the once-token it already has (a flag under a lock, a
+// lazy `static let`) with a `run(_:)` of the same shape.
 //
 // This example is only ever built for stress tests, so it names the
 // harness-aware types directly. (In a trial's child process a plain `NSLock`
@@ -24,3 +39,10 @@ typealias Lock = StressLock
 typealias Condition = StressCondition
 /// The job board's queue type.
 typealias Queue = StressQueue
+/// The image store's semaphore type (`DispatchSemaphore` in the app).
+typealias Semaphore = StressSemaphore
+/// The image store's mutex type (`Synchronization.Mutex` in the app).
+typealias Mutex = StressMutex
+/// The image store's once-token (in the app, `dispatch_once`'s replacement:
+/// a lazy `static let`, or a flag under a lock).
+typealias Once = StressOnce

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import StressKit
+import Synchronization
 import XCTest
 
 /// Testing a team's own code (docs/own-code.md): the job board of
@@ -11,7 +12,7 @@ final class OwnCodeTests: XCTestCase {
     func testListShowsTheMainThreadAndPrimitiveStrategiesAndTheExamples() throws {
         let list = try TestSupport.cli(["list"])
         XCTAssertEqual(list.status, 0, list.stderr)
-        for name in ["main-queue", "main-actor", "semaphore", "condition", "job-board", "ledger"] {
+        for name in ["main-queue", "main-actor", "semaphore", "condition", "job-board", "image-store", "ledger"] {
             XCTAssertTrue(list.stdout.contains("  \(name)"), "`stressbench list` does not show \(name):\n\(list.stdout)")
         }
     }
@@ -29,12 +30,14 @@ final class OwnCodeTests: XCTestCase {
         var byExperiment: [String: [TrialResult]] = [:]
         for trial in report.trials { byExperiment[trial.trial.experiment, default: []].append(trial) }
 
-        for name in ["correct", "ledger-correct"] {
+        let ledgers = ["ledger", "ledger-recursive-lock", "ledger-rwlock", "ledger-lock-and-condition"]
+        for name in ["correct", "image-store-correct"] + ledgers.map({ "\($0)-correct" }) {
             for trial in byExperiment[name] ?? [] {
                 XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
             }
         }
         XCTAssertEqual(byExperiment["correct"]?.count, 4)
+        XCTAssertEqual(byExperiment["image-store-correct"]?.count, 4)
 
         func first(_ experiment: String) throws -> TrialResult { try XCTUnwrap(byExperiment[experiment]?.first, experiment) }
         func message(_ trial: TrialResult) -> String { trial.violations.samples.first?.message ?? "" }
@@ -56,16 +59,31 @@ final class OwnCodeTests: XCTestCase {
         XCTAssertTrue(message(offMain).contains("confinement: the badge was touched from another thread, not from the main thread"),
                       message(offMain))
 
-        let ownQueue = try first("sync-onto-own-queue")
-        XCTAssertEqual(ownQueue.outcome, .crashed, WorkloadTestSupport.describe(ownQueue))
-        XCTAssertTrue(ownQueue.failure?.message.contains(
-            "Fatal error: StressQueue 'job-board.jobs': sync onto a queue this thread is already running on") == true,
-            ownQueue.failure?.message ?? "no failure")
+        for (experiment, queue) in [("sync-onto-own-queue", "job-board.jobs"), ("image-store-sync-on-work-queue", "image-store.work"),
+                                    ("image-store-read-inside-barrier", "image-store.cache")] {
+            let crashed = try first(experiment)
+            XCTAssertEqual(crashed.outcome, .crashed, WorkloadTestSupport.describe(crashed))
+            XCTAssertTrue(crashed.failure?.message.contains(
+                "Fatal error: StressQueue '\(queue)': sync onto a queue this thread is already running on") == true,
+                "\(experiment): \(crashed.failure?.message ?? "no failure")")
+        }
+
+        let storeLost = try first("image-store-lost-update")
+        XCTAssertEqual(storeLost.outcome, .violated, WorkloadTestSupport.describe(storeLost))
+        XCTAssertTrue(message(storeLost).contains("the store counted"), message(storeLost))
 
         for (experiment, cycleWords) in [
             ("lock-order", ["the lock of condition 'job-board.slots'", "the lock 'job-board.tally'"]),
             ("main-sync-deadlock", ["the main queue", "the main thread", "the lock 'job-board.tally'"]),
             ("ledger-lock-order", ["the lock at 0x"]),
+            ("ledger-recursive-lock-lock-order", ["the lock at 0x"]),
+            ("ledger-rwlock-lock-order", ["the lock at 0x"]),
+            ("ledger-lock-and-condition-lock-order", ["the lock at 0x"]),
+            // A condition wait that only a blocked worker could signal.
+            ("wait-holding-lock", ["holds the lock 'job-board.tally' and waits for a signal on the condition 'job-board.slots'",
+                                   "all stuck, could send"]),
+            ("image-store-semaphore-order", ["the semaphore 'image-store.disk'", "the semaphore 'image-store.index'"]),
+            ("image-store-once-reentry", ["holds the once-token 'image-store.configuration'", "held by itself"]),
         ] {
             let trial = try first(experiment)
             XCTAssertEqual(trial.outcome, .deadlock, WorkloadTestSupport.describe(trial))
@@ -76,7 +94,14 @@ final class OwnCodeTests: XCTestCase {
                 XCTAssertTrue(cycle.joined(separator: "; ").contains(words), "\(experiment): cycle \(cycle) does not name \(words)")
             }
         }
-        XCTAssertEqual(report.trials.first { $0.trial.experiment == "ledger-lock-order" }?.trial.interpose, true)
+        for ledger in ledgers {
+            XCTAssertEqual(report.trials.first { $0.trial.experiment == "\(ledger)-lock-order" }?.trial.interpose, true, ledger)
+        }
+        // Two maintenance workers deadlock while the other six go on: a
+        // partial deadlock among the code's own primitives.
+        let partial = try first("image-store-semaphore-order")
+        XCTAssertEqual(partial.stall?.partial, true, partial.stall?.summary ?? "no stall")
+        XCTAssertTrue(partial.stall?.summary.contains("while 6 other worker(s) went on") == true, partial.stall?.summary ?? "")
     }
 
     func testPrimitivesOutsideATrialBehaveLikeWhatTheyWrap() {
@@ -89,8 +114,11 @@ final class OwnCodeTests: XCTestCase {
         XCTAssertEqual(lock.withLock { 7 }, 7)
 
         let condition = StressCondition()
+        let deadline = DispatchTime.now().uptimeNanoseconds + 1_000_000
         condition.lock()
-        XCTAssertFalse(condition.wait(untilNanoseconds: DispatchTime.now().uptimeNanoseconds + 1_000_000), "nobody signals")
+        // Nobody signals, but a condition may wake without a signal: the loop
+        // ends when a wait returns false, at its deadline.
+        while condition.wait(untilNanoseconds: deadline) {}
         condition.unlock()
 
         let queue = StressQueue(label: "outside.serial")
@@ -115,6 +143,49 @@ final class OwnCodeTests: XCTestCase {
 
         fuzzPoint()  // nothing happens outside a trial
         XCTAssertFalse(reportViolation("not in a trial"))
+    }
+
+    /// The rest of Foundation's and Dispatch's shapes, so a typealias swap
+    /// compiles unchanged: `NSLocking` (code generic over it), `lock(before:)`,
+    /// `wait(until:)`, and `DispatchWorkItem`s on a queue, cancelled ones
+    /// not run.
+    func testTheWrappersHaveFoundationsShapes() {
+        func increment<L: NSLocking>(_ value: inout Int, under lock: L) {
+            lock.lock()
+            value += 1
+            lock.unlock()
+        }
+        var value = 0
+        increment(&value, under: StressLock())
+        increment(&value, under: StressCondition())
+        XCTAssertEqual(value, 2)
+
+        let lock = StressLock()
+        XCTAssertTrue(lock.lock(before: Date().addingTimeInterval(1)), "a free lock is taken at once")
+        let tookIt = Mutex(true)
+        let other = DispatchGroup()
+        DispatchQueue.global().async(group: other) { tookIt.withLock { $0 = lock.lock(before: Date().addingTimeInterval(0.01)) } }
+        other.wait()
+        XCTAssertFalse(tookIt.withLock { $0 }, "held by this thread: the other gives up at its limit")
+        lock.unlock()
+
+        let condition = StressCondition()
+        let limit = Date().addingTimeInterval(0.001)
+        condition.lock()
+        // Nobody signals, but a condition may wake without a signal: the loop
+        // ends when a wait returns false, at its limit.
+        while condition.wait(until: limit) {}
+        condition.unlock()
+
+        let queue = StressQueue(label: "outside.items")
+        var ran: [String] = []
+        queue.sync(execute: DispatchWorkItem { ran.append("sync") })
+        let cancelled = DispatchWorkItem { ran.append("cancelled") }
+        cancelled.cancel()
+        queue.async(execute: cancelled)
+        queue.async(execute: DispatchWorkItem { ran.append("async") })
+        queue.sync {}
+        XCTAssertEqual(ran, ["sync", "async"])
     }
 
     func testACrashNamesItsPrintedCauseOrSaysWhyThereIsNone() {

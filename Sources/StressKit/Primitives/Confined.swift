@@ -47,7 +47,13 @@ public final class Confined<Value>: @unchecked Sendable {
     private var here: Bool {
         switch domain {
         case .mainThread: return stress_is_main_thread() != 0
-        case .queue(let queue): return queue.isCurrent
+        case .queue(let queue):
+            // A task worker's thread is not the trial's (a task hops
+            // threads), and the queue's blocks run there unseen: it cannot
+            // tell, so it lets a task's access through rather than raise a
+            // false alarm. Any other thread (a global queue's callback) is
+            // checked.
+            return queue.isCurrent || (!Participation.active && AmbientContext.inTask() != nil)
         }
     }
 

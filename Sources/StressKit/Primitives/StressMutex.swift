@@ -13,10 +13,18 @@ import Synchronization
 public final class StressMutex<Value: ~Copyable>: Sendable {
     @usableFromInline let mutex: Mutex<Value>
 
-    /// A mutex holding `initialValue`.
-    public init(_ initialValue: consuming sending Value) {
+    /// Whether it was named (so that only a named one takes the names'
+    /// table's lock as it goes).
+    private let named: Bool
+
+    /// A mutex holding `initialValue`; `name` is how a stall report names it.
+    public init(_ initialValue: consuming sending Value, name: String? = nil) {
         mutex = Mutex(initialValue)
+        named = name != nil
+        if let name { PrimitiveNames.register(Participation.key(self), "the mutex '\(name)'") }
     }
+
+    deinit { if named { PrimitiveNames.unregister(Participation.key(self)) } }
 
     /// Runs `body` with the value, holding the lock, as `Mutex.withLock`.
     /// (Inlinable, so that outside a trial it is the `Mutex`'s own path,
