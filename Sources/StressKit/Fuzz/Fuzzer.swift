@@ -261,8 +261,9 @@ final class FuzzShared: @unchecked Sendable {
     /// Per-round PCT (scenarios): a fresh seeded priority order and d−1
     /// fresh change points for round `round`, spread over the round's own
     /// count of fuzz points. That count is known only once the round has run,
-    /// and the rounds of one scenario pass the same points (only fuzzing's
-    /// detours differ), so it is taken as the mean over the rounds so far,
+    /// and the rounds of one scenario pass about the same points (a role
+    /// that branches passes more in some rounds than in others), so it is
+    /// taken as the mean over the rounds so far,
     /// warm-up rounds included: 8 before the first. Called by the one worker
     /// that decides at the round barrier, while the others wait there.
     func beginRound(_ round: Int) {

@@ -13,8 +13,8 @@ import Synchronization
 /// the round's barrier. The watchdog must call that a `hang` naming each role
 /// and where it stands (a stalled round whose waits form a cycle, a
 /// deadlock, is `nested-transaction-once`'s `reenter`).
-public struct HangInRoundScenario: Scenario {
-    public static let descriptor = ScenarioDescriptor(
+struct HangInRoundScenario: Scenario {
+    static let descriptor = ScenarioDescriptor(
         name: "_hang-in-round",
         summary: "a role that never returns in one round: the harness's own test of a stalled round",
         parameters: [.integer("after_rounds", "the spinner's round (counted from 0) that never ends", default: 10, range: 0...Int.max)],
@@ -23,17 +23,19 @@ public struct HangInRoundScenario: Scenario {
 
     /// A flag nobody sets, which the spinner's loop reads so that the loop
     /// has an effect the optimizer must keep.
-    public final class State: Sendable {
+    final class State: Sendable {
         let release = Atomic<Bool>(false)
     }
 
     let afterRounds: Int
 
-    public init(parameters: WorkloadParameters) throws {
+    init(parameters: WorkloadParameters) throws {
         afterRounds = try parameters.integer("after_rounds")
     }
 
-    public func roles() -> [Role<State>] {
+    /// `spinner`, which never returns from its `after_rounds`-th round, and
+    /// `bystander`, which does nothing.
+    func roles() -> [Role<State>] {
         let afterRounds = self.afterRounds
         return [
             Role("spinner", steps: [.unguarded("spin") { state, frame in
@@ -51,8 +53,12 @@ public struct HangInRoundScenario: Scenario {
         ]
     }
 
-    public func makeState() -> State { State() }
-    public func reset(_ state: State) -> State { state }
-    public func arbiter(_ state: State) -> RoundOutcome { RoundOutcome() }
-    public func grade(_ outcome: RoundOutcome) -> OutcomeGrade { .acceptable }
+    /// One state, reused: nothing in it changes.
+    func makeState() -> State { State() }
+    /// The same state.
+    func reset(_ state: State) -> State { state }
+    /// No values: every round that ends is alike.
+    func arbiter(_ state: State) -> RoundOutcome { RoundOutcome() }
+    /// Every outcome is acceptable: the stall is the point.
+    func grade(_ outcome: RoundOutcome) -> OutcomeGrade { .acceptable }
 }
