@@ -5,7 +5,7 @@
 # primitives they stand for: what a team pays for leaving them in a test
 # build's code paths that run outside stress trials.
 #
-#   scripts/bench-primitives.sh [ROUNDS]
+#   scripts/bench-primitives.sh [ROUNDS [ALTERNATIONS]]
 #
 # Needs a release build (swift build -c release, which also builds
 # libStressInterpose.so); $STRESSBENCH overrides the binary. Three runs of the
@@ -17,6 +17,11 @@
 #                 outside a trial are one thread-local load and a branch;
 #   jemalloc      with jemalloc preloaded, for the bytes each pair allocates
 #                 (its per-thread counter; "unavailable" without jemalloc).
+#   alternating   each wrapper against its plain partner, alternating
+#                 ALTERNATIONS times (default 41), order flipped each time:
+#                 the median and quartiles of the per-alternation differences,
+#                 which the machine's drift hits alike on both sides. The
+#                 figure for a difference smaller than either loop's noise.
 # A "pair" is one lock and unlock (wait and signal, one sync) around an
 # increment. The added cost of a wrapper is its line minus its plain partner's
 # line in the same run; figures drift between runs on a shared VM, so compare
@@ -25,6 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${STRESSBENCH:-.build/release/stressbench}
 rounds=${1:-7}
+alternations=${2:-41}
 dir=$(dirname "$bin")
 [[ -x "$bin" ]] || { echo "no $bin: run swift build -c release first" >&2; exit 2; }
 [[ -r "$dir/libStressInterpose.so" ]] || { echo "no $dir/libStressInterpose.so: run swift build -c release" >&2; exit 2; }
@@ -41,3 +47,5 @@ if [[ -n "$jemalloc" ]]; then
 else
     echo "## jemalloc: not installed (apt-get install libjemalloc2); bytes per pair unavailable"
 fi
+echo "## alternating ($alternations alternations of 500k pairs): what each wrapper adds, as the median of paired differences"
+"$bin" _primitives --alternations "$alternations" --iterations 500000

@@ -24,12 +24,19 @@ struct PrimitivesBenchCommand: ParsableCommand {
     @Option(help: "Rounds; the fastest is reported.")
     var rounds = 5
 
+    @Option(help: ArgumentHelp(
+        "Instead of best-of rounds: time each wrapper against its plain primitive this many times, alternating (order flipped every time), and print the median and quartiles of the per-alternation difference.",
+        discussion: "For differences smaller than the run-to-run noise of either loop alone (the queue's ~130 ns pair moves by 20 ns between rounds): the machine's drift hits both sides of each alternation alike."))
+    var alternations = 0
+
     func validate() throws {
         guard iterations > 0, rounds > 0 else { throw ValidationError("--iterations and --rounds must be at least 1") }
+        guard alternations >= 0 else { throw ValidationError("--alternations must be 0 or more") }
     }
 
     func run() throws {
         startIdleThread()
+        if alternations > 0 { return runAlternating() }
         for loop in PrimitiveLoop.allCases {
             _ = loop.time(iterations)  // warm-up
             var best = UInt64.max, bytes: UInt64?
@@ -42,6 +49,43 @@ struct PrimitivesBenchCommand: ParsableCommand {
             }
             let perPair = bytes.map { String(format: "%.3f", Double($0) / Double(iterations)) } ?? "unavailable"
             print("\(loop.rawValue.padding(toLength: 26, withPad: " ", startingAt: 0)) \(String(format: "%7.2f", Double(best) / Double(iterations))) ns/pair  \(perPair) bytes/pair")
+        }
+    }
+}
+
+extension PrimitivesBenchCommand {
+    /// Each wrapper against its plain partner, alternating: the difference
+    /// per alternation (wrapper minus plain, ns per pair), its median and
+    /// quartiles.
+    func runAlternating() {
+        let pairs: [(PrimitiveLoop, PrimitiveLoop)] = [
+            (.nslock, .stressLock), (.nsconditionLock, .stressConditionLock), (.mutex, .stressMutex),
+            (.semaphore, .stressSemaphore), (.queueSync, .stressQueueSync),
+        ]
+        print("wrapper                    plain ns  wrapper ns  added ns: median (quartiles), \(alternations) alternations of \(iterations)")
+        for (plain, wrapper) in pairs {
+            _ = plain.time(iterations)
+            _ = wrapper.time(iterations)
+            var differences: [Double] = [], plainTimes: [Double] = [], wrapperTimes: [Double] = []
+            for i in 0..<alternations {
+                let first = i % 2 == 0 ? plain : wrapper, second = i % 2 == 0 ? wrapper : plain
+                let a = Double(first.time(iterations)) / Double(iterations)
+                let b = Double(second.time(iterations)) / Double(iterations)
+                let (p, w) = i % 2 == 0 ? (a, b) : (b, a)
+                plainTimes.append(p)
+                wrapperTimes.append(w)
+                differences.append(w - p)
+            }
+            func quantile(_ values: [Double], _ q: Double) -> Double {
+                let sorted = values.sorted()
+                let position = q * Double(sorted.count - 1)
+                let low = Int(position.rounded(.down)), high = Int(position.rounded(.up))
+                return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+            }
+            let line = String(format: "%7.2f     %7.2f    %+6.2f (%+.2f to %+.2f)",
+                              quantile(plainTimes, 0.5), quantile(wrapperTimes, 0.5), quantile(differences, 0.5),
+                              quantile(differences, 0.25), quantile(differences, 0.75))
+            print("\(wrapper.rawValue.padding(toLength: 26, withPad: " ", startingAt: 0)) \(line)")
         }
     }
 }
