@@ -22,8 +22,13 @@
 #                 the median and quartiles of the per-alternation differences,
 #                 which the machine's drift hits alike on both sides. The
 #                 figure for a difference smaller than either loop's noise.
-# A "pair" is one lock and unlock (wait and signal, one sync) around an
-# increment. The added cost of a wrapper is its line minus its plain partner's
+#                 Its `pthread-mutex` line calls glibc's own lock and unlock
+#                 beside the public names: about 0 here, and with the
+#                 interposer preloaded (the last section) what it adds.
+# A "pair" is one lock and unlock (wait and signal, one sync, one async whose
+# block runs on the queue's thread, one once-token call after the first)
+# around an increment; `rwlock` (a pthread_rwlock_t write lock) has no wrapper
+# and is there for the interposed run. The added cost of a wrapper is its line minus its plain partner's
 # line in the same run; figures drift between runs on a shared VM, so compare
 # within a column, not across runs.
 set -euo pipefail
@@ -49,3 +54,5 @@ else
 fi
 echo "## alternating ($alternations alternations of 500k pairs): what each wrapper adds, as the median of paired differences"
 "$bin" _primitives --alternations "$alternations" --iterations 500000
+echo "## interposed, alternating: what the preloaded interposer adds to a pthread mutex pair (glibc's own calls beside the public, interposed ones, in one process)"
+LD_PRELOAD="$dir/libStressInterpose.so" "$bin" _primitives --alternations "$alternations" --iterations 500000 --only pthread-mutex,stress-lock

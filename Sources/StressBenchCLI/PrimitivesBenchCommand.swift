@@ -14,7 +14,7 @@ struct PrimitivesBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "_primitives",
         abstract: "Time plain primitives beside their harness-aware wrappers, outside a trial (for scripts/bench-primitives.sh).",
-        discussion: "Prints one line per pair: its name, ns per pair (best of the rounds), and bytes allocated per pair when jemalloc is this process's allocator ('unavailable' otherwise). A pair is one lock and unlock, wait and signal, or sync.",
+        discussion: "Prints one line per pair: its name, ns per pair (best of the rounds), and bytes allocated per pair when jemalloc is this process's allocator ('unavailable' otherwise). A pair is one lock and unlock, wait and signal, sync, async (its block run, the last one waited for), or once-token call after the first.",
         shouldDisplay: false
     )
 
@@ -29,15 +29,32 @@ struct PrimitivesBenchCommand: ParsableCommand {
         discussion: "For differences smaller than the run-to-run noise of either loop alone (the queue's ~130 ns pair moves by 20 ns between rounds): the machine's drift hits both sides of each alternation alike."))
     var alternations = 0
 
+    @Option(help: ArgumentHelp("Only these loops (by name, comma-separated), as `alternations` only these wrappers.", valueName: "names"))
+    var only: String?
+
+    /// The loops `--only` names (every one without it).
+    var selected: [PrimitiveLoop] {
+        guard let only else { return PrimitiveLoop.allCases }
+        let names = Set(only.split(separator: ",").map(String.init))
+        return PrimitiveLoop.allCases.filter { names.contains($0.rawValue) }
+    }
+
     func validate() throws {
         guard iterations > 0, rounds > 0 else { throw ValidationError("--iterations and --rounds must be at least 1") }
         guard alternations >= 0 else { throw ValidationError("--alternations must be 0 or more") }
+        if let only {
+            let known = Set(PrimitiveLoop.allCases.map(\.rawValue))
+            let unknown = only.split(separator: ",").map(String.init).filter { !known.contains($0) }
+            guard unknown.isEmpty else {
+                throw ValidationError("--only: unknown loop(s) \(unknown.joined(separator: ", ")); the loops are \(known.sorted().joined(separator: ", "))")
+            }
+        }
     }
 
     func run() throws {
         startIdleThread()
         if alternations > 0 { return runAlternating() }
-        for loop in PrimitiveLoop.allCases {
+        for loop in selected {
             _ = loop.time(iterations)  // warm-up
             var best = UInt64.max, bytes: UInt64?
             for _ in 0..<rounds {
@@ -58,12 +75,8 @@ extension PrimitivesBenchCommand {
     /// per alternation (wrapper minus plain, ns per pair), its median and
     /// quartiles.
     func runAlternating() {
-        let pairs: [(PrimitiveLoop, PrimitiveLoop)] = [
-            (.nslock, .stressLock), (.nsconditionLock, .stressConditionLock), (.mutex, .stressMutex),
-            (.semaphore, .stressSemaphore), (.queueSync, .stressQueueSync),
-        ]
         print("wrapper                    plain ns  wrapper ns  added ns: median (quartiles), \(alternations) alternations of \(iterations)")
-        for (plain, wrapper) in pairs {
+        for (plain, wrapper) in PrimitiveLoop.pairs where only == nil || selected.contains(wrapper) {
             _ = plain.time(iterations)
             _ = wrapper.time(iterations)
             var differences: [Double] = [], plainTimes: [Double] = [], wrapperTimes: [Double] = []
@@ -97,7 +110,28 @@ enum PrimitiveLoop: String, CaseIterable {
     case mutex, stressMutex = "stress-mutex"
     case semaphore, stressSemaphore = "stress-semaphore"
     case queueSync = "queue-sync", stressQueueSync = "stress-queue-sync"
+    case concurrentSync = "concurrent-sync", stressConcurrentSync = "stress-concurrent-sync"
+    case barrierSync = "barrier-sync", stressBarrierSync = "stress-barrier-sync"
+    case queueAsync = "queue-async", stressQueueAsync = "stress-queue-async"
+    case once, stressOnce = "stress-once"
+    case rwlock
+    case pthreadMutexGlibc = "pthread-mutex-glibc", pthreadMutex = "pthread-mutex"
     case fuzzPoint = "fuzz-point"
+
+    /// Each wrapper and the plain primitive it stands for. (`rwlock` has no
+    /// wrapper: only the interposer sees it, so it is compared across the
+    /// plain and the interposed run.)
+    static let pairs: [(plain: PrimitiveLoop, wrapper: PrimitiveLoop)] = [
+        (.nslock, .stressLock), (.nsconditionLock, .stressConditionLock), (.mutex, .stressMutex),
+        (.semaphore, .stressSemaphore), (.queueSync, .stressQueueSync), (.concurrentSync, .stressConcurrentSync),
+        (.barrierSync, .stressBarrierSync), (.queueAsync, .stressQueueAsync), (.once, .stressOnce),
+        // Not a wrapper: a pthread mutex through glibc's own names beside the
+        // public ones, which the interposer replaces when it is preloaded.
+        // Without it the two are the same calls (a difference near 0 says
+        // the method is fair); with it, the difference is what interposition
+        // adds to every lock and unlock of the process outside a trial.
+        (.pthreadMutexGlibc, .pthreadMutex),
+    ]
 
     /// Runs `n` pairs around an increment; returns the elapsed nanoseconds.
     func time(_ n: Int) -> UInt64 {
@@ -139,6 +173,66 @@ enum PrimitiveLoop: String, CaseIterable {
         case .stressQueueSync:
             let queue = StressQueue(label: "bench.wrapped")
             for _ in 0..<n { queue.sync { counter.pointee &+= 1 } }
+        case .concurrentSync:
+            let queue = DispatchQueue(label: "bench.plain.concurrent", attributes: .concurrent)
+            for _ in 0..<n { queue.sync { counter.pointee &+= 1 } }
+        case .stressConcurrentSync:
+            let queue = StressQueue(label: "bench.wrapped.concurrent", attributes: .concurrent)
+            for _ in 0..<n { queue.sync { counter.pointee &+= 1 } }
+        case .barrierSync:
+            let queue = DispatchQueue(label: "bench.plain.barrier", attributes: .concurrent)
+            for _ in 0..<n { queue.sync(flags: .barrier) { counter.pointee &+= 1 } }
+        case .stressBarrierSync:
+            let queue = StressQueue(label: "bench.wrapped.barrier", attributes: .concurrent)
+            for _ in 0..<n { queue.sync(flags: .barrier) { counter.pointee &+= 1 } }
+        case .queueAsync:
+            // nonisolated(unsafe): the serial queue runs the blocks one at a
+            // time, and the final sync orders them before the count is read;
+            // that ordering is the queue's to provide.
+            nonisolated(unsafe) let shared = counter
+            let queue = DispatchQueue(label: "bench.plain.async")
+            for _ in 0..<n { queue.async { shared.pointee &+= 1 } }
+            queue.sync {}
+        case .stressQueueAsync:
+            nonisolated(unsafe) let shared = counter  // as for `queueAsync`
+            let queue = StressQueue(label: "bench.wrapped.async")
+            for _ in 0..<n { queue.async { shared.pointee &+= 1 } }
+            queue.sync {}
+        case .once:
+            // What a once-token is made of where the platform has none to
+            // call (a lazy `static let` is `swift_once`, the same shape): an
+            // acquiring load of a flag, and a lock only while it is unset.
+            let done = Atomic<Bool>(false)
+            let lock = NSLock()
+            for _ in 0..<n {
+                if !done.load(ordering: .acquiring) {
+                    lock.lock()
+                    if !done.load(ordering: .relaxed) { done.store(true, ordering: .releasing) }
+                    lock.unlock()
+                }
+                counter.pointee &+= 1
+            }
+        case .stressOnce:
+            let once = StressOnce()
+            for _ in 0..<n { once.run {}; counter.pointee &+= 1 }
+        case .rwlock:
+            let rwlock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+            pthread_rwlock_init(rwlock, nil)
+            for _ in 0..<n { pthread_rwlock_wrlock(rwlock); counter.pointee &+= 1; pthread_rwlock_unlock(rwlock) }
+            pthread_rwlock_destroy(rwlock)
+            rwlock.deallocate()
+        case .pthreadMutexGlibc, .pthreadMutex:
+            // Both through function pointers, so the two differ only in which
+            // functions those are.
+            var lock: stress_mutex_call_t?, unlock: stress_mutex_call_t?
+            guard stress_mutex_calls(self == .pthreadMutexGlibc ? 1 : 0, &lock, &unlock) == 0, let lock, let unlock else {
+                fatalError("pthread_mutex_lock and pthread_mutex_unlock cannot be looked up in this process")
+            }
+            let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+            pthread_mutex_init(mutex, nil)
+            for _ in 0..<n { _ = lock(mutex); counter.pointee &+= 1; _ = unlock(mutex) }
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
         case .fuzzPoint:
             for _ in 0..<n { StressKit.fuzzPoint(); counter.pointee &+= 1 }
         }

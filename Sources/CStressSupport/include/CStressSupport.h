@@ -146,3 +146,13 @@ int stress_jemalloc_flush_thread_cache(void);
 /// After refreshing jemalloc's statistics epoch: allocation requests served so
 /// far (small + large, all arenas), and resident and allocated bytes.
 int stress_jemalloc_totals(uint64_t *requests, uint64_t *resident, uint64_t *allocated);
+
+/// A pthread mutex call: `pthread_mutex_lock` or `pthread_mutex_unlock`.
+typedef int (*stress_mutex_call_t)(void *);
+/// The process's `pthread_mutex_lock` and `pthread_mutex_unlock` as code that
+/// calls them gets them (the interposer's, when libStressInterpose.so is
+/// preloaded), or, with `own` set, the C library's own, which nothing
+/// replaces: the two sides of `stressbench _primitives`'s measure of what
+/// interposition adds, timed side by side in one process. 0 on success, -1
+/// where they cannot be looked up (then both are left NULL).
+int stress_mutex_calls(int own, stress_mutex_call_t *lock, stress_mutex_call_t *unlock);
