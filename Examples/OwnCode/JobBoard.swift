@@ -44,6 +44,12 @@ public final class JobBoard: @unchecked Sendable {
         /// slot waits for the lock the waiting runner holds: a condition wait
         /// that only a blocked worker could signal.
         case waitHoldingLock = "wait-holding-lock"
+        /// `post` measures the backlog against the jobs done, reading the
+        /// tally inside the queue's block; `finish` notes the backlog
+        /// (`pendingCount`, a `sync` onto the queue) while it holds the
+        /// tally's lock: a `sync` to a queue whose running block waits for
+        /// the lock the caller holds.
+        case queueLockOrder = "queue-lock-order"
     }
 
     /// What ``status()`` reads, in one consistent look.
@@ -60,9 +66,11 @@ public final class JobBoard: @unchecked Sendable {
 
     private let queue = Queue(label: "job-board.jobs")
     private var pending: [Int] = []  // guarded by `queue`
+    private var lag = 0  // guarded by `queue` (with the bug only)
 
     private let tallyLock = Lock(name: "job-board.tally")
     private var finished = 0  // guarded by `tallyLock`
+    private var backlogAtFinish = 0  // guarded by `tallyLock` (with the bug only)
 
     private let slotsCondition = Condition(name: "job-board.slots")
     private var freeSlots: Int  // guarded by `slotsCondition`
@@ -82,6 +90,7 @@ public final class JobBoard: @unchecked Sendable {
     public func post(_ job: Int) {
         queue.sync {
             pending.append(job)
+            if bug == .queueLockOrder { lag = pending.count - finishedCount }  // the tally's lock, inside the queue's block
             guard pending.count > 16 else { return }
             // A long backlog: drop the oldest half (a client retries them).
             if bug == .syncOntoOwnQueue {
@@ -157,6 +166,11 @@ public final class JobBoard: @unchecked Sendable {
         case .offMain:
             let count = tallyLock.withLock { () -> Int in finished += 1; return finished }
             if count % 16 == 8 { badge.value = count }  // not on the main thread
+        case .queueLockOrder:
+            tallyLock.withLock {
+                finished += 1
+                backlogAtFinish = pendingCount  // a queue.sync with the tally's lock held
+            }
         case .ifNotWhile, .syncOntoOwnQueue, nil:
             tallyLock.withLock { finished += 1 }
         }

@@ -1,10 +1,14 @@
+import Foundation
 import StressKit
 import XCTest
 
 /// A lock held from one step to a later one (hand over hand, across an
 /// unguarded decision), more than four registers, nesting three deep.
 /// Invariant: every node's counter, bumped with a fuzz point between its read
-/// and its write, equals the walks finished; register 9 survives the steps.
+/// and its write, equals the walks finished; registers 4 to 15 survive the
+/// steps. Node 1 is read in the step that takes it and written back in the
+/// step that releases it, three steps later (one of them unguarded): only a
+/// hold that really lasts across those steps keeps its count whole.
 private struct HandOverHandWorkload: Workload {
     static let descriptor = WorkloadDescriptor(name: "test-hand-over-hand", summary: "hold/release steps", parameters: [])
 
@@ -38,14 +42,15 @@ private struct HandOverHandWorkload: Workload {
         [
             WorkloadOperation("walk", weight: 0.7, steps: [
                 .hold("take-0", resource: 0) { s, f in s.bump(0, &f); return .next },
-                .hold("take-1", resource: 1) { s, f in s.bump(1, &f); return .next },
+                .hold("take-1", resource: 1) { s, f in f[register: 0] = s.counts[1]; return .next },
                 .release("drop-0", resource: 0),
                 .unguarded("decide") { _, f in
                     for r in 4..<OpFrame.registerCount { f[register: r] = f.thread * 100 + r }
+                    f.fuzzPoint()
                     return .next
                 },
                 .hold("take-2", resource: 2) { s, f in s.bump(2, &f); return .next },
-                .release("drop-1", resource: 1),
+                .release("drop-1", resource: 1) { s, f in s.counts[1] = f[register: 0] + 1; return .next },
                 .release("drop-2", resource: 2) { s, f in
                     for r in 4..<OpFrame.registerCount where f[register: r] != f.thread * 100 + r {
                         return .violation("register \(r) holds \(f[register: r])")
@@ -132,11 +137,30 @@ private struct MailboxWorkload: Workload {
     }
 }
 
+/// A deliberately broken holding strategy, the control that shows the
+/// hand-over-hand test can fail: each step's own access is locked, but
+/// `acquire` and `release` do nothing, so a hold ends with its step.
+private final class LeakyHoldStrategy: HoldingStrategy, @unchecked Sendable {
+    // @unchecked: it is meant to be unsafe across steps (that is the bug it
+    // stands for); within one step the NSLocks order the accesses.
+    static let descriptor = StrategyDescriptor(
+        name: "test-leaky-hold", summary: "locks each step, holds nothing across steps (broken on purpose)",
+        reentrant: false, sharedReads: false)
+
+    private let locks: [NSLock]
+    init(setup: StrategySetup) { locks = (0..<setup.resources).map { _ in NSLock() } }
+    func read(_ resource: Int, _ body: () -> Void) { locks[resource].withLock(body) }
+    func write(_ resource: Int, _ body: () -> Void) { locks[resource].withLock(body) }
+    func acquire(_ resource: Int) {}
+    func release(_ resource: Int) {}
+}
+
 final class ExtendedStepTests: XCTestCase {
     private var registry: StressRegistry {
         var registry = StressRegistry.builtIn
         registry.register(workload: HandOverHandWorkload.self)
         registry.register(workload: MailboxWorkload.self)
+        registry.register(strategy: LeakyHoldStrategy.self)
         return registry
     }
 
@@ -156,6 +180,25 @@ final class ExtendedStepTests: XCTestCase {
             XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
             XCTAssertGreaterThan(trial.measurement?.totalOps ?? 0, 0)
         }
+    }
+
+    /// The control: a strategy whose holds end with their step loses node
+    /// 1's updates, so the test above would see a hold that does not last.
+    func testAHoldThatEndsWithItsStepLosesUpdates() throws {
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - workload: test-hand-over-hand
+                strategies: [test-leaky-hold]
+                threads: [4]
+                ops: 20k
+                warmup: 0
+                fuzz: yield
+                seed: 3
+            """, registry: registry)
+        let trial = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(trial.outcome, .violated, WorkloadTestSupport.describe(trial))
+        XCTAssertTrue(trial.violations.samples.contains { $0.message.hasPrefix("node 1 counted") },
+                      WorkloadTestSupport.describe(trial))
     }
 
     /// The richer steps keep the hot loop allocation-free: holding across

@@ -82,6 +82,8 @@ final class OwnCodeTests: XCTestCase {
             // A condition wait that only a blocked worker could signal.
             ("wait-holding-lock", ["holds the lock 'job-board.tally' and waits for a signal on the condition 'job-board.slots'",
                                    "all stuck, could send"]),
+            // A sync to a queue whose running block waits for the caller's lock.
+            ("queue-lock-order", ["the queue 'job-board.jobs'", "the lock 'job-board.tally'"]),
             ("image-store-semaphore-order", ["the semaphore 'image-store.disk'", "the semaphore 'image-store.index'"]),
             ("image-store-once-reentry", ["holds the once-token 'image-store.configuration'", "held by itself"]),
         ] {
