@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import StressKit
+import Synchronization
 import XCTest
 
 /// A counter behind a team's own actor, awaited from an async step, next to a
@@ -48,13 +49,79 @@ private struct AsyncTallyWorkload: Workload {
     }
 }
 
+/// Each operation sleeps `sleep_s` seconds (`Task.sleep`) and, with `spawn`,
+/// awaits an unstructured `Task {}` of its own: what the deterministic
+/// executor's virtual clock and its global-executor hook are for.
+private struct AsyncSleeperWorkload: Workload {
+    static let descriptor = WorkloadDescriptor(name: "test-async-sleeper", summary: "long sleeps and unstructured tasks", parameters: [
+        .integer("sleep_s", "seconds each operation sleeps", default: 60, range: 0...3_600),
+        .flag("spawn", "await a Task {} in each operation", default: true),
+    ])
+
+    final class State: Sendable {
+        let spawned = Atomic<Int>(0)
+    }
+
+    let sleepSeconds: Int, spawn: Bool
+    init(parameters: WorkloadParameters) throws {
+        sleepSeconds = try parameters.integer("sleep_s")
+        spawn = try parameters.flag("spawn")
+    }
+
+    func makeState(threads: Int) -> State { State() }
+
+    func operations() -> [StressOperation<State>] {
+        let seconds = sleepSeconds, spawn = self.spawn
+        return [StressOperation("nap", weight: 1, steps: [
+            .async("sleep") { state, _ in
+                try? await Task.sleep(for: .seconds(seconds))
+                if spawn { await Task { _ = state.spawned.add(1, ordering: .relaxed) }.value }
+                return .next
+            },
+        ])]
+    }
+
+    func finalCheck(_ state: State, _ totals: RunTotals) -> [String] {
+        spawn && state.spawned.load(ordering: .relaxed) != totals.count(of: "nap")
+            ? ["\(state.spawned.load(ordering: .relaxed)) tasks ran for \(totals.count(of: "nap")) operations"] : []
+    }
+}
+
 /// Async code under test (docs/async.md): async steps, the harness executor and
 /// its deterministic mode, the task-aware watchdog, and Plans/async.yaml.
 final class AsyncTests: XCTestCase {
     private var registry: StressRegistry {
         var registry = StressRegistry.builtIn
         registry.register(workload: AsyncTallyWorkload.self)
+        registry.register(workload: AsyncSleeperWorkload.self)
         return registry
+    }
+
+    /// The deterministic executor's virtual clock: ten minutes of
+    /// `Task.sleep` across two workers pass without waiting for them (on a
+    /// real clock the 30 s trial timeout would end the trial first), and
+    /// the unstructured `Task {}`s come back through the global-executor
+    /// hook, counted in `globalJobs` beyond the sleeps' own wake-ups.
+    func testSleepsAreVirtualAndUnstructuredTasksAreBroughtBackOnTheDeterministicExecutor() throws {
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - workload: test-async-sleeper
+                parameters: { sleep_s: 60, spawn: true }
+                strategies: [unsynchronized]
+                threads: [2]
+                ops: 5
+                warmup: 0
+                timeout: 30s
+                executor: deterministic
+            """, registry: registry)
+        let trial = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
+        XCTAssertEqual(trial.measurement?.totalOps, 10)
+        let stats = try XCTUnwrap(trial.executorStats)
+        XCTAssertEqual(stats.threads, 1, "one thread: the seed picks every job")
+        XCTAssertGreaterThanOrEqual(stats.timedJobs, 10, "every sleep went through the executor")
+        let global = try XCTUnwrap(stats.globalJobs, "the runtime has the enqueue hook on Linux")
+        XCTAssertGreaterThan(global, stats.timedJobs, "the Task {}s' jobs came through the hook too")
     }
 
     /// Async and guarded sync steps in one operation, under lock, queue and
@@ -186,10 +253,11 @@ final class AsyncTests: XCTestCase {
         let list = try TestSupport.cli(["run", "Plans/async.yaml", "--only", "overdraft", "-q"])
         let seed = try XCTUnwrap(list.stdout.firstMatch(of: /--seed (\d+)/)?.1, list.stdout)
         for launcher in [[], ["/usr/bin/taskset", "-c", "0"]] where launcher.isEmpty || FileManager.default.isExecutableFile(atPath: launcher[0]) {
-            let replay = try TestSupport.cli(["replay", "Plans/async.yaml", "--only", "overdraft", "--seed", String(seed), "--times", "4"],
-                                             launcher: launcher)
+            // The issue's own command: --times 10 and the profile named.
+            let replay = try TestSupport.cli(["replay", "Plans/async.yaml", "--only", "overdraft", "--seed", String(seed),
+                                              "--times", "10", "--fuzz", "yield"], launcher: launcher)
             XCTAssertEqual(replay.status, 0, replay.stdout + replay.stderr)
-            XCTAssertTrue(replay.stdout.contains("replay rate: 4/4"), replay.stdout)
+            XCTAssertTrue(replay.stdout.contains("replay rate: 10/10"), replay.stdout)
             XCTAssertTrue(replay.stdout.contains("executor deterministic"), replay.stdout)
             XCTAssertTrue(replay.stdout.contains("every reproduction failed with the same first message"), replay.stdout)
         }
@@ -329,26 +397,52 @@ final class AsyncScenarioTests: XCTestCase {
 final class AsyncWatchdogTests: XCTestCase {
     /// A job that never returns to the executor (a loop between two awaits)
     /// is a hang, named as such, on the parallel and the deterministic executor.
+    /// One `_fault` trial of three workers in its own process, stalled on
+    /// purpose: the watchdog must end it long before its 30 s window.
+    private func stalledTrial(_ parameters: String, executor: String) throws -> TrialResult {
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - workload: _fault
+                parameters: {\(parameters)}
+                strategies: [unsynchronized]
+                threads: [3]
+                duration: 30s
+                warmup: 0
+                deadlock_after: 300ms
+                executor: \(executor)
+            """)
+        return try XCTUnwrap(report.trials.first)
+    }
+
     func testAJobThatNeverReturnsToTheExecutorIsAHang() throws {
         for executor in ["harness", "deterministic"] {
-            let report = try TestSupport.runIsolated("""
-                experiments:
-                  - workload: _fault
-                    parameters: {mode: hang, where: await, after_ops: 50}
-                    strategies: [unsynchronized]
-                    threads: [3]
-                    duration: 30s
-                    warmup: 0
-                    deadlock_after: 300ms
-                    executor: \(executor)
-                """)
-            let trial = try XCTUnwrap(report.trials.first)
+            let trial = try stalledTrial("mode: hang, where: await, after_ops: 50", executor: executor)
             XCTAssertEqual(trial.outcome, .hang, "\(executor): " + WorkloadTestSupport.describe(trial))
             let stall = try XCTUnwrap(trial.stall)
             XCTAssertTrue(stall.summary.contains("worker 0"), stall.summary)
             XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
             if executor == "harness" {
                 XCTAssertTrue(stall.summary.contains("without returning to the executor"), stall.summary)
+            }
+        }
+    }
+
+    /// Tasks that can never finish, with no continuation in sight: each
+    /// worker awaiting a task that awaits its own value, and every worker
+    /// awaiting one of two tasks that await each other. Every worker is
+    /// suspended with nothing of its own queued, running or sleeping: a
+    /// deadlock, on both harness executors, naming each worker's await.
+    func testTasksAwaitingThemselvesOrEachOtherAreADeadlock() throws {
+        for mode in ["await-self", "await-cycle"] {
+            for executor in ["harness", "deterministic"] {
+                let trial = try stalledTrial("mode: \(mode), after_ops: 20", executor: executor)
+                XCTAssertEqual(trial.outcome, .deadlock, "\(mode), \(executor): " + WorkloadTestSupport.describe(trial))
+                let stall = try XCTUnwrap(trial.stall, "\(mode), \(executor)")
+                XCTAssertTrue(stall.summary.contains("suspended in an await"), "\(mode), \(executor): \(stall.summary)")
+                XCTAssertEqual(stall.workers.count, 3, "\(mode), \(executor): \(stall.workers)")
+                XCTAssertTrue(stall.workers.allSatisfy { $0.description.hasPrefix("work/await: suspended in an await") },
+                              "\(mode), \(executor): \(stall.workers)")
+                XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
             }
         }
     }

@@ -17,13 +17,18 @@ import Synchronization
 /// depends on its parity: the classic lock-order inversion; `partial-lock-order`
 /// does that with workers 0 and 1 only, while the others go on counting
 /// outside any lock (a deadlock of some workers while the rest progress).
+/// Modes `await-self` and `await-cycle` stall every async worker for good at
+/// its `after_ops`-th operation: each awaits a task that awaits its own value,
+/// or all await one of two tasks that await each other (the task watchdog's
+/// deadlocks without a continuation).
 public struct FaultInjectionWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "_fault",
         summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker",
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
-                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record"]),
+                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
+                              "await-self", "await-cycle"]),
             .choice("where", "inside the critical section, outside any, or in an async step after an await",
                     default: "critical-section", choices: ["critical-section", "outside", "await"]),
             .integer("after_ops", "worker 0's op number at which the fault fires", default: 1_000, range: 0...Int.max),
@@ -35,6 +40,21 @@ public struct FaultInjectionWorkload: Workload {
     public final class State: Sendable {
         let counter = Atomic<Int>(0)
         let release = Atomic<Bool>(false)
+        /// `await-cycle`'s two tasks, made by the first worker to get there.
+        let cycle = Mutex<(Task<Void, Never>, Task<Void, Never>)?>(nil)
+    }
+
+    /// A task's own handle, for a task that awaits itself: set once it exists.
+    final class TaskHandle: Sendable {
+        private let task = Mutex<Task<Void, Never>?>(nil)
+        func set(_ t: Task<Void, Never>) { task.withLock { $0 = t } }
+        /// The handle, once set (the task may start before it is).
+        func get() async -> Task<Void, Never> {
+            while true {
+                if let t = task.withLock({ $0 }) { return t }
+                await Task.yield()
+            }
+        }
     }
 
     let mode: String
@@ -105,6 +125,35 @@ public struct FaultInjectionWorkload: Workload {
                 ]),
                 StressOperation("count", weight: partial ? 1 : 0, steps: [count]),
             ]
+        }
+        if mode == "await-self" || mode == "await-cycle" {
+            let cycle = mode == "await-cycle"
+            return [StressOperation("work", weight: 1, steps: [
+                .async("await") { state, frame in
+                    if frame.opNumber == afterOps {
+                        if cycle {
+                            let (first, _) = state.cycle.withLock { pair in
+                                if let pair { return pair }
+                                let a = TaskHandle(), b = TaskHandle()
+                                let ta = Task { await b.get().value }
+                                let tb = Task { await a.get().value }
+                                a.set(ta)
+                                b.set(tb)
+                                pair = (ta, tb)
+                                return (ta, tb)
+                            }
+                            await first.value  // waits for the task that waits for the other, which waits for it
+                        } else {
+                            let me = TaskHandle()
+                            let task = Task { await me.get().value }  // a task that awaits its own value
+                            me.set(task)
+                            await task.value
+                        }
+                    }
+                    state.counter.add(1, ordering: .relaxed)
+                    return .next
+                },
+            ])]
         }
         if awaits {
             // The fault in a job of the worker's task, after a suspension.
