@@ -152,6 +152,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(list.stdout.contains("bank"))
         XCTAssertTrue(list.stdout.contains("accounts: number of accounts [integer 2...1000000; default 16]"), list.stdout)
         XCTAssertTrue(list.stdout.contains("pthread-mutex"))
+        // Scenarios under a heading of their own, between workloads and strategies.
+        let scenarios = try XCTUnwrap(list.stdout.range(of: "\nScenarios (plan key: scenario;"), list.stdout)
+        let strategies = try XCTUnwrap(list.stdout.range(of: "\nStrategies (plan key: strategies;"), list.stdout)
+        let scenarioSection = list.stdout[scenarios.upperBound..<strategies.lowerBound]
+        for name in ["store-buffering", "message-passing", "load-buffering", "dekker", "empty"] {
+            XCTAssertTrue(scenarioSection.contains("\n  \(name)\n"), "\(name) is not listed under Scenarios:\n\(list.stdout)")
+        }
+        XCTAssertTrue(scenarioSection.contains("- ordering: "), "the litmus tests' ordering parameter")
+        XCTAssertFalse(list.stdout[..<scenarios.lowerBound].contains("\n  dekker\n"), "a scenario is not a workload")
         XCTAssertFalse(list.stdout.contains("_fault"), "hidden unless --all")
         XCTAssertTrue(try TestSupport.cli(["list", "--all"]).stdout.contains("_fault"))
 

@@ -33,6 +33,40 @@ struct TwoIncrementsScenario: Scenario {
     }
 }
 
+/// A scenario whose every grade shows, by construction: each state counts
+/// the rounds run on it, and the outcome is that count modulo 3 (0
+/// acceptable, 1 interesting, 2 forbidden). So the outputs' `forbidden` and
+/// `interesting` counts are non-zero without waiting for a race.
+struct ThreeGradesScenario: Scenario {
+    static let descriptor = ScenarioDescriptor(
+        name: "test-three-grades", summary: "every grade, by construction", parameters: [])
+
+    final class State: @unchecked Sendable {
+        // @unchecked: only role a writes, and the round barrier orders it
+        // before the arbiter's read.
+        var rounds = 0
+    }
+
+    init(parameters: WorkloadParameters) throws {}
+
+    func roles() -> [Role<State>] {
+        [Role("a", steps: [.unguarded("count") { s, _ in s.rounds += 1; return .next }]),
+         Role("b", steps: [.unguarded("idle") { _, _ in .next }])]
+    }
+
+    func makeState() -> State { State() }
+    /// The same state, so its count goes on from round to round.
+    func reset(_ state: State) -> State { state }
+    func arbiter(_ s: State) -> RoundOutcome { RoundOutcome(s.rounds % 3) }
+    func grade(_ outcome: RoundOutcome) -> OutcomeGrade {
+        switch outcome {
+        case RoundOutcome(1): return .interesting("one past a multiple of three")
+        case RoundOutcome(2): return .forbidden("two past a multiple of three")
+        default: return .acceptable
+        }
+    }
+}
+
 /// Scenarios: rounds, grading, per-round fuzzing, stalled rounds, plan errors
 /// and every output. No measured figure (a rate, how often a relaxed outcome
 /// shows) is asserted: those are the benchmark's (scripts/bench-scenarios.py).
@@ -40,6 +74,7 @@ final class ScenarioTests: XCTestCase {
     private var registry: StressRegistry {
         var r = StressRegistry.builtIn
         r.register(scenario: TwoIncrementsScenario.self)
+        r.register(scenario: ThreeGradesScenario.self)
         return r
     }
 
@@ -289,6 +324,41 @@ final class ScenarioTests: XCTestCase {
         XCTAssertTrue(markdown.contains("| outcome | count | grade | meaning |"), markdown)
         let junit = try String(contentsOfFile: file("r.xml"), encoding: .utf8)
         XCTAssertTrue(junit.contains("<system-out>dekker/unsynchronized/t2/r0: 2k rounds"), junit)
+    }
+
+    /// Every output carries the forbidden and interesting counts, and they
+    /// agree with the JSON's outcome table (a count stuck at 0 would fail).
+    func testEveryOutputCountsForbiddenAndInterestingOutcomes() throws {
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - scenario: test-three-grades
+                strategies: [unsynchronized]
+                ops: 3000
+                warmup: 0
+            """, registry: registry)
+        let trial = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(trial.outcome, .violated, "a forbidden outcome is a violation: \(WorkloadTestSupport.describe(trial))")
+        let json = try ResultCoding.decoder().decode(RunReport.self, from: ResultCoding.encoder().encode(report))
+        let outcomes = try XCTUnwrap(json.trials.first?.outcomes)
+        func count(_ grade: String) -> Int { outcomes.filter { $0.grade == grade }.reduce(0) { $0 + $1.count } }
+        XCTAssertEqual(Set(outcomes.map(\.grade)), ["acceptable", "interesting", "forbidden"])
+        XCTAssertEqual(count("acceptable") + count("interesting") + count("forbidden"), 3000)
+        XCTAssertGreaterThan(count("interesting"), 0)
+        XCTAssertGreaterThan(count("forbidden"), 0)
+
+        let csv = CSV.parse(CSVReport.render(report))
+        let row = Dictionary(uniqueKeysWithValues: zip(csv[0], csv[1]))
+        XCTAssertEqual(row["rounds"], "3000")
+        XCTAssertEqual(row["forbidden"], String(count("forbidden")))
+        XCTAssertEqual(row["interesting"], String(count("interesting")))
+
+        let markdown = MarkdownReport.render(report)
+        XCTAssertTrue(markdown.contains("| `2` | \(count("forbidden")) | **forbidden** | two past a multiple of three |"), markdown)
+        XCTAssertTrue(markdown.contains("| `1` | \(count("interesting")) | interesting | one past a multiple of three |"), markdown)
+        let junit = JUnitReport.render(report)
+        XCTAssertTrue(junit.contains("<failure"), "a forbidden outcome fails the case: \(junit)")
+        XCTAssertTrue(junit.contains("forbidden: two past a multiple of three"), junit)
+        XCTAssertTrue(junit.contains("interesting: one past a multiple of three"), junit)
     }
 
     /// A team's own scenario from the library API, in process.
