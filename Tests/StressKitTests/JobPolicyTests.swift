@@ -1,0 +1,103 @@
+@testable import StressKit
+import XCTest
+
+/// The harness executor's decisions at a job boundary (`JobPolicy`): pure and
+/// seeded, so each property is checked exactly, over many seeds, with no
+/// thread involved.
+final class JobPolicyTests: XCTestCase {
+    /// `count` picks among `ready` (the same set every time), the oldest job
+    /// always worker 0's.
+    private func picks(_ profile: FuzzProfile, seed: UInt64, workers: Int = 4, count: Int = 3_000,
+                       parallel: Bool = false) -> [Int] {
+        var policy = JobPolicy(fuzz: FuzzSettings(profile), seed: seed, workers: workers)
+        let ready = Array(0..<workers)
+        return (0..<count).map { i in policy.pick(ready: ready, oldest: 0, now: UInt64(i) * 1_000, parallel: parallel) }
+    }
+
+    /// How many times the chosen worker changes along `sequence`.
+    private func switches(_ sequence: [Int]) -> Int {
+        zip(sequence, sequence.dropFirst()).filter { $0 != $1 }.count
+    }
+
+    func testTheSameSeedMakesTheSameChoices() {
+        for profile in [FuzzProfile.yield, .chaos, .pct, .light] {
+            XCTAssertEqual(picks(profile, seed: 11), picks(profile, seed: 11), "\(profile)")
+            XCTAssertNotEqual(picks(profile, seed: 11), picks(profile, seed: 12), "\(profile): the seed decides")
+        }
+    }
+
+    func testWithFuzzingOffTheOldestJobRunsFirst() {
+        XCTAssertEqual(Set(picks(.off, seed: 5)), [0])
+    }
+
+    /// PCT over jobs: the highest-priority ready worker runs until a change
+    /// point demotes it; with depth 3 that is two demotions within the
+    /// horizon, so a fixed ready set sees at most three runs of one worker
+    /// each (two if both change points fall on one pick), the last one for
+    /// good.
+    func testPCTRunsOneWorkerAtATimeAndDemotesItAtEachChangePoint() {
+        var firstWorkers: Set<Int> = []
+        for seed in UInt64(1)...50 {
+            let sequence = picks(.pct, seed: seed, count: Int(JobPolicy.pctHorizon) + 500)
+            XCTAssertTrue((1...2).contains(switches(sequence)), "seed \(seed): \(switches(sequence)) switches")
+            let tail = sequence.suffix(500)
+            XCTAssertEqual(Set(tail).count, 1, "seed \(seed): after the last change point one worker runs on")
+            firstWorkers.insert(sequence[0])
+        }
+        XCTAssertEqual(firstWorkers, [0, 1, 2, 3], "the seed draws the priority order")
+    }
+
+    /// The deterministic executor's random walk: it stays with the last
+    /// worker about half the time (nine tenths under `light`) and otherwise
+    /// picks any ready worker, so every worker gets turns.
+    func testTheRandomWalkStaysOftenAndReachesEveryWorker() {
+        for (profile, stay) in [(FuzzProfile.yield, 0.5), (.light, 0.9)] {
+            let sequence = picks(profile, seed: 3, count: 20_000)
+            XCTAssertEqual(Set(sequence), [0, 1, 2, 3], "\(profile)")
+            // A switch needs a "move" (1 - stay) that lands on another of
+            // the 4 workers (3 in 4).
+            let expected = Double(sequence.count) * (1 - stay) * 0.75
+            XCTAssertEqual(Double(switches(sequence)), expected, accuracy: expected * 0.1, "\(profile)")
+        }
+    }
+
+    /// On the parallel executor the oldest job runs first unless the dice
+    /// reorder: with `yield` (10% yields) at least one pick in five is
+    /// reordered, and most picks keep first-come order.
+    func testTheParallelExecutorKeepsFirstComeOrderUnlessItReorders() {
+        let sequence = picks(.yield, seed: 8, count: 10_000, parallel: true)
+        let reordered = sequence.filter { $0 != 0 }.count
+        // Reordered with probability max(2 × 0.1, 0.1) = 0.2, to a uniform
+        // pick among 4, which is another worker 3 times in 4: 15%.
+        XCTAssertEqual(Double(reordered) / 10_000, 0.15, accuracy: 0.02)
+    }
+
+    /// Chaos on the parallel executor delays jobs (spins and sleeps, at the
+    /// profile's rates) and starves one victim worker for windows capped at
+    /// its share of the time; PCT and `off` never delay.
+    func testChaosDelaysAndStarvesOneVictimWhilePCTAndOffDoNot() {
+        for profile in [FuzzProfile.off, .pct] {
+            var policy = JobPolicy(fuzz: FuzzSettings(profile), seed: 1, workers: 4)
+            XCTAssertTrue((0..<10_000).allSatisfy { policy.delay(for: $0 % 4, now: UInt64($0) * 1_000) == .none }, "\(profile)")
+        }
+        var policy = JobPolicy(fuzz: FuzzSettings(.chaos), seed: 1, workers: 4)
+        var spins = 0, sleeps = 0, excluded = [Int](repeating: 0, count: 4)
+        for i in 0..<100_000 {
+            let now = UInt64(i) * 10_000  // 10 µs a pick: one second in all
+            switch policy.delay(for: i % 4, now: now) {
+            case .spin: spins += 1
+            case .sleep: sleeps += 1
+            default: break
+            }
+            let chosen = policy.pick(ready: [0, 1, 2, 3], oldest: i % 4, now: now, parallel: true)
+            if chosen != i % 4 { excluded[i % 4] += 1 }
+        }
+        XCTAssertGreaterThan(spins, 0)
+        XCTAssertGreaterThan(sleeps, 0)
+        // The victim's oldest job is passed over far more often than the
+        // others' (which only the reordering dice pass over).
+        let victim = excluded.indices.max { excluded[$0] < excluded[$1] }!
+        let others = excluded.indices.filter { $0 != victim }.map { excluded[$0] }
+        XCTAssertGreaterThan(Double(excluded[victim]), 1.5 * Double(others.max()!), "\(excluded)")
+    }
+}
