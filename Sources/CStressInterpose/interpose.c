@@ -125,11 +125,13 @@ static inline int holds(uint64_t *p, uint64_t key) {
 
 #define KEY(object) ((uint64_t)(uintptr_t)(object))
 
-// Every interposed call starts with `if (!line) return the C library's own
-// call;`: outside a trial (and on every thread that is not a worker's) that
-// is one thread-local load, a branch and a tail jump. The rest lives in a
-// separate function (`noinline`), so that the path every call takes saves no
-// registers and reads nothing else.
+// The calls every lock user makes (mutex lock and unlock, rwlock lock and
+// unlock) start with `if (!line) return the C library's own call;`: on a
+// thread with no line attached (every thread outside a trial, and every
+// thread but a worker's inside one) that is one thread-local load, a branch
+// and a tail jump. The rest lives in a separate function (`noinline`), so
+// that this path saves no registers and reads nothing else. (The try-locks
+// and the condition calls test the same line first, inline.)
 #define SLOW __attribute__((noinline))
 
 static SLOW int mutex_lock_traced(pthread_mutex_t *m);

@@ -32,11 +32,11 @@ struct PrimitivesBenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only these loops (by name, comma-separated), as `alternations` only these wrappers.", valueName: "names"))
     var only: String?
 
-    /// The loops `--only` names (every one without it).
+    /// The loops `--only` names (every one without it) that this platform
+    /// can run.
     var selected: [PrimitiveLoop] {
-        guard let only else { return PrimitiveLoop.allCases }
-        let names = Set(only.split(separator: ",").map(String.init))
-        return PrimitiveLoop.allCases.filter { names.contains($0.rawValue) }
+        let names = only.map { Set($0.split(separator: ",").map(String.init)) }
+        return PrimitiveLoop.allCases.filter { names?.contains($0.rawValue) ?? true }.filter(\.isAvailable)
     }
 
     func validate() throws {
@@ -53,6 +53,9 @@ struct PrimitivesBenchCommand: ParsableCommand {
 
     func run() throws {
         startIdleThread()
+        for loop in PrimitiveLoop.allCases where !loop.isAvailable {
+            print("\(loop.rawValue.padding(toLength: 26, withPad: " ", startingAt: 0)) unavailable (pthread_mutex_lock cannot be looked up in this process)")
+        }
         if alternations > 0 { return runAlternating() }
         for loop in selected {
             _ = loop.time(iterations)  // warm-up
@@ -76,7 +79,7 @@ extension PrimitivesBenchCommand {
     /// quartiles.
     func runAlternating() {
         print("wrapper                    plain ns  wrapper ns  added ns: median (quartiles), \(alternations) alternations of \(iterations)")
-        for (plain, wrapper) in PrimitiveLoop.pairs where only == nil || selected.contains(wrapper) {
+        for (plain, wrapper) in PrimitiveLoop.pairs where selected.contains(wrapper) && plain.isAvailable {
             _ = plain.time(iterations)
             _ = wrapper.time(iterations)
             var differences: [Double] = [], plainTimes: [Double] = [], wrapperTimes: [Double] = []
@@ -132,6 +135,14 @@ enum PrimitiveLoop: String, CaseIterable {
         // adds to every lock and unlock of the process outside a trial.
         (.pthreadMutexGlibc, .pthreadMutex),
     ]
+
+    /// Whether this platform can run the loop: the pthread pair needs the
+    /// C library's own calls looked up by name (glibc).
+    var isAvailable: Bool {
+        guard self == .pthreadMutex || self == .pthreadMutexGlibc else { return true }
+        var lock: stress_mutex_call_t?, unlock: stress_mutex_call_t?
+        return stress_mutex_calls(1, &lock, &unlock) == 0
+    }
 
     /// Runs `n` pairs around an increment; returns the elapsed nanoseconds.
     func time(_ n: Int) -> UInt64 {
@@ -226,7 +237,7 @@ enum PrimitiveLoop: String, CaseIterable {
             // functions those are.
             var lock: stress_mutex_call_t?, unlock: stress_mutex_call_t?
             guard stress_mutex_calls(self == .pthreadMutexGlibc ? 1 : 0, &lock, &unlock) == 0, let lock, let unlock else {
-                fatalError("pthread_mutex_lock and pthread_mutex_unlock cannot be looked up in this process")
+                preconditionFailure("run only where isAvailable")
             }
             let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
             pthread_mutex_init(mutex, nil)

@@ -116,13 +116,6 @@ final class PrimitivesInTrialTests: XCTestCase {
         XCTAssertEqual(trial.measurement?.totalOps, 200)
     }
 
-    /// The control for the test above: outside a trial the same calls pass
-    /// no point at all (there is no worker's fuzzer to pass them to).
-    func testOutsideATrialTheWrappersPassNoPoint() {
-        XCTAssertNil(stress_ambient(), "the test's own thread is no worker")
-        XCTAssertEqual(WrapperProbeWorkload.points(), .max)
-    }
-
     /// The locks, condition, semaphores, mutex, once-token and `fuzzPoint()`
     /// publish holds and waits and pass their fuzz points without
     /// allocating (one worker: no contention to wake the kernel's or

@@ -24,14 +24,15 @@ import Synchronization
 public struct FaultInjectionWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "_fault",
-        summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker",
+        summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker; deadlock or stall them",
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
                     choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
                               "await-self", "await-cycle"]),
             .choice("where", "inside the critical section, outside any, or in an async step after an await",
                     default: "critical-section", choices: ["critical-section", "outside", "await"]),
-            .integer("after_ops", "worker 0's op number at which the fault fires", default: 1_000, range: 0...Int.max),
+            .integer("after_ops", "worker 0's op number at which the fault fires (every worker's, for await-self and await-cycle)",
+                     default: 1_000, range: 0...Int.max),
         ],
         hidden: true
     )
