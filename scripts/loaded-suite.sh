@@ -12,9 +12,14 @@
 #
 # Defaults: 10 runs, 2 burners, 1 suite at a time. Build the tests first
 # (`swift build --build-tests`); the script builds nothing, so every run tests
-# the same binary. Each run's whole output is kept in $LOGS (default
-# /tmp/stressbench-loaded-suite), run-N.log. Exit 0 when every run passed,
-# 1 when any failed, 2 on a usage error. Ctrl-C stops the burners too.
+# the same binary. A run is what `swift test` runs, in two parts: the XCTest
+# suite, run straight from the test bundle (SwiftPM holds a lock on .build for
+# as long as `swift test` runs, which would make parallel runs take turns),
+# then the Swift Testing suite through `swift test --skip-build
+# --disable-xctest` (seconds; SwiftPM sets up its output). Each run's whole
+# output is kept in $LOGS (default /tmp/stressbench-loaded-suite), run-N.log.
+# Exit 0 when every run passed, 1 when any failed, 2 on a usage error. Ctrl-C
+# stops the burners too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,12 +43,18 @@ for ((b = 0; b < burners; b++)); do
     pids+=($!)
 done
 
+bundle=$(ls -d "$(swift build --show-bin-path)"/*PackageTests.xctest 2>/dev/null | head -1)
+[[ -n "$bundle" && -x "$bundle" ]] || { echo "no test bundle: run swift build --build-tests first" >&2; exit 2; }
+
 # One run: its summary line goes to run-N.summary when it ends.
 one_run() {
-    local n=$1 log="$logs/run-$n.log" start=$SECONDS began
+    local n=$1
+    local log="$logs/run-$n.log" start=$SECONDS began
     began=$(date -u +%H:%M:%S)
-    swift test --skip-build >"$log" 2>&1
-    local status=$? load
+    "$bundle" >"$log" 2>&1
+    local status=$?
+    swift test --skip-build --disable-xctest >>"$log" 2>&1 || status=1
+    local load
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     local xctest swifttesting failed
     xctest=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 | sed -E 's/^[[:space:]]*//; s/ \(.*//')
