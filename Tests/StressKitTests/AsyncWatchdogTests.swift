@@ -6,8 +6,6 @@ import XCTest
 /// executor is a hang; tasks that can never finish are a deadlock. Each
 /// trial runs in a process of its own, stalled on purpose.
 final class AsyncWatchdogTests: XCTestCase {
-    /// A job that never returns to the executor (a loop between two awaits)
-    /// is a hang, named as such, on the parallel and the deterministic executor.
     /// One `_fault` trial of three workers in its own process, stalled on
     /// purpose: the watchdog must end it long before its 30 s window.
     private func stalledTrial(_ parameters: String, executor: String) throws -> TrialResult {
@@ -25,6 +23,8 @@ final class AsyncWatchdogTests: XCTestCase {
         return try XCTUnwrap(report.trials.first)
     }
 
+    /// A job that never returns to the executor (a loop between two awaits)
+    /// is a hang, named as such, on the parallel and the deterministic executor.
     func testAJobThatNeverReturnsToTheExecutorIsAHang() throws {
         for executor in ["harness", "deterministic"] {
             let trial = try stalledTrial("mode: hang, where: await, after_ops: 50", executor: executor)
