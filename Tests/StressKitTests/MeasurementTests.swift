@@ -311,10 +311,17 @@ final class MeasurementTests: XCTestCase {
             }
             let overlay = d.primitive == .queue || d.primitive == .mainQueue  // DispatchQueue.sync, as the model is
             if !overlay || strategy is any SectionPassingStrategy {
-                // Nothing per operation (a one-time allocation on some worker's
-                // first use would still round to 0.00 over 50k operations).
+                // Nothing per operation. The bytes are the workers' own
+                // (jemalloc's per-thread counters): a one-time allocation on
+                // some worker's first use would still round to 0.00 over 50k
+                // operations. The requests are the whole process's, the
+                // watchdog's and libdispatch's threads included, which
+                // allocate at a rate in time that a loaded machine stretches
+                // over fewer operations (`rw-queue-f` at 2 threads read
+                // 0.0102 beside two test suites and two CPU burners, load 7);
+                // one request per operation would read 1.
                 XCTAssertLessThan(bytes, 0.01, "\(t.trial.id) allocates in its measured loop")
-                XCTAssertLessThan(requests, 0.01, "\(t.trial.id) allocates in its measured loop")
+                XCTAssertLessThan(requests, 0.1, "\(t.trial.id) allocates in its measured loop")
             } else {
                 // The overlay's block copy: the very cost the -f variants avoid.
                 XCTAssertGreaterThan(requests, 0.5, "\(t.trial.id): the Swift sync overlay allocates per call")
