@@ -260,7 +260,9 @@ final class MeasurementTests: XCTestCase {
             perOp[t.trial.strategy] = try XCTUnwrap(a.allocationsPerOp, t.trial.id)
         }
         for lock in ["pthread-mutex", "mutex"] {
-            XCTAssertLessThan(try XCTUnwrap(perOp[lock]), 0.01, "\(lock): the hot loop allocates nothing")
+            // Process-wide, so what other threads allocate in time counts too
+            // (see the jemalloc test below); one allocation per call would read 1.
+            XCTAssertLessThan(try XCTUnwrap(perOp[lock]), 0.1, "\(lock): the hot loop allocates nothing")
         }
         // The count is process-wide: under contention libdispatch wakes and
         // makes threads of its own for a queue, and their allocations count
