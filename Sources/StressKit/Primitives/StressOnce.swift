@@ -15,7 +15,7 @@ public final class StressOnce: Sendable {
     /// Set (releasing) once the body has returned: every later call is one
     /// acquiring load and a branch, inlined into the caller (see ``run(_:)``),
     /// as `swift_once` and `dispatch_once` are, instead of two trips through
-    /// `state`'s lock. 1.3 to 1.5 ns a call outside a trial
+    /// `state`'s lock. At most 1.5 ns a call outside a trial
     /// (docs/own-code.md, Measured).
     @usableFromInline let completed = Atomic<Bool>(false)
 
