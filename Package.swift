@@ -40,10 +40,16 @@ let package = Package(
     targets: [
         .target(name: "CStressSupport"),
         .target(name: "CStressInterpose", linkerSettings: [.linkedLibrary("dl")]),
+        // libStressInterpose.so again, as a resource every stressbench
+        // executable carries: `swift run` builds only what the executable
+        // links, so the product above is missing after it (Plugins/InterposerBuilder).
+        .plugin(name: "InterposerBuilder", capability: .buildTool()),
+        .target(name: "InterposerPayload", plugins: ["InterposerBuilder"]),
         .target(
             name: "StressKit",
             dependencies: [
                 "CStressSupport",
+                "InterposerPayload",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer", condition: .when(platforms: [.linux])),
@@ -82,7 +88,7 @@ let package = Package(
         .executableTarget(name: "ab-calibration-plus2", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus2"),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "stressbench", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
+            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "InterposerPayload", "stressbench", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
             exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],

@@ -43,7 +43,8 @@ struct RunCommand: ParsableCommand {
 
         Exit codes: 0 passed (a trial that failed the way the plan's `expect` says counts \
         as passing), 1 violations (or a trial expected to fail that passed), 2 usage or \
-        plan error, 3 crash, deadlock, hang or timeout, 4 performance regression (threshold or baseline); when several apply \
+        plan error, 3 crash, deadlock, hang or timeout, or nothing checked (every trial skipped, or a trial \
+        the plan expects to fail skipped, for lack of jemalloc or the interposer; --allow-skipped accepts it), 4 performance regression (threshold or baseline); when several apply \
         2 > 3 > 1 > 4, except that a baseline that cannot be compared (2) ranks below 3 and 1. \
         130 (SIGINT) or 143 (SIGTERM) when interrupted, whatever else happened.
         """
@@ -75,6 +76,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(name: .customLong("in-process"), help: "Run trials inside this process, for a debugger: a trap ends the run; a deadlock or hang is printed by the watchdog and ends the run with status 3; trial timeouts do not apply.")
     var inProcess = false
+
+    @Flag(name: .customLong("allow-skipped"), help: "Exit by what ran when trials are skipped for lack of jemalloc, the interposer or a child process. Without it, a run that skipped every trial, or a trial its plan expects to fail, exits with 3: nothing checked is not success.")
+    var allowSkipped = false
 
     @Flag(name: .shortAndLong, help: "Print no progress display and no \"wrote\" lines, only the table.")
     var quiet = false
@@ -123,6 +127,7 @@ struct RunCommand: ParsableCommand {
         )
         overrides.apply(to: &options)
         options.allowLarge = allowLarge
+        options.allowSkipped = allowSkipped
         options.launcher = CommandContext.launcher
         let runner = PlanRunner(registry: registry, options: options)
         if let problem = runner.sizeProblem(of: loaded) {

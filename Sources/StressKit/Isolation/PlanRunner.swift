@@ -55,6 +55,11 @@ public struct RunOptions: Sendable {
     /// The plan was loaded with `--allow-large` (rerun commands carry it, so
     /// the plan loads again).
     public var allowLarge = false
+    /// Accept trials this run cannot run (`--allow-skipped`): a run that
+    /// skipped every trial, or one its plan expects to fail, for lack of
+    /// jemalloc, the interposer or a child process, then exits by what did
+    /// run instead of with 3 (``RunReport/uncheckedTrials``).
+    public var allowSkipped = false
     /// Variables added to each trial process's environment (a ``StressTest``
     /// run isolated names the call its re-run test binary must take the trial at).
     public var childEnvironment: [String: String] = [:]
@@ -198,6 +203,7 @@ public struct PlanRunner: Sendable {
         report.rerun = options.rerun
         report.shard = options.shard
         report.matrixTrials = matrix(of: plan).count
+        if options.allowSkipped { report.skipsAllowed = true }
         return report
     }
 
@@ -219,21 +225,24 @@ public struct PlanRunner: Sendable {
         if spec.interpose == true {
             guard case .childProcess(let executable, _) = options.isolation else {
                 return .failed(spec, .skipped, FailureReport(
-                    message: "interpose: true trials run in a child process with LD_PRELOAD; this run is in-process"))
+                    message: "interpose: true trials run in a child process with LD_PRELOAD; this run is in-process",
+                    missing: "a child process"))
             }
             guard let library = Interposer.libraryPath(besides: executable) else {
-                return .failed(spec, .skipped, FailureReport(message: Interposer.missingMessage(besides: executable)))
+                return .failed(spec, .skipped, FailureReport(message: Interposer.missingMessage(besides: executable), missing: "the interposer"))
             }
             preload.append(library)
         }
         if spec.allocator == .jemalloc {
             guard case .childProcess = options.isolation else {
                 return .failed(spec, .skipped, FailureReport(
-                    message: "jemalloc trials run in a child process with LD_PRELOAD; this run is in-process"))
+                    message: "jemalloc trials run in a child process with LD_PRELOAD; this run is in-process",
+                    missing: "a child process"))
             }
             guard let library = Jemalloc.libraryPath else {
                 return .failed(spec, .skipped, FailureReport(
-                    message: "jemalloc is not installed (no libjemalloc.so.2 found); install it with: \(Jemalloc.installHint)"))
+                    message: Jemalloc.missingMessage,
+                    missing: "jemalloc"))
             }
             preload.append(library)
         }

@@ -40,6 +40,14 @@ public enum Jemalloc {
     /// The command that installs it on Debian and Ubuntu.
     public static let installHint = "apt-get install libjemalloc2 (or libjemalloc-dev)"
 
+    /// Why ``libraryPath`` is nil, and how to fix it.
+    public static var missingMessage: String {
+        if let p = ProcessInfo.processInfo.environment["STRESSBENCH_JEMALLOC"] {
+            return "STRESSBENCH_JEMALLOC names \(p.terminalSafe), which does not exist; point it at libjemalloc.so.2, or unset it"
+        }
+        return "jemalloc is not installed (no libjemalloc.so.2 found); install it with: \(installHint)"
+    }
+
     /// Where the shared library is: `STRESSBENCH_JEMALLOC` if set, else the
     /// usual Debian, Ubuntu and Fedora locations.
     public static var libraryPath: String? {

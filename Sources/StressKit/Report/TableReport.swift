@@ -213,6 +213,7 @@ public enum TableReport {
         return "\(report.trials.count) trial(s): " + (parts.isEmpty ? "none run" : parts.joined(separator: ", "))
             + expectationNote(report.trials)
             + (report.stop.map { " (\($0.summary))" } ?? (report.interrupted ? " (interrupted)" : ""))
+            + (report.uncheckedProblem.map { "; \($0)" } ?? "")
             + "; exit code \((exitCode ?? report.exitCode).rawValue)"
     }
 }

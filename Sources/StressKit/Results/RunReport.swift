@@ -99,6 +99,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// How to rerun this run's trials and cells exactly (the executable and
     /// the command-line overrides in effect); nil in files from before it was recorded.
     public var rerun: RerunCommand?
+    /// True when the run accepts trials it could not run (`--allow-skipped`):
+    /// see ``uncheckedTrials``. Nil (written as nothing) otherwise.
+    public var skipsAllowed: Bool?
     /// Every cell summed up (the gate metric's median and interval, the
     /// outcomes), written by `run` with its JSON; nil in files from before it was.
     public var cells: [CellSummary]?
@@ -127,9 +130,38 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var exitCode: RunExitCode {
         if let stop, stop.reason == .signal { return stop.signal == "SIGTERM" ? .terminated : .interrupted }
         let code = RunExitCode.forResults(trials)
+        // Nothing checked is not success: what was skipped for lack of
+        // something ranks with a trial that could not be run (3).
+        if !uncheckedTrials.isEmpty { return .trialFailures }
         guard code == .passed, let gate else { return code }
         if gate.coverageProblem != nil { return .usage }
         return gate.failed ? .performanceRegression : .passed
+    }
+
+    /// The trials whose skipping fails the run (exit code 3), because then
+    /// the run checked less than its plan asks: each trial skipped for lack
+    /// of something (``FailureReport/missing``: jemalloc, the interposer, a
+    /// child process) that its plan expects to fail, since the bug it is
+    /// there to catch went unchecked; or every trial, when every one was
+    /// skipped so. Empty when ``skipsAllowed``, and for a run that stopped
+    /// early (a signal or `--fail-fast`: its own exit code says so).
+    public var uncheckedTrials: [TrialResult] {
+        guard skipsAllowed != true, stop == nil else { return [] }
+        let lacking = trials.filter { $0.outcome == .skipped && $0.failure?.missing != nil }
+        if !lacking.isEmpty && lacking.count == trials.count { return lacking }
+        return lacking.filter { !$0.expectedOutcomes.contains(.passed) }
+    }
+
+    /// Why ``uncheckedTrials`` fail the run, in one clause for the summary
+    /// line; nil when they are none.
+    public var uncheckedProblem: String? {
+        let unchecked = uncheckedTrials
+        guard !unchecked.isEmpty else { return nil }
+        let what = unchecked.count == trials.count
+            ? "every trial was skipped, so nothing was checked"
+            : "\(unchecked.count) trial(s) the plan expects to fail were skipped, so the bugs they are there to catch went unchecked"
+        let lacks = Set(unchecked.compactMap { $0.failure?.missing }).sorted().joined(separator: ", ")
+        return "\(what) (for lack of \(lacks): the skipped lines above say how to get it; --allow-skipped accepts the skips)"
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -163,13 +163,18 @@ public struct FailureReport: Sendable, Codable, Equatable {
     /// The last lines the trial process wrote to its standard output and error
     /// (where Swift prints `Fatal error: ...`).
     public var outputTail: [String]
+    /// For a `skipped` trial that this run could not run: what it lacked
+    /// (`jemalloc`, `the interposer`, `a child process`); the message says
+    /// how to get it. Nil for a trial not run because the run stopped first.
+    public var missing: String?
 
     /// A report.
-    public init(message: String, signal: String? = nil, exitStatus: Int? = nil, outputTail: [String] = []) {
+    public init(message: String, signal: String? = nil, exitStatus: Int? = nil, outputTail: [String] = [], missing: String? = nil) {
         self.message = message
         self.signal = signal
         self.exitStatus = exitStatus
         self.outputTail = outputTail
+        self.missing = missing
     }
 }
 
