@@ -56,6 +56,7 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         guard times >= 1 else { throw ValidationError("--times must be at least 1") }
+        try TrialOverrides.checkSeed(seed)
         if let expect, TrialOutcome(rawValue: expect) == nil {
             throw ValidationError("--expect takes one of \(TrialOutcome.allCases.map(\.rawValue).joined(separator: ", "))")
         }

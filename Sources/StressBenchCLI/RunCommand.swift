@@ -99,6 +99,7 @@ struct RunCommand: ParsableCommand {
     var shard: String?
 
     func validate() throws {
+        try TrialOverrides.checkSeed(seed)
         if let shard {
             do { _ = try TrialShard(parsing: shard) } catch { throw ValidationError(error.message) }
         }

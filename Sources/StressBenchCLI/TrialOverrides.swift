@@ -5,10 +5,10 @@ import StressKit
 /// `run` and `replay`: every rerun command `run` prints carries the ones in
 /// effect, so `replay` must accept them all to take a pasted command.
 struct TrialOverrides: ParsableArguments {
-    @Option(name: .customLong("trial-timeout"), help: ArgumentHelp("Kill a trial that runs longer than this (e.g. 30s); default: each trial's own timeout.", valueName: "duration"))
+    @Option(name: .customLong("trial-timeout"), parsing: .unconditional, help: ArgumentHelp("Kill a trial that runs longer than this (e.g. 30s); default: each trial's own timeout.", valueName: "duration"))
     var trialTimeout: String?
 
-    @Option(name: .customLong("deadlock-after"), help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
+    @Option(name: .customLong("deadlock-after"), parsing: .unconditional, help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
     var deadlockAfter: String?
 
     @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")).",
@@ -23,10 +23,10 @@ struct TrialOverrides: ParsableArguments {
     @Flag(name: .customLong("stop-on-violation"), help: "End each trial at its first violation (find bugs fast; its figures then cover a shorter window).")
     var stopOnViolation = false
 
-    @Option(help: ArgumentHelp("Trials per cell for every experiment, overriding the plan. Default: the plan's; with --baseline, or for a plan with a `gate` key, experiments that do not set it get what the comparison needs (5, more for many cells).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Trials per cell for every experiment, overriding the plan. Default: the plan's; with --baseline, or for a plan with a `gate` key, experiments that do not set it get what the comparison needs (5, more for many cells).", valueName: "n"))
     var repetitions: Int?
 
-    @Option(help: ArgumentHelp("Measured window of every trial, overriding the plan's duration or ops (e.g. 50ms for a quick smoke run of a whole plan; a shorter window finds fewer races).", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Measured window of every trial, overriding the plan's duration or ops (e.g. 50ms for a quick smoke run of a whole plan; a shorter window finds fewer races).", valueName: "duration"))
     var duration: String?
 
     @Option(help: ArgumentHelp("Where worker tasks run their jobs, overriding the plan's executor: \(ExecutorChoice.help). Thread workers ignore it.",
@@ -52,8 +52,16 @@ struct TrialOverrides: ParsableArguments {
             switch Quantities.boundedNanoseconds(from: value) {
             case .success(let ns) where ns > 0: break
             case .failure(.tooLong(let message)): throw ValidationError("\(name): \(message)")
-            default: throw ValidationError("\(name) expects a duration such as 30s or 500ms, got '\(value.terminalSafe)'")
+            default: throw ValidationError("\(name) expects a positive duration such as 30s or 500ms, got '\(value.terminalSafe)'")
             }
+        }
+    }
+
+    /// A usage error unless `seed` (`--seed`) is one a plan may give: below
+    /// 2^53, so that it survives a JSON reader that reads numbers as doubles.
+    static func checkSeed(_ seed: UInt64?) throws {
+        if let seed, seed >= TrialMatrix.seedLimit {
+            throw ValidationError("--seed expects a non-negative integer below 2^53 (\(TrialMatrix.seedLimit)), as a plan's seed does, got \(seed)")
         }
     }
 

@@ -184,6 +184,21 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(againstPlan.stderr.contains(
             "the watchdog's limit (deadlock_after 2s) must be shorter than the trial timeout (--trial-timeout 1s)"), againstPlan.stderr)
 
+        // A negative value is the option's own error, not "Missing value".
+        for (flag, value, words) in [("--duration", "-1s", "--duration expects a positive duration such as 30s or 500ms, got '-1s'"),
+                                     ("--trial-timeout", "-5s", "--trial-timeout expects a positive duration"),
+                                     ("--repetitions", "-1", "--repetitions expects a number from 1 to 100000, got -1")] {
+            let negative = try TestSupport.cli(["run", plan, flag, value])
+            XCTAssertEqual(negative.status, 2, "\(flag) \(value): \(negative.stderr)")
+            XCTAssertTrue(negative.stderr.contains(words), negative.stderr)
+        }
+        // The command line takes the seeds a plan takes: below 2^53.
+        for command in ["run", "replay"] {
+            let big = try TestSupport.cli([command, plan, "--seed", "9007199254740993"] + (command == "replay" ? ["--only", "counter"] : []))
+            XCTAssertEqual(big.status, 2, big.stderr)
+            XCTAssertTrue(big.stderr.contains("--seed expects a non-negative integer below 2^53 (9007199254740992)"), big.stderr)
+        }
+
         let missing = try TestSupport.cli(["run", dir.appendingPathComponent("missing.yaml").path])
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("cannot read the file: No such file or directory"), missing.stderr)

@@ -30,6 +30,20 @@ final class PlanHardeningTests: XCTestCase {
         XCTAssertTrue(problems[0].contains("aliases expand the plan past 1000000 values"), problems[0])
     }
 
+    /// A plan that is simply large is told its own size, not blamed on
+    /// aliases it does not have; a deeply nested one hears nothing of the
+    /// YAML library's API.
+    func testSizeAndDepthLimitsAreNamedForWhatTheyAre() {
+        let large = "experiments: [{workload: counter}]\nx: [" + Array(repeating: "1", count: 1_000_001).joined(separator: ",") + "]\n"
+        let problems = messages(large)
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertTrue(problems[0].contains("the plan has more than 1000000 values (lists, mappings and scalars)"), problems[0])
+        XCTAssertFalse(problems[0].contains("alias"), problems[0])
+
+        let deep = "experiments: [{workload: counter}]\nx: " + String(repeating: "[", count: 2000) + String(repeating: "]", count: 2000) + "\n"
+        XCTAssertEqual(messages(deep), ["test.yaml:2:5: (top level): not valid YAML or JSON: lists and mappings nested more than 1000 levels deep (a plan needs a few)"])
+    }
+
     func testEveryRepeatedKeyHasItsOwnPathEvenUnderOtherErrors() {
         XCTAssertEqual(messages("""
             experiments:

@@ -107,12 +107,16 @@ public enum TrialMatrix {
             .joined(separator: " × ") + " = \(count == .max ? "more than \(Int.max)" : String(count)) trials"
     }
 
-    /// The seed of one trial (below 2^53, see ``TrialSpec/seed``).
+    /// Every seed is below this, 2^53: a JSON reader that reads numbers as
+    /// doubles keeps it exact (see ``TrialSpec/seed``).
+    public static let seedLimit: UInt64 = 1 << 53
+
+    /// The seed of one trial (below ``seedLimit``).
     public static func seed(base: UInt64, experiment: String, threads: Int, repetition: Int) -> UInt64 {
         var s = SplitMix64.derive(base, SplitMix64.hash(experiment))
         s = SplitMix64.derive(s, UInt64(threads))
         s = SplitMix64.derive(s, UInt64(repetition))
-        return s & ((1 << 53) - 1)
+        return s & (seedLimit - 1)
     }
 
     /// Twice the expected run time plus ten seconds for a timed trial, two minutes

@@ -225,7 +225,7 @@ public struct PlanLoader: Sendable {
             case "duration": durationNode = value
             case "ops": opsNode = value
             case "repetitions": layer.repetitions = r.integer(value, here, range: 1...100_000, what: "a positive number of repetitions")
-            case "seed": layer.seed = r.integer(value, here, range: 0...(1 << 53 - 1), what: "a non-negative integer seed").map(UInt64.init)
+            case "seed": layer.seed = r.integer(value, here, range: 0...Int(TrialMatrix.seedLimit - 1), what: "a non-negative integer seed").map(UInt64.init)
             case "warmup": layer.warmup = r.duration(value, here, positive: false)
             case "deadlock_after":
                 layer.deadlockAfter = r.duration(value, here, positive: true)
@@ -374,10 +374,20 @@ public struct PlanLoader: Sendable {
 
     // MARK: - Errors from elsewhere
 
+    /// The YAML parser's words for `problem`, except where they name the
+    /// parser's own API, which means nothing to a plan's author.
+    static func inPlainWords(_ problem: String) -> String {
+        if problem.contains("yaml_set_max_nest_level") {
+            return "lists and mappings nested more than 1000 levels deep (a plan needs a few)"
+        }
+        return problem
+    }
+
     private static func syntaxProblem(_ error: YamlError, file: String) -> PlanProblem {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-            return PlanProblem(file: file, path: .root, line: mark.line, column: mark.column, message: "not valid YAML or JSON: \(problem)")
+            return PlanProblem(file: file, path: .root, line: mark.line, column: mark.column,
+                               message: "not valid YAML or JSON: \(inPlainWords(problem))")
         case .reader(let problem, let offset, let value, let yaml):
             // A character the YAML reader refuses (a control character, a NUL,
             // text that is not UTF-8): located from its offset in the text.

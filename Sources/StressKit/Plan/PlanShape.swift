@@ -75,6 +75,9 @@ enum PlanShape {
         /// Each anchor's expanded size (anchors may be redefined; the latest wins, as in YAML).
         var anchors: [String: Int] = [:]
         var total = 0
+        /// Whether an alias has stood for values so far: the limit's message
+        /// then blames the aliases, and otherwise the plan's own size.
+        var aliasesUsed = false
 
         init(file: String) { self.file = file }
 
@@ -107,6 +110,7 @@ enum PlanShape {
                     return false
                 }
                 // An unknown alias is the composer's error to report.
+                aliasesUsed = true
                 return value(size: anchors[name] ?? 1, anchor: nil, line: line, column: column)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 let isMapping = event.type == YAML_MAPPING_START_EVENT
@@ -163,8 +167,13 @@ enum PlanShape {
             let (sum, overflow) = total.addingReportingOverflow(n)
             total = overflow ? .max : sum
             guard total > PlanShape.maxExpandedNodes else { return true }
-            fail(line, column, "aliases expand the plan past \(PlanShape.maxExpandedNodes) values here; "
-                 + "a plan never needs that many (write the values out, or use 'defaults' to share settings)")
+            if aliasesUsed {
+                fail(line, column, "aliases expand the plan past \(PlanShape.maxExpandedNodes) values here (the limit counts "
+                     + "every value an alias stands for); a plan never needs that many (write the values out, or use 'defaults' to share settings)")
+            } else {
+                fail(line, column, "the plan has more than \(PlanShape.maxExpandedNodes) values (lists, mappings and scalars), "
+                     + "the most a plan may have; a plan never needs that many (list fewer values, or split it into several plans)")
+            }
             return false
         }
 
