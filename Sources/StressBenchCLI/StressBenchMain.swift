@@ -60,7 +60,16 @@ enum CommandContext {
 
 /// `stressbench`: the root command.
 struct StressBenchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    /// The command as the user ran it (`swift run -c release stressbench`,
+    /// `.build/release/stressbench`, or `stressbench` when it is on PATH), so
+    /// the help's examples work when pasted into the same shell.
+    static var invoked: String {
+        ((CommandContext.launcher ?? []) + [CommandContext.executableName]).map(RerunCommand.quoted).joined(separator: " ")
+    }
+
+    // Computed, not stored: the examples name the command as it was invoked,
+    // which is known only once `main` has read argv[0].
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "stressbench",
         abstract: "Stress-test Swift synchronization: find races, deadlocks and what each strategy costs.",
         discussion: """
@@ -70,10 +79,11 @@ struct StressBenchCommand: ParsableCommand {
         checks the workload's invariants, and reports throughput, latency percentiles \
         and violations.
 
-        Quick start:
-          stressbench list                       # workloads and strategies
-          stressbench validate Plans/quickstart.yaml
-          stressbench run Plans/quickstart.yaml --json results.json --csv results.csv
+        Quick start (the command as you ran it, so each line pastes as is): list the \
+        workloads and strategies, check a plan, run it and write its results as JSON.
+          \(invoked) list
+          \(invoked) validate Plans/quickstart.yaml
+          \(invoked) run Plans/quickstart.yaml --json results.json
 
         Exit codes:
           0  every trial passed, or failed the way its plan's `expect` says
@@ -89,5 +99,5 @@ struct StressBenchCommand: ParsableCommand {
         """,
         version: "stressbench \(StressKitVersion.current)",
         subcommands: [RunCommand.self, CompareCommand.self, ABCommand.self, MergeCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self, BaselineCommand.self, OverheadCommand.self, DescribeCommand.self, PrimitivesBenchCommand.self]
-    )
+    ) }
 }

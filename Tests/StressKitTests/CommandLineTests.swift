@@ -138,6 +138,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("Exit codes:"), help.stdout)
         XCTAssertTrue(help.stdout.contains("run"))
         XCTAssertFalse(help.stdout.contains("_trial"), "the trial command is hidden")
+        // The examples name the command as it was run (here found on PATH),
+        // one to a line, short enough not to wrap: each pastes as is.
+        XCTAssertTrue(help.stdout.contains("\n  stressbench list\n  stressbench validate Plans/quickstart.yaml\n"), help.stdout)
 
         let runHelp = try TestSupport.cli(["help", "run"])
         XCTAssertEqual(runHelp.status, 0)

@@ -5,12 +5,6 @@ import XCTest
 /// or folder exists, and an anchor (`page.md#section`) names a heading of that
 /// page, as GitHub spells heading anchors.
 final class DocumentationLinkTests: XCTestCase {
-    /// Guide pages other changes are writing while the README already links
-    /// them. Exactly these may be missing; once one exists its links are
-    /// checked like any other page's. Remove an entry when its page lands
-    /// (docs/async.md has).
-    static let pagesBeingWritten: Set<String> = []
-
     func testEveryRelativeLinkResolves() throws {
         let pages = try DocumentationPages.all()
         XCTAssertTrue(pages.contains { $0.path == "docs/running.md" }, "the guide pages are found")
@@ -19,8 +13,7 @@ final class DocumentationLinkTests: XCTestCase {
         for page in pages {
             for link in MarkdownLinks.links(in: page.text) {
                 checked += 1
-                if let problem = MarkdownLinks.problem(with: link, on: page.path, root: WorkloadTestSupport.packageRoot,
-                                                       mayBeMissing: Self.pagesBeingWritten) {
+                if let problem = MarkdownLinks.problem(with: link, on: page.path, root: WorkloadTestSupport.packageRoot) {
                     problems.append(problem)
                 }
             }
@@ -37,14 +30,10 @@ final class DocumentationLinkTests: XCTestCase {
         for page in pages where page.path.hasPrefix("docs/") && !page.path.dropFirst(5).contains("/") {
             XCTAssertTrue(targets.contains(Substring(page.path)), "README.md does not link \(page.path)")
         }
-        for page in Self.pagesBeingWritten {
-            XCTAssertTrue(targets.contains(Substring(page)), "README.md does not link \(page)")
-        }
     }
 
     /// The checker itself: it finds links outside code only, and reports a
-    /// missing file, a missing anchor and a missing page that is not one of
-    /// the pages being written.
+    /// missing file, a missing anchor and a link out of the repository.
     func testTheCheckerSeesBrokenLinks() throws {
         let text = """
             # A page
@@ -63,20 +52,19 @@ final class DocumentationLinkTests: XCTestCase {
             "#what-sync-costs-2-forms", "Plans/", "docs/nowhere.md", "#nowhere", "https://example.com/x", "docs/images/latency.png",
         ])
         let root = WorkloadTestSupport.packageRoot
-        let check = { (link: String, page: String, missing: Set<String>) in
-            MarkdownLinks.problem(with: link, on: page, root: root, mayBeMissing: missing, pageText: text)
+        let check = { (link: String, page: String) in
+            MarkdownLinks.problem(with: link, on: page, root: root, pageText: text)
         }
-        XCTAssertNil(check("#what-sync-costs-2-forms", "README.md", []))
-        XCTAssertNil(check("Plans/", "README.md", []))
-        XCTAssertNil(check("../Plans/quickstart.yaml", "docs/plans.md", []))
-        XCTAssertNil(check("https://example.com/x", "README.md", []))
-        XCTAssertNotNil(check("#nowhere", "README.md", []))
-        XCTAssertNotNil(check("docs/nowhere.md", "README.md", []))
-        XCTAssertNil(check("docs/nowhere.md", "README.md", ["docs/nowhere.md"]))
-        XCTAssertNotNil(check("nowhere.md", "docs/plans.md", ["docs/other.md"]))
-        XCTAssertNotNil(check("plans.md#no-such-heading", "docs/running.md", []))
-        XCTAssertNil(check("plans.md#the-matrix", "docs/running.md", []))
-        XCTAssertNotNil(check("../../outside.md", "docs/plans.md", []), "a link out of the repository")
+        XCTAssertNil(check("#what-sync-costs-2-forms", "README.md"))
+        XCTAssertNil(check("Plans/", "README.md"))
+        XCTAssertNil(check("../Plans/quickstart.yaml", "docs/plans.md"))
+        XCTAssertNil(check("https://example.com/x", "README.md"))
+        XCTAssertNotNil(check("#nowhere", "README.md"))
+        XCTAssertNotNil(check("docs/nowhere.md", "README.md"))
+        XCTAssertNotNil(check("nowhere.md", "docs/plans.md"))
+        XCTAssertNotNil(check("plans.md#no-such-heading", "docs/running.md"))
+        XCTAssertNil(check("plans.md#the-matrix", "docs/running.md"))
+        XCTAssertNotNil(check("../../outside.md", "docs/plans.md"), "a link out of the repository")
     }
 
     func testHeadingAnchorsAreSpelledAsGitHubSpellsThem() {
@@ -109,8 +97,7 @@ enum MarkdownLinks {
 
     /// What is wrong with `link` on the page at `page` (a path from `root`),
     /// or nil when it resolves. Links with a scheme (`https:`) are not checked.
-    static func problem(with link: String, on page: String, root: URL, mayBeMissing: Set<String>,
-                        pageText: String? = nil) -> String? {
+    static func problem(with link: String, on page: String, root: URL, pageText: String? = nil) -> String? {
         if link.range(of: #"^[a-zA-Z][a-zA-Z0-9+.-]*:"#, options: .regularExpression) != nil { return nil }
         let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let path = parts[0].removingPercentEncoding ?? parts[0]
@@ -126,7 +113,7 @@ enum MarkdownLinks {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.appendingPathComponent(target).path, isDirectory: &isDirectory) else {
-            return mayBeMissing.contains(target) ? nil : "\(page): \(link): no file \(target)"
+            return "\(page): \(link): no file \(target)"
         }
         guard let anchor, !anchor.isEmpty else { return nil }
         guard target.hasSuffix(".md"), !isDirectory.boolValue else { return nil }

@@ -104,7 +104,7 @@ public struct RerunCommand: Sendable, Codable, Equatable {
     /// quotes, or, when it holds a control character (a newline in a file
     /// name, say), in bash's `$'...'` form with the character escaped, so the
     /// command stays on one line and shows nothing a terminal would act on.
-    static func quoted(_ word: String) -> String {
+    package static func quoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./:=@%+,".unicodeScalars.contains($0)
         }
