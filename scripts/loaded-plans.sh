@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The shipped plans under load: runs the quick start QUICK times and every
+# other plan in Plans/ EACH times, as shipped, with BURNERS CPU-burning
+# processes (`while :; do :; done`) beside them, and prints one line a run:
+# the plan, when it started, how long it took, its exit code, the load
+# average it ran at and its verdict line. A plan whose control finds its bug
+# only when the machine is quiet fails here first: the burners take the cores
+# away from the trials' workers at random moments, as a loaded CI runner does.
+#
+#   scripts/loaded-plans.sh [QUICK [EACH [BURNERS]]]
+#   scripts/loaded-plans.sh 20 5 2     # what docs/benchmarks/loaded-plans-*.txt holds
+#
+# Defaults: 20, 5, 2. Uses .build/release/stressbench (build it first with
+# `swift build -c release`; $STRESSBENCH overrides the binary), so every run
+# tests the same binary. Each run's output is kept in $LOGS (default
+# /tmp/stressbench-loaded-plans), PLAN-N.txt. Set PLANS to a space-separated
+# list to run only those plans (the quick start is always first). Exit 0 when
+# every run exited 0, 1 when any did not, 2 on a usage error. Ctrl-C stops
+# the burners too.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+quick=${1:-20}
+each=${2:-5}
+burners=${3:-2}
+for n in "$quick" "$each" "$burners"; do
+    [[ "$n" =~ ^[0-9]+$ ]] || { echo "usage: scripts/loaded-plans.sh [QUICK [EACH [BURNERS]]] (whole numbers)" >&2; exit 2; }
+done
+bin=${STRESSBENCH:-.build/release/stressbench}
+[[ -x "$bin" ]] || { echo "no $bin: run swift build -c release first (or set STRESSBENCH)" >&2; exit 2; }
+logs=${LOGS:-/tmp/stressbench-loaded-plans}
+mkdir -p "$logs"
+
+pids=()
+stop_burners() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; }
+trap 'stop_burners; exit 130' INT
+trap 'stop_burners; exit 143' TERM
+trap stop_burners EXIT
+for ((b = 0; b < burners; b++)); do
+    sh -c 'while :; do :; done' &
+    pids+=($!)
+done
+
+plans=${PLANS:-$(ls Plans/*.yaml | grep -v '^Plans/quickstart.yaml$' | tr '\n' ' ')}
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); quick start x$quick, every other plan x$each, $burners burner(s); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+failures=0
+runs=0
+one_run() {
+    local plan=$1 n=$2 name start began status load verdict
+    name=$(basename "$plan" .yaml)
+    start=$SECONDS
+    began=$(date -u +%H:%M:%S)
+    "$bin" run "$plan" -q >"$logs/$name-$n.txt" 2>&1
+    status=$?
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    verdict=$(tail -n 1 "$logs/$name-$n.txt")
+    printf '%-22s run %2d  began %s  %4ds  exit %d  load %s  %s\n' "$plan" "$n" "$began" $((SECONDS - start)) "$status" "$load" "$verdict"
+    runs=$((runs + 1))
+    [[ $status == 0 ]] || failures=$((failures + 1))
+}
+for ((n = 1; n <= quick; n++)); do one_run Plans/quickstart.yaml "$n"; done
+for plan in $plans; do
+    for ((n = 1; n <= each; n++)); do one_run "$plan" "$n"; done
+done
+echo "# $((runs - failures)) of $runs runs exited 0; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+(( failures == 0 ))
