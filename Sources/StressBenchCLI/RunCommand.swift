@@ -136,8 +136,7 @@ struct RunCommand: ParsableCommand {
         }
         let selected = runner.selectedTrials(of: loaded)
         if selected.isEmpty {
-            let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
-            throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
+            try EmptyShard.explain(shard: options.shard, only: only, matrix: runner.matrix(of: loaded))
         }
         try overrides.checkWatchdog(selected)
         if !quiet {
