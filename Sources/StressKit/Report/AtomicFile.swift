@@ -63,8 +63,10 @@ public enum AtomicFile {
     public static func write(_ data: Data, to path: String, abandonWhen abandon: () -> Bool = { false }) throws {
         switch try destination(of: path) {
         case .standardOutput:
+            fflush(nil)  // what the C streams hold for the descriptor goes first
             try DescriptorOutput.writeAll(data, to: STDOUT_FILENO, path: path, abandonWhen: abandon)
         case .descriptor(let fd):
+            fflush(nil)
             try DescriptorOutput.writeAll(data, to: fd, path: path, abandonWhen: abandon)
         case .special(let target):
             let fd = try DescriptorOutput.open(special: target, path: path, readerWait: fifoReaderWait, abandonWhen: abandon)
@@ -86,7 +88,7 @@ public enum AtomicFile {
         return (try? destination(of: path)) == .standardOutput
     }
 
-    /// Checks, before any work, that ``write(_:to:)-(Data,_)`` will be able to write
+    /// Checks, before any work, that ``write(_:to:abandonWhen:)`` will be able to write
     /// `path`: it resolves to standard output, a writable device or FIFO, a
     /// writable regular file, or a new file in a directory where one can be
     /// created (and removed).

@@ -78,8 +78,6 @@ enum DescriptorOutput {
     /// room in slices of 50 ms, and gives up with an error as soon as
     /// `abandon` is true.
     static func writeAll(_ data: Data, to fd: Int32, path: String, abandonWhen abandon: () -> Bool = { false }) throws(FileWriteError) {
-        // Whatever the C streams hold for this descriptor goes first.
-        fflush(nil)
         var failure: FileWriteError?
         data.withUnsafeBytes { bytes in
             var offset = 0
