@@ -53,7 +53,7 @@ struct ABCommand: ParsableCommand {
         Exit codes, as `compare`: 0 passed, 1 an invariant violated in a trial of either build, \
         2 usage error (a missing or non-executable file, an executable that is not a \
         stressbench, a plan either build cannot load, builds that run the plan differently, an \
-        output that cannot be written; or cells measured differently), 3 a crash, deadlock, \
+        output that cannot be written or that names the plan or a build; or cells measured differently), 3 a crash, deadlock, \
         hang or timeout in either build, 4 a regressed cell; 3 > 1 > 2 > 4 once trials ran. \
         130/143 when interrupted (what finished is still judged and written).
         """
@@ -107,7 +107,10 @@ struct ABCommand: ParsableCommand {
         guard FileManager.default.isReadableFile(atPath: plan) else {
             throw CommandError.usage("cannot read plan file \(plan.terminalSafe); nothing was run")
         }
-        try OutputWriter.check(files: outputs, directories: [])
+        try OutputWriter.check(files: outputs, directories: [], inputs: [
+            InputFile(role: "the plan file", path: plan), InputFile(role: "the old build", path: oldExecutable),
+            InputFile(role: "the new build", path: newExecutable), .runningExecutable,
+        ])
         let settings = try options.settings()
         let (old, new, trials) = try describeBoth(settings: settings)
         let pairsPerCell = trials.map(\.repetition).max().map { $0 + 1 } ?? 0
@@ -139,7 +142,7 @@ struct ABCommand: ParsableCommand {
         writer.write(markdown) { Data(PairedReportText.markdown(report, executable: name).utf8) }
         writer.write(junit) { Data(PairedReportText.junit(report, executable: name).utf8) }
         let code = writer.exitCode(after: report.exitCode, interrupted: report.stop?.reason == .signal)
-        let out = Console.Stream(toStandardError: outputs.contains { $0.path == AtomicFile.standardOutputPath })
+        let out = Console.Stream(toStandardError: outputs.contains { AtomicFile.isStandardOutput($0.path) })
         out.write(PairedReportText.summary(report, executable: name))
         out.write("\nab: exit code \(code.rawValue) (\(code.meaning))\n")
         writer.printMessages()

@@ -27,7 +27,7 @@ struct CompareCommand: ParsableCommand {
         for the options below.
 
         Exit codes are those of `run` for NEW with the gate: 0 passed, 1 violations in NEW, \
-        2 usage error or unreadable file, 3 crashes, deadlocks or timeouts in NEW, 4 regression \
+        2 usage error or unreadable file (or an output that names BASE, NEW or the plan), 3 crashes, deadlocks or timeouts in NEW, 4 regression \
         or failed threshold; 2 > 3 > 1 > 4. Also 2 when no cell of NEW could be compared with \
         BASE, or when cells of BASE are missing from NEW or measured differently (unless \
         --allow-partial); that 2 ranks below 3 and 1: 3 > 1 > 2 > 4.
@@ -56,7 +56,9 @@ struct CompareCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        try outputs.check(plus: [("--json", json)])
+        try outputs.check(plus: [("--json", json)],
+                          reading: [InputFile(role: "the baseline", path: baselineFile), InputFile(role: "the new results file", path: newFile)]
+                            + (plan.map { [InputFile(role: "the plan file", path: $0)] } ?? []))
         let base = try ResultsFile.load(baselineFile)
         var new = try ResultsFile.load(newFile)
         var policy = GatePolicy()
@@ -68,7 +70,7 @@ struct CompareCommand: ParsableCommand {
         writer.write(json) { try ResultCoding.encoder().encode(new) }
         outputs.write(new, into: &writer)
         let code = writer.exitCode(after: new.exitCode)
-        let out = Console.Stream(toStandardError: json == AtomicFile.standardOutputPath || outputs.writesStandardOutput)
+        let out = Console.Stream(toStandardError: AtomicFile.isStandardOutput(json) || outputs.writesStandardOutput)
         out.write(GateSummary.render(new.gate, planFile: new.planFile, rerun: new.rerun ?? .standard))
         out.write("\ngate: exit code \(code.rawValue) (\(code.meaning))\n")
         writer.printMessages()

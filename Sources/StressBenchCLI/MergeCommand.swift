@@ -14,7 +14,9 @@ struct MergeCommand: ParsableCommand {
         splits, is an error (exit code 2). So is a set that does not cover the plan's whole \
         matrix (a shard missing, or a shard's run interrupted or narrowed with --only), unless \
         --allow-partial. Trials are written in the plan's order. Any gate verdict in the inputs is \
-        dropped: compare the merged file with `stressbench compare`. Shards measured in different \
+        dropped: compare the merged file with `stressbench compare`. No output may name one of \
+        the files merged (exit code 2). A shard with no trials (the split left it empty) merges \
+        like any other. Shards measured in different \
         environments (CPU, cores, CPU quota, build, Swift) are merged with a warning: the merged \
         file's environment is the first file's, while each trial keeps its own, and `compare` \
         notes every trial's differences from the baseline.
@@ -41,7 +43,8 @@ struct MergeCommand: ParsableCommand {
     }
 
     func run() throws {
-        try OutputWriter.check(files: [("--output", output), ("--csv", csv)], directories: [])
+        try OutputWriter.check(files: [("--output", output), ("--csv", csv)], directories: [],
+                               inputs: files.map { InputFile(role: "an input results file", path: $0) })
         let reports = try files.map { ($0, try ResultsFile.load($0)) }
         let merged: RunReport
         do {
@@ -58,7 +61,7 @@ struct MergeCommand: ParsableCommand {
         writer.write(output) { try ResultCoding.encoder().encode(merged) }
         writer.write(csv) { Data(CSVReport.render(merged).utf8) }
         let of = merged.matrixTrials.map { " of \($0)" } ?? ""
-        Console.Stream(toStandardError: [output, csv].contains(AtomicFile.standardOutputPath))
+        Console.Stream(toStandardError: [output, csv].contains(where: AtomicFile.isStandardOutput))
             .write("merged \(files.count) file(s): \(merged.trials.count)\(of) trial(s) of plan \(merged.plan.terminalSafe)\n")
         try writer.finish()
     }

@@ -16,15 +16,16 @@ struct ReportOutputs: ParsableArguments {
     var hgrmDir: String?
 
     /// Checks, before anything runs, that these files and `others` (each with
-    /// the option that names it) can be written, that no two outputs name the
-    /// same file, and creates the `.hgrm` directory: a usage error otherwise.
-    func check(plus others: [(option: String, path: String?)]) throws {
+    /// the option that names it) can be written, that none of them is one of
+    /// `inputs`, that no two outputs name the same file, and creates the
+    /// `.hgrm` directory: a usage error otherwise.
+    func check(plus others: [(option: String, path: String?)], reading inputs: [InputFile]) throws {
         try OutputWriter.check(
-            files: [("--markdown", markdown), ("--junit", junit)] + others, directories: [("--hgrm-dir", hgrmDir)])
+            files: [("--markdown", markdown), ("--junit", junit)] + others, directories: [("--hgrm-dir", hgrmDir)], inputs: inputs)
     }
 
-    /// Whether one of these outputs is standard output (`-`).
-    var writesStandardOutput: Bool { [markdown, junit].contains(AtomicFile.standardOutputPath) }
+    /// Whether one of these outputs is standard output (`-`, `/dev/stdout`).
+    var writesStandardOutput: Bool { [markdown, junit].contains(where: AtomicFile.isStandardOutput) }
 
     /// Writes the requested files with `writer`.
     func write(_ report: RunReport, into writer: inout OutputWriter) {
@@ -55,19 +56,26 @@ struct OutputWriter {
     private(set) var failures = 0
     /// What to say on standard error, in order.
     private(set) var messages: [String] = []
+    /// The signals that had asked the command to stop when writing began: a
+    /// wait for a reader (a FIFO's, a full pipe's) ends when another arrives.
+    private let signalsBefore = Interruption.count
 
     init(quiet: Bool) { self.quiet = quiet }
 
-    /// A usage error (exit code 2) naming the first output that cannot be
-    /// written or that names the same file as another (or standard output
-    /// twice), found before any work is done; directories are created.
-    static func check(files: [(option: String, path: String?)], directories: [(option: String, path: String?)]) throws {
+    /// A usage error (exit code 2) naming the first output that is one of
+    /// `inputs`, cannot be written, or names the same file as another (or
+    /// standard output twice), found before any work is done; directories are
+    /// created.
+    static func check(files: [(option: String, path: String?)], directories: [(option: String, path: String?)],
+                      inputs: [InputFile] = []) throws {
         let named = (files + directories).compactMap { o in o.path.map { (option: o.option, path: $0) } }
+        try InputFile.checkNoneIsWritten(files: files, directories: directories, inputs: inputs)
         var seen: [String: (option: String, path: String)] = [:]
         for output in named {
             let identity = AtomicFile.identity(of: output.path)
             if let first = seen[identity] {
-                let what = output.path == AtomicFile.standardOutputPath ? "standard output ('-')"
+                let what = AtomicFile.isStandardOutput(output.path)
+                    ? (first.path == output.path ? "standard output ('\(output.path.terminalSafe)')" : "standard output ('\(first.path.terminalSafe)', '\(output.path.terminalSafe)')")
                     : first.path == output.path ? output.path.terminalSafe : "the same file (\(first.path.terminalSafe), \(output.path.terminalSafe))"
                 throw CommandError.usage("\(first.option) and \(output.option) both name \(what); give each output its own file; nothing was run")
             }
@@ -76,7 +84,7 @@ struct OutputWriter {
         do throws(FileWriteError) {
             for path in files.compactMap(\.path) { try AtomicFile.checkWritable(path) }
             for dir in directories.compactMap(\.path) {
-                guard dir != AtomicFile.standardOutputPath else {
+                guard !AtomicFile.isStandardOutput(dir) else {
                     throw FileWriteError(path: dir, reason: "a directory cannot be standard output")
                 }
                 try AtomicFile.prepareDirectory(dir)
@@ -86,12 +94,15 @@ struct OutputWriter {
         }
     }
 
-    /// Writes `contents()` to `path` (when given).
+    /// Writes `contents()` to `path` (when given). A signal that arrives while
+    /// it waits for a reader ends the wait, and the file is reported as not
+    /// written.
     mutating func write(_ path: String?, _ contents: () throws -> Data) {
         guard let path else { return }
+        let before = signalsBefore
         do {
-            try AtomicFile.write(contents(), to: path)
-            if path != AtomicFile.standardOutputPath { note("wrote \(path.terminalSafe)") }
+            try AtomicFile.write(contents(), to: path, abandonWhen: { Interruption.count > before })
+            if !AtomicFile.isStandardOutput(path) { note("wrote \(path.terminalSafe)") }
         } catch {
             failed("cannot write \(path.terminalSafe): \(error.localizedDescription)")
         }
@@ -109,9 +120,14 @@ struct OutputWriter {
     }
 
     /// The command's exit code once the files are written: 2 when one could
-    /// not be, over anything but an interruption; else `code`.
+    /// not be, over anything but an interruption; else `code`. A signal that
+    /// arrived after the trials ended (while the files were written, say)
+    /// gives its own code, 130 or 143, as one during the run does: the user
+    /// asked the command to stop, and a script must see that.
     func exitCode(after code: RunExitCode, interrupted: Bool = false) -> RunExitCode {
-        failures > 0 && !interrupted ? .usage : code
+        if code == .interrupted || code == .terminated { return code }
+        if let signal = Interruption.signal { return signal == SIGTERM ? .terminated : .interrupted }
+        return failures > 0 && !interrupted ? .usage : code
     }
 
     /// Prints what was kept to standard error, after flushing standard

@@ -12,7 +12,9 @@ struct RunCommand: ParsableCommand {
         so a trap in one trial is recorded as `crashed` and the run goes on; a stuck trial \
         is reported by its watchdog as `deadlock` or `hang` (below) and ended, and one that \
         outlives its timeout all the same is killed and recorded as `timeout`. Results print as a table; --json and --csv also write them to files \
-        (written atomically: a reader never sees half a file).
+        (written atomically: a reader never sees half a file). No output may name a file the \
+        run reads (the plan, the baseline): that is a usage error before anything runs. \
+        /dev/stdout, /dev/stderr and /dev/fd/N are written through the stream itself.
 
         A watchdog in each trial reports `deadlock` (every stuck worker waits on another; \
         the report shows where each waits and the wait-for cycle) or `hang` (a worker \
@@ -20,7 +22,8 @@ struct RunCommand: ParsableCommand {
 
         Ctrl-C (SIGINT) or SIGTERM stops the run after ending the current trial and writes \
         the files with what finished (marked "interrupted"; the trials not run are recorded \
-        as skipped); a second Ctrl-C exits at once.
+        as skipped); a signal while the files are written still gives 130 or 143. A second \
+        Ctrl-C exits at once.
 
         The gate: the plan's `thresholds` are checked per cell (all repetitions of one \
         experiment × strategy × threads), and with --baseline every cell is compared with the \
@@ -35,7 +38,8 @@ struct RunCommand: ParsableCommand {
         get as many as the comparison needs; a plan with a `gate` key or a baseline-relative \
         threshold also runs repetition first (every cell's r0, then every r1, ...) unless it \
         sets `order`. --shard i/n runs one deterministic slice of the \
-        matrix (whole cells, balanced by expected duration); `stressbench merge` puts the \
+        matrix (whole cells, balanced by expected duration); a slice the split leaves empty \
+        writes results files with no trials and exits 0; `stressbench merge` puts the \
         slices' results files back together.
 
         On a terminal a status line shows the trial, the time elapsed and an estimate of the \
@@ -119,7 +123,9 @@ struct RunCommand: ParsableCommand {
         // A run narrowed with --only (a printed rerun of one cell) is compared
         // with the same cells of the baseline, not reported as missing the rest.
         let baselineReport = try baseline.map(ResultsFile.load).map { $0.selecting(only: only) }
-        try outputs.check(plus: [("--json", json), ("--csv", csv), ("--ndjson", ndjson)])
+        try outputs.check(plus: [("--json", json), ("--csv", csv), ("--ndjson", ndjson)],
+                          reading: [InputFile(role: "the plan file", path: plan), .runningExecutable]
+                            + (baseline.map { [InputFile(role: "the baseline", path: $0)] } ?? []))
         var options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
             only: only, seed: seed, failFast: failFast, streamPath: ndjson, handleInterrupts: true,
@@ -136,8 +142,7 @@ struct RunCommand: ParsableCommand {
         }
         let selected = runner.selectedTrials(of: loaded)
         if selected.isEmpty {
-            let ids = TrialMatrix.expand(loaded).prefix(5).map(\.id).joined(separator: ", ")
-            throw CommandError.usage("--only matched no trial; ids look like: \(ids)")
+            try EmptyShard.explain(shard: options.shard, only: only, matrix: runner.matrix(of: loaded))
         }
         try overrides.checkWatchdog(selected)
         if !quiet {
@@ -182,7 +187,7 @@ struct RunCommand: ParsableCommand {
         // the user asked the run to stop, and a script must see that.
         let code = writer.exitCode(after: report.exitCode, interrupted: report.stop?.reason == .signal)
         // With an output on standard output (`-`), the table goes to standard error.
-        let out = Console.Stream(toStandardError: [json, csv, ndjson].contains(AtomicFile.standardOutputPath) || outputs.writesStandardOutput)
+        let out = Console.Stream(toStandardError: [json, csv, ndjson].contains(where: AtomicFile.isStandardOutput) || outputs.writesStandardOutput)
         out.write(TableReport.render(report, exitCode: code))
         let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)
         if !gateText.isEmpty { out.write("\n" + gateText) }

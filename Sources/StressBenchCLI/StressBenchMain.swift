@@ -89,10 +89,12 @@ struct StressBenchCommand: ParsableCommand {
           0  every trial passed, or failed the way its plan's `expect` says
           1  an invariant was violated, or a trial the plan expects to fail passed
              (and nothing crashed or timed out unexpectedly)
-          2  usage or plan error; nothing ran (also: a baseline the run cannot be compared with)
+          2  usage or plan error; nothing ran (also: an output that cannot be written or
+             that names an input, such as the plan; a baseline the run cannot be compared with)
           3  a trial crashed, deadlocked, hung, timed out, or its result could not be read
           4  performance regression: a failed threshold, or a regression vs --baseline
-          130/143  interrupted by SIGINT/SIGTERM (finished trials are still written)
+          130/143  interrupted by SIGINT/SIGTERM, also while the files are written
+                   (finished trials are still written)
         When several apply: 2 > 3 > 1 > 4 (nothing ran, then incomplete results, then
         correctness, then performance); a baseline that cannot be compared is a 2 that
         ranks with the gate: 3 > 1 > 2 > 4.

@@ -167,8 +167,8 @@ public struct PlanRunner: Sendable {
         if let problem = sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
         let trials = selectedTrials(of: plan)
-        let stream = try options.streamPath.map { path throws(RunError) in try RecordStream(path: path) }
         if options.handleInterrupts { Interruption.install() }
+        let stream = try openStream()
         var results: [TrialResult] = []
         var stop: RunStop?
         for (i, spec) in trials.enumerated() {
@@ -192,12 +192,15 @@ public struct PlanRunner: Sendable {
             if stop != nil { break }
         }
         if let stop {
-            for spec in trials.dropFirst(results.count) {
+            let skipped = trials.dropFirst(results.count).map { spec in
                 var skipped = TrialResult.failed(spec, .skipped, FailureReport(message: "not run: the run was \(stop.summary)"))
                 skipped.rerunCommand = rerunCommand(for: spec, planFile: plan.file)
-                results.append(skipped)
-                stream?.append(skipped)
+                return skipped
             }
+            results += skipped
+            // One write and one flush for all of them: a stop must stay prompt
+            // however many trials the plan has left.
+            stream?.append(contentsOf: skipped)
         }
         var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
         report.rerun = options.rerun
@@ -205,6 +208,18 @@ public struct PlanRunner: Sendable {
         report.matrixTrials = matrix(of: plan).count
         if options.allowSkipped { report.skipsAllowed = true }
         return report
+    }
+
+    /// The NDJSON stream, when asked for. A signal that arrives while it waits
+    /// for a FIFO's reader ends the wait: the run then has no stream and stops
+    /// before its first trial, as an interrupted run, rather than failing.
+    private func openStream() throws(RunError) -> RecordStream? {
+        guard let path = options.streamPath else { return nil }
+        do throws(RunError) {
+            return try RecordStream(path: path, signals: { Interruption.count })
+        } catch where options.handleInterrupts && Interruption.requested {
+            return nil
+        }
     }
 
     /// The name of the signal that asked this run to stop, when it handles them.

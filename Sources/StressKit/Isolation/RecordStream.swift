@@ -17,27 +17,47 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 /// trial readable; at worst the last line is cut short, which readers skip.
 ///
 /// A regular file is emptied when the run starts and is not written
-/// atomically, by design: it grows record by record. `-` streams to standard
-/// output, and a device or FIFO is written through, never replaced; a
-/// symlink is followed and a read-only file refused, as ``AtomicFile`` does.
+/// atomically, by design: it grows record by record. `-` and `/dev/stdout`
+/// stream to standard output, another descriptor's name (`/dev/stderr`) to
+/// that descriptor, and a device or FIFO is written through, never replaced
+/// (a FIFO is waited on for a reader, as ``AtomicFile`` does); a symlink is
+/// followed and a read-only file refused, as ``AtomicFile`` does.
 /// A record that cannot be appended (the disk is full) is reported once on
 /// standard error; the run goes on and the final files still have every record.
+///
+/// A wait for a reader (a FIFO's or a pipe's) ends with an error when a signal
+/// arrives during it: `abandonWhen` says so.
 final class RecordStream {
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let path: String
     private var warned = false
+    /// How many signals asked the run to stop so far.
+    private let signals: () -> Int
 
-    init(path: String) throws(RunError) {
+    /// Opens the stream at `path`. `signals` counts the signals that asked
+    /// the run to stop so far: a wait during which it grows is abandoned.
+    init(path: String, signals: @escaping () -> Int = { 0 }) throws(RunError) {
         self.path = path
+        self.signals = signals
         let destination: AtomicFile.Destination
         do { destination = try AtomicFile.destination(of: path) } catch { throw RunError(description: error.description) }
         switch destination {
         case .standardOutput:
             fd = STDOUT_FILENO
             ownsDescriptor = false
+        case .descriptor(let number):
+            do { try DescriptorOutput.checkWritable(number, path: path) } catch { throw RunError(description: error.description) }
+            fd = number
+            ownsDescriptor = false
         case .special(let target):
-            fd = open(target, O_WRONLY | O_CLOEXEC)
+            let before = signals()
+            do {
+                fd = try DescriptorOutput.open(special: target, path: path, readerWait: AtomicFile.fifoReaderWait,
+                                               abandonWhen: { signals() > before })
+            } catch {
+                throw RunError(description: error.description)
+            }
             ownsDescriptor = true
         case .regularFile(let target):
             fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
@@ -50,28 +70,34 @@ final class RecordStream {
 
     /// Appends one record as a line (a single write) and flushes it to disk.
     func append(_ result: TrialResult) {
-        let data: Data
+        append(contentsOf: [result])
+    }
+
+    /// Appends `results`, one line each, in a single write and a single flush
+    /// to disk: the thousands of `skipped` records of an interrupted run cost
+    /// one `fsync`, not one each (each can take milliseconds), so the run
+    /// still ends within moments of the signal.
+    func append(contentsOf results: [TrialResult]) {
+        guard !results.isEmpty else { return }
+        let encoder = ResultCoding.encoder(pretty: false)
+        var lines = Data()
+        for result in results {
+            do {
+                lines.append(try encoder.encode(result))
+                lines.append(UInt8(ascii: "\n"))
+            } catch {
+                warn("cannot encode the record of \(result.trial.id): \(error)")
+            }
+        }
+        let before = signals()
         do {
-            data = try ResultCoding.encoder(pretty: false).encode(result)
+            try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
         } catch {
-            warn("cannot encode the record of \(result.trial.id): \(error)")
+            warn("cannot append to \(path.terminalSafe): \(error.reason)")
             return
         }
-        let line = data + Data("\n".utf8)
-        let failure: Int32? = line.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return n < 0 ? errno : EIO }
-                offset += n
-            }
-            return nil
-        }
-        if let failure {
-            warn("cannot append to \(path.terminalSafe): \(String(cString: strerror(failure)))")
-        } else if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
-            // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the line is written.
+        if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+            // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the lines are written.
             warn("cannot flush \(path.terminalSafe) to disk: \(String(cString: strerror(errno)))")
         }
     }
@@ -100,6 +126,9 @@ public enum Interruption {
     public static func install() { stress_interrupts_install() }
     /// Whether a stop was asked for.
     public static var requested: Bool { stress_interrupt_count() > 0 }
+    /// How many SIGINT/SIGTERM signals arrived so far (0 before ``install()``):
+    /// a wait for a reader during which this grows is abandoned.
+    public static var count: Int { Int(stress_interrupt_count()) }
     /// The signal that asked (SIGINT or SIGTERM), or nil.
     public static var signal: Int32? { requested ? stress_interrupt_signal() : nil }
 }

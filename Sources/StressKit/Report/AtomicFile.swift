@@ -10,14 +10,21 @@ import Foundation
 /// What happens depends on what the path names:
 ///
 /// - `-`: standard output.
+/// - A name of one of this process's open descriptors (`/dev/stdout`,
+///   `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`): the bytes are written
+///   through that descriptor, whatever it is (a pipe, a terminal, a file the
+///   shell redirected to, which then keeps what was written before). It is
+///   never reopened or replaced; `/dev/stdout` is standard output, as `-` is.
 /// - A regular file, or nothing yet: the bytes go to a temporary file in the
 ///   same directory, which is flushed and then renamed over the target (an
 ///   atomic replace: a reader never sees half a file). An existing file keeps
 ///   its permission bits. A read-only file (no write permission for anyone,
 ///   or none for this user) is refused, never silently replaced, even when
 ///   running as root.
-/// - A device node or a FIFO (`/dev/null`, `/dev/stdout`, a named pipe): the
-///   bytes are written through it, in place. It is never replaced.
+/// - A device node or a FIFO (`/dev/null`, a named pipe): the bytes are
+///   written through it, in place. It is never replaced. A FIFO is waited on
+///   until a reader opens it, for at most ``fifoReaderWait``: a FIFO nobody
+///   reads is an error, not a run that never ends.
 /// - A symbolic link: followed, however many levels deep. The file it finally
 ///   names is written by the rules above and the link stays a link. A link
 ///   to a missing file creates that file.
@@ -28,8 +35,11 @@ public enum AtomicFile {
 
     /// What a path resolves to for writing.
     public enum Destination: Equatable, Sendable {
-        /// Standard output (the path `-`).
+        /// Standard output (the path `-`, or a name of descriptor 1 such as `/dev/stdout`).
         case standardOutput
+        /// Another open descriptor of this process, named by `/dev/stderr`,
+        /// `/dev/fd/N` or `/proc/self/fd/N`: written through, never reopened.
+        case descriptor(Int32)
         /// A regular file, existing or not, at this path (symlinks resolved):
         /// replaced atomically.
         case regularFile(String)
@@ -37,18 +47,31 @@ public enum AtomicFile {
         case special(String)
     }
 
+    /// How long a write to a FIFO waits for a process to open it for reading
+    /// before it gives up with an error: 10 s.
+    public static let fifoReaderWait: Duration = .seconds(10)
+
     /// Writes `data` to `path` by the rules above. Throws a
     /// ``FileWriteError`` with the system's reason; a regular target is then
     /// untouched and no temporary file is left.
-    public static func write(_ data: Data, to path: String) throws {
+    ///
+    /// A write that has to wait (for a FIFO's reader, or for a pipe's reader to
+    /// make room) gives up with an error as soon as `abandon` returns true; it
+    /// is asked every few milliseconds, and at once when a signal interrupts
+    /// the wait. A command passes "a signal arrived since I began writing", so
+    /// that Ctrl-C ends a wait on a reader that never comes.
+    public static func write(_ data: Data, to path: String, abandonWhen abandon: () -> Bool = { false }) throws {
         switch try destination(of: path) {
         case .standardOutput:
-            try writeAll(data, to: STDOUT_FILENO, path: path)
+            fflush(nil)  // what the C streams hold for the descriptor goes first
+            try DescriptorOutput.writeAll(data, to: STDOUT_FILENO, path: path, abandonWhen: abandon)
+        case .descriptor(let fd):
+            fflush(nil)
+            try DescriptorOutput.writeAll(data, to: fd, path: path, abandonWhen: abandon)
         case .special(let target):
-            let fd = open(target, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
+            let fd = try DescriptorOutput.open(special: target, path: path, readerWait: fifoReaderWait, abandonWhen: abandon)
             defer { close(fd) }
-            try writeAll(data, to: fd, path: path)
+            try DescriptorOutput.writeAll(data, to: fd, path: path, abandonWhen: abandon)
         case .regularFile(let target):
             try replace(target, with: data, reportedAs: path)
         }
@@ -57,7 +80,15 @@ public enum AtomicFile {
     /// Replaces `path` with `text` in UTF-8.
     public static func write(_ text: String, to path: String) throws { try write(Data(text.utf8), to: path) }
 
-    /// Checks, before any work, that ``write(_:to:)-(Data,_)`` will be able to write
+    /// Whether `path` is standard output: `-`, or a name of descriptor 1
+    /// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, or a link to one). A
+    /// command whose output goes there prints its report to standard error.
+    public static func isStandardOutput(_ path: String?) -> Bool {
+        guard let path else { return false }
+        return (try? destination(of: path)) == .standardOutput
+    }
+
+    /// Checks, before any work, that ``write(_:to:abandonWhen:)`` will be able to write
     /// `path`: it resolves to standard output, a writable device or FIFO, a
     /// writable regular file, or a new file in a directory where one can be
     /// created (and removed).
@@ -65,6 +96,8 @@ public enum AtomicFile {
         switch try destination(of: path) {
         case .standardOutput:
             return
+        case .descriptor(let fd):
+            try DescriptorOutput.checkWritable(fd, path: path)
         case .special(let target):
             if access(target, W_OK) != 0 { throw FileWriteError(path: path, errno: errno) }
         case .regularFile(let target):
@@ -81,6 +114,9 @@ public enum AtomicFile {
         if path == standardOutputPath { return .standardOutput }
         guard !path.isEmpty else { throw FileWriteError(path: path, reason: "an empty path") }
         let target = try resolvingLinks(path)
+        if let fd = DescriptorOutput.descriptor(named: target) {
+            return fd == STDOUT_FILENO ? .standardOutput : .descriptor(fd)
+        }
         var info = stat()
         guard stat(target, &info) == 0 else {
             // Nothing there yet: a new regular file (whether its directory
@@ -105,11 +141,20 @@ public enum AtomicFile {
 
     /// A key that is equal for two paths exactly when they name the same
     /// output: standard output, the same existing file (device and inode), or
-    /// the same new file (its directory resolved).
+    /// the same new file (its directory resolved). A descriptor (`-`,
+    /// `/dev/stderr`) that the shell pointed at a regular file has that
+    /// file's key, so that `--json - >> plan.yaml` is seen to reach the plan.
     public static func identity(of path: String) -> String {
-        if path == standardOutputPath { return "stdout" }
-        let target = (try? resolvingLinks(path)) ?? path
         var info = stat()
+        switch try? destination(of: path) {
+        case .standardOutput:
+            return fstat(STDOUT_FILENO, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? "inode \(info.st_dev):\(info.st_ino)" : "stdout"
+        case .descriptor(let fd):
+            return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? "inode \(info.st_dev):\(info.st_ino)" : "fd \(fd)"
+        default:
+            break
+        }
+        let target = (try? resolvingLinks(path)) ?? path
         if stat(target, &info) == 0 { return "inode \(info.st_dev):\(info.st_ino)" }
         let url = URL(fileURLWithPath: target)
         let dir = url.deletingLastPathComponent().path
@@ -137,10 +182,14 @@ public enum AtomicFile {
     // MARK: - Internals
 
     /// Follows symbolic links from `path` to the name that is not one (which
-    /// may not exist yet). Refuses a loop, as the kernel does (`ELOOP`).
+    /// may not exist yet), stopping at a name of an open descriptor
+    /// (`/dev/stdout`, `/proc/self/fd/1`): what such a link points at
+    /// (`pipe:[N]`, a file the shell redirected to) is not a path to open.
+    /// Refuses a loop, as the kernel does (`ELOOP`).
     private static func resolvingLinks(_ path: String) throws(FileWriteError) -> String {
         var current = path
         for _ in 0..<40 {
+            if DescriptorOutput.descriptor(named: current) != nil { return current }
             var info = stat()
             guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return current }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -160,7 +209,7 @@ public enum AtomicFile {
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
         var failure: FileWriteError?
-        do { try writeAll(data, to: fd, path: path) } catch { failure = error }
+        do { try DescriptorOutput.writeAll(data, to: fd, path: path) } catch { failure = error }
         // The umask may have narrowed the mode given to open; keep the old file's.
         if failure == nil && fchmod(fd, mode) != 0 { failure = FileWriteError(path: path, errno: errno) }
         if failure == nil && fsync(fd) != 0 { failure = FileWriteError(path: path, errno: errno) }
@@ -172,30 +221,12 @@ public enum AtomicFile {
         }
     }
 
-    /// Writes every byte of `data` to `fd`, retrying short writes and `EINTR`.
-    private static func writeAll(_ data: Data, to fd: Int32, path: String) throws(FileWriteError) {
-        var failure: Int32?
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = writeSome(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { failure = n < 0 ? errno : EIO; return }
-                offset += n
-            }
-        }
-        if let failure { throw FileWriteError(path: path, errno: failure) }
-    }
-
     /// `.NAME.TAG-PID` in the directory of `path`.
     private static func sibling(of path: String, tag: String) -> String {
         let url = URL(fileURLWithPath: path)
         return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(tag)-\(getpid())").path
     }
 }
-
-/// `write(2)`, out of reach of ``AtomicFile/write(_:to:)``'s name.
-private func writeSome(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
 
 /// A file or directory that could not be written, with the system's reason
 /// (`Permission denied`, `No space left on device`, ...).

@@ -99,9 +99,12 @@ public enum CSVReport {
         return abs(x) >= 1e5 && abs(x) < 9e18 ? String(Int(x.rounded())) : String(format: "%.6g", x)
     }
 
-    /// RFC 4180 quoting.
+    /// RFC 4180 quoting. The bytes are scanned, not the characters: the four
+    /// that need quoting are ASCII, and a file of 10,000 rows (an interrupted
+    /// large run) must be written within moments of the signal.
     static func escape(_ cell: String) -> String {
-        guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return cell }
+        guard cell.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
+        else { return cell }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
