@@ -160,8 +160,10 @@ public struct FailureReport: Sendable, Codable, Equatable {
     public var signal: String?
     /// The process's exit status when it exited rather than died.
     public var exitStatus: Int?
-    /// The last lines the trial process wrote to its standard output and error
-    /// (where Swift prints `Fatal error: ...`).
+    /// At most 20 lines the trial process wrote to its standard output and
+    /// error, in order: those that explain how it ended (the runtime's
+    /// `Fatal error: ...`, the crash report's first lines), then its last
+    /// ones; where lines were left out, a line says how many.
     public var outputTail: [String]
 
     /// A report.
