@@ -194,7 +194,10 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// Where it ran.
     public var environment: EnvironmentInfo
     /// A scenario's trial: how many rounds it ran (warm-up included; every
-    /// one's outcome is counted). Nil for a workload's.
+    /// one's outcome is counted); for a stalled one (a `deadlock` or a
+    /// `hang`), how many every role had completed before the stall. Nil for
+    /// a workload's, and for a scenario's whose process died or was killed
+    /// before it could tell.
     public var rounds: Int?
     /// A trial whose worker tasks ran on the harness executor: what it did
     /// (jobs, reorders, delays, sleeps, threads). Nil otherwise.
