@@ -46,7 +46,7 @@ enum ReplayRepetition {
         let cells = Array(Set(runner.matrix(of: plan).map { cellOf($0.id) })).sorted()
         let shown = cells.prefix(5).joined(separator: ", ") + (cells.count > 5 ? ", ..." : "")
         return "--only must name exactly one trial; '\(safe)' matches none of this plan's trials, whose ids are "
-            + "experiment/strategy/tN/rN (cells: \(shown))"
+            + "experiment/strategy[/allocator]/tN/rN (cells: \(shown))"
     }
 
     /// `e/s/t2` and 7 for `e/s/t2/r7`; nil for an id without a repetition.

@@ -57,7 +57,7 @@ final class ReplayRepetitionTests: XCTestCase {
         for id in ["counted/pthread-mutex/t8/r0", "nothing", "counted/pthread-mutex/t2/rx"] {
             let replay = try TestSupport.cli(["replay", plan, "--only", id, "--times", "1"])
             XCTAssertEqual(replay.status, 2, replay.stdout + replay.stderr)
-            XCTAssertTrue(replay.stderr.contains("'\(id)' matches none of this plan's trials, whose ids are experiment/strategy/tN/rN "
+            XCTAssertTrue(replay.stderr.contains("'\(id)' matches none of this plan's trials, whose ids are experiment/strategy[/allocator]/tN/rN "
                                                  + "(cells: counted/pthread-mutex/t2, other/mutex/t1)"), replay.stderr)
         }
         let cell = try TestSupport.cli(["replay", plan, "--only", "counted/pthread-mutex/t2", "--repetitions", "2"])
