@@ -102,6 +102,31 @@ final class CrashRecordTests: XCTestCase {
         XCTAssertNil(r.crashCause)
     }
 
+    /// With the runtime's backtracer asked for, the crash handler hands the
+    /// signal on to it: its report of the crashed thread, whose first frame
+    /// names the failed check, is kept and becomes the cause.
+    func testTheRuntimesBacktracerStillRunsWhenAskedFor() throws {
+        var options = RunOptions(isolation: TestSupport.childIsolation)
+        options.childEnvironment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none"
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - workload: _fault
+                parameters: { mode: overflow, where: outside, after_ops: 100 }
+                strategies: [pthread-mutex]
+                threads: [2]
+                ops: 2000
+                warmup: 0
+            """, file: "crash.yaml", registry: .builtIn, options: options)
+        let r = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(r.outcome, .crashed, WorkloadTestSupport.describe(r))
+        let tail = r.failure?.outputTail ?? []
+        XCTAssertTrue(tail.contains { $0.hasPrefix("stressbench: the trial process got SIGILL") }, "our report first: \(tail)")
+        XCTAssertTrue(tail.contains { $0.hasPrefix("Thread ") && $0.hasSuffix(" crashed:") }, "\(tail)")
+        XCTAssertTrue(tail.contains { $0.contains("Swift runtime failure: arithmetic overflow") }, "\(tail)")
+        XCTAssertTrue(r.failure?.message.hasPrefix("the trial process died of SIGILL: Swift runtime failure: arithmetic overflow") == true,
+                      r.failure?.message ?? "")
+    }
+
     // MARK: - Explanations from the record alone
 
     func testEachExplanationFollowsItsEvidence() {

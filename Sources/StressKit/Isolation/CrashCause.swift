@@ -50,7 +50,8 @@ enum CrashCause {
     static let silentTrapHint = "the process trapped without a message: a failed check, which a release build (-c release) "
         + "reports with no message, whether it is the standard library's (an index out of range, an arithmetic overflow, "
         + "a nil force-unwrapped; a data race on an array or dictionary often ends in one) or a precondition; rerun the trial "
-        + "with a debug build (swift run stressbench …) to see which check failed and its message"
+        + "with a debug build (swift run stressbench …) to see which check failed and its message, or with "
+        + "SWIFT_BACKTRACE=enable=yes,threads=crashed for the runtime's backtrace of the crashed thread"
 
     /// What glibc's allocator aborting on a corrupted heap means.
     static let corruptedHeapHint = "the allocator found its heap corrupted (memory freed twice, or written past its end "

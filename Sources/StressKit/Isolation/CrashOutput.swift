@@ -22,6 +22,10 @@ enum CrashOutput {
     static let recordLimit = 20
     /// The crash report's lines kept after its first, at most.
     static let reportLines = 4
+    /// The crashed thread's first frames kept after the backtracer's
+    /// `Thread 3 crashed:` (the first names the failed check: `Swift runtime
+    /// failure: arithmetic overflow`, `Array.subscript.getter`).
+    static let crashedFrames = 2
     /// Cause lines kept, at most (a message can repeat, one per thread).
     static let causeLines = 3
 
@@ -41,8 +45,12 @@ enum CrashOutput {
     /// backtracer's header (`*** Program crashed: …`, `Thread 3 crashed:`),
     /// when the user enabled it (`SWIFT_BACKTRACE=enable=yes`).
     static func isCause(_ line: String) -> Bool {
-        CrashCause.isMessage(line) || line.contains("*** Program crashed:")
-            || (line.hasPrefix("Thread ") && line.hasSuffix(" crashed:"))
+        CrashCause.isMessage(line) || line.contains("*** Program crashed:") || isCrashedThread(line)
+    }
+
+    /// The backtracer's `Thread 3 crashed:` (or `Thread 3 "name" crashed:`).
+    private static func isCrashedThread(_ line: String) -> Bool {
+        line.hasPrefix("Thread ") && line.hasSuffix(" crashed:")
     }
 
     /// Whether `line` is glibc's allocator reporting a corrupted heap.
@@ -68,7 +76,9 @@ enum CrashOutput {
             run = nil
         }
         for raw in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            if PlanRunner.isStackFrame(raw) || raw.hasPrefix("Current stack trace:") {
+            // A frame that names the failed check (the backtracer's inlined
+            // `Swift runtime failure: …`) is a cause, not a frame to drop.
+            if PlanRunner.isStackFrame(raw) && !isCause(String(raw)) || raw.hasPrefix("Current stack trace:") {
                 flushRun()
                 frames += 1
                 continue
@@ -117,7 +127,12 @@ enum CrashOutput {
     static func select(_ lines: [String], limit: Int, markGaps: Bool = false) -> [String] {
         guard lines.count > limit else { return lines }
         var wanted = Set<Int>()
-        for i in lines.indices where isCause(lines[i]) && wanted.count < causeLines { wanted.insert(i) }
+        for i in lines.indices where isCause(lines[i]) && wanted.count < causeLines {
+            wanted.insert(i)
+            if isCrashedThread(lines[i]) {
+                for frame in (i + 1)..<Swift.min(lines.count, i + 1 + crashedFrames) { wanted.insert(frame) }
+            }
+        }
         if let header = lines.lastIndex(where: { $0.hasPrefix(reportHeader) }) {
             for i in header..<Swift.min(lines.count, header + 1 + reportLines) { wanted.insert(i) }
         }
