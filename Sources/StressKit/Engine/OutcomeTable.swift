@@ -163,6 +163,7 @@ extension OutcomeTable {
         let measured = tables.reduce(0) { $0 + $1.measuredRounds }
         return (rounds, measured, outcomes)
     }
+
     /// ``merge(_:grade:)``, then frees the tables: the workers' tables end
     /// here, after the last read of them, and nowhere else (freed earlier,
     /// with the histograms, the merge read freed memory: wrong counts, or a
