@@ -105,9 +105,19 @@ static const char *signal_label(int sig) {
     }
 }
 
+/* What handled each crash signal before the reporter: the Swift runtime's
+   backtracer when it is enabled (SWIFT_BACKTRACE), else the default action.
+   The reporter hands the signal on to it after its own report, so that the
+   backtracer still names the failed check ("Swift runtime failure:
+   arithmetic overflow") and the crashed thread's frames. */
+static const int crash_signals[] = { SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
+#define CRASH_SIGNAL_COUNT (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction crash_previous[CRASH_SIGNAL_COUNT];
+static volatile int crash_previous_saved;
+
 /* Site word layout (see SiteBoard.swift): bits 0-23 site id + 1 (0: none),
    24-27 phase, 28-39 resource, 40-51 inner resource. */
-static void crash_handler(int sig) {
+static void crash_handler(int sig, siginfo_t *info, void *context) {
     const uint64_t *sites = crash_sites;
     if (sites) {
         put("stressbench: the trial process got ");
@@ -127,6 +137,20 @@ static void crash_handler(int sig) {
             put("\n");
         }
     }
+    /* Hand on to the previous handler, with the fault's own context (a
+       backtrace then starts at the faulting instruction); the default
+       action, or a handler that returns, ends with the signal re-raised. */
+    const struct sigaction *previous = 0;
+    for (unsigned i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        if (crash_signals[i] == sig && crash_previous_saved) previous = &crash_previous[i];
+    }
+    if (previous && (previous->sa_flags & SA_SIGINFO) && previous->sa_sigaction) {
+        sigaction(sig, previous, 0);
+        previous->sa_sigaction(sig, info, context);
+    } else if (previous && previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN && previous->sa_handler) {
+        sigaction(sig, previous, 0);
+        previous->sa_handler(sig);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -140,14 +164,18 @@ void stress_crash_reporter_install(const uint64_t *sites, int workers, int strid
     crash_label_count = label_count;
     crash_phases = phase_names;
     crash_sites = sites;
-    static const int sigs[] = { SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
-    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
+    for (unsigned i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        struct sigaction sa, old;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = crash_handler;
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigaction(sigs[i], &sa, 0);
+        sa.sa_sigaction = crash_handler;
+        sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+        sigaction(crash_signals[i], &sa, &old);
+        /* Installed once per trial: keep the handler from before the first
+           (a later install finds the reporter, or the default its
+           SA_RESETHAND left, and must not replace it). */
+        if (!crash_previous_saved) crash_previous[i] = old;
     }
+    crash_previous_saved = 1;
 }
 
 void stress_crash_reporter_clear(void) { crash_sites = 0; }

@@ -25,6 +25,11 @@ struct ReplayCommand: ParsableCommand {
         --stop-on-violation, --deadlock-after, --trial-timeout, --baseline, --allow-large), \
         so the trial ids and settings are the ones of the run that printed it.
 
+        An id may name a repetition past the plan's count (`.../r7` of a plan \
+        of 3 repetitions, printed by a run with --repetitions 8): its seed \
+        and settings derive from the repetition's number alone, so replay \
+        runs it as that run did, and says so.
+
         Exit code: 0 when at least one rerun failed the same way as --expect (any \
         failure by default), 1 when none did, 2 for a usage or plan error.
         """
@@ -72,12 +77,20 @@ struct ReplayCommand: ParsableCommand {
         }
         var options = RunOptions(only: [only], seed: seed, handleInterrupts: true)
         overrides.apply(to: &options)
-        let runner = PlanRunner(registry: registry, options: options)
-        let trials = runner.selectedTrials(of: loaded)
+        var runner = PlanRunner(registry: registry, options: options)
+        var trials = runner.selectedTrials(of: loaded)
+        if trials.isEmpty, let reach = ReplayRepetition.reach(only, plan: loaded, options: options, registry: registry) {
+            // A repetition past the plan's count, which a run with a larger
+            // --repetitions made: its seed and settings derive from its
+            // number, so the plan is widened to reach it.
+            loaded = reach.plan
+            options = reach.options
+            runner = PlanRunner(registry: registry, options: options)
+            trials = runner.selectedTrials(of: loaded)
+            FileHandle.standardError.write(Data("stressbench replay: \(reach.note)\n".utf8))
+        }
         guard trials.count == 1, let spec = trials.first else {
-            let ids = trials.prefix(3).map(\.id).joined(separator: ", ")
-            throw CommandError.usage("--only must name exactly one trial; '\(only.terminalSafe)' matches \(trials.count)"
-                                     + (trials.isEmpty ? "" : " (\(ids)\(trials.count > 3 ? ", ..." : "")): add /rN to pick a repetition"))
+            throw CommandError.usage(ReplayRepetition.mismatch(only, matched: trials, plan: loaded, runner: runner))
         }
         try overrides.checkWatchdog(trials)
         let wanted = expect.flatMap(TrialOutcome.init(rawValue:))

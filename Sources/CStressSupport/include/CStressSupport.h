@@ -48,9 +48,11 @@ static inline uint64_t stress_load_relaxed(const uint64_t *word) {
 
 /// Installs handlers for SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS and SIGFPE
 /// that, before the process dies, write to standard error where every worker
-/// was (from the site words, labelled with `labels[site id]`), then re-raise the
-/// signal with its default action. Everything the handler touches is set up
-/// beforehand; it only formats numbers and calls write(2).
+/// was (from the site words, labelled with `labels[site id]`), then hand the
+/// signal to the handler installed before the first call (the Swift runtime's
+/// backtracer, when SWIFT_BACKTRACE enables it), if any, and re-raise it with
+/// its default action. Everything the handler touches is set up beforehand;
+/// it only formats numbers and calls write(2).
 ///
 /// `sites` points at `workers` site words, `stride_words` apart. `labels` has
 /// `label_count` strings ("operation/step") that stay alive until

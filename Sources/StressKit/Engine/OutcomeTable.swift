@@ -163,4 +163,13 @@ extension OutcomeTable {
         let measured = tables.reduce(0) { $0 + $1.measuredRounds }
         return (rounds, measured, outcomes)
     }
+
+    /// ``merge(_:grade:)``, then frees the tables: the workers' tables end
+    /// here, after the last read of them, and nowhere else (freed earlier,
+    /// with the histograms, the merge read freed memory: wrong counts, or a
+    /// SIGSEGV once the allocator had handed a worker thread's heap back).
+    static func mergeAndFree(_ tables: [OutcomeTable], grade: (RoundOutcome) -> OutcomeGrade) -> (rounds: Int, measured: Int, outcomes: [OutcomeCount]) {
+        defer { for table in tables { table.deallocate() } }
+        return merge(tables, grade: grade)
+    }
 }

@@ -118,7 +118,7 @@ public enum TrialEngine {
                                finalCheck: { _ in [] }, metrics: [:])
             // Rounds are not timed one by one: no latency, no timing to report.
             output.measurement.timing = nil
-            let outcomes = OutcomeTable.merge(reports.compactMap(\.outcomes)) { scenario.grade($0) }
+            let outcomes = OutcomeTable.mergeAndFree(reports.compactMap(\.outcomes)) { scenario.grade($0) }
             let elapsed = Double(output.measurement.elapsedNs) / 1e9
             output.rounds = ScenarioRounds(
                 rounds: outcomes.rounds, measuredRounds: outcomes.measured,

@@ -328,16 +328,18 @@ struct WorkerReport: Sendable {
     var endNs: UInt64
     /// Operations this worker timed (the sample behind its histogram).
     var timedOps: Int
-    /// A scenario's worker: the outcomes it counted (freed with the histograms).
+    /// A scenario's worker: the outcomes it counted. Not freed with the
+    /// histograms: the scenario's merge reads every table after the common
+    /// merge, and frees them itself (``OutcomeTable/mergeAndFree(_:grade:)``).
     var outcomes: OutcomeTable?
 
     var measuredOps: Int { measuredCounts.reduce(0, &+) }
 
-    /// Frees the histograms (and the outcome table) once they are merged.
+    /// Frees the histograms once they are merged (not the outcome table:
+    /// see ``outcomes``).
     func freeHistograms() {
         histogram.deallocate()
         acquireHistogram.deallocate()
         responseHistogram.deallocate()
-        outcomes?.deallocate()
     }
 }

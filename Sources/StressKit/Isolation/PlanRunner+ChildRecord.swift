@@ -1,11 +1,11 @@
 import Foundation
 
 /// Reading what a trial's child process left behind: its record, how it ended,
-/// and the last lines of its output.
+/// and the lines of its output that explain it (``CrashOutput``).
 extension PlanRunner {
     /// Turns what a child left behind into a record.
     static func interpret(_ capture: ChildCapture, spec: TrialSpec) -> TrialResult {
-        let tail = Self.lastLines(capture.outputTail, count: 20)
+        let tail = CrashOutput.kept(capture.outputTail)
         let record = capture.result.isEmpty ? nil : try? ResultCoding.decoder().decode(TrialResult.self, from: Data(capture.result))
         if var record, record.trial.id == spec.id, capture.killedAfterRecord {
             // The child reported (a deadlock, a hang) and was then ended by us.

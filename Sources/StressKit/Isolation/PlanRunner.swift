@@ -307,8 +307,9 @@ public struct PlanRunner: Sendable {
         let inherited = ProcessInfo.processInfo.environment
         var environment = options.childEnvironment
         // The runtime's backtracer can take seconds per crash; the trap message
-        // itself is printed without it.
-        if inherited["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        // itself is printed without it. A user who sets SWIFT_BACKTRACE gets it:
+        // the crash handler hands the signal on after its own report.
+        if inherited["SWIFT_BACKTRACE"] == nil && environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
         environment[TrialChild.parentVariable] = String(getpid())
         if !preload.isEmpty {
             environment["LD_PRELOAD"] = (preload + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")

@@ -121,12 +121,21 @@ public enum LocalTrial {
         }
     }
 
-    /// The record of a trial the watchdog found stalled.
+    /// The record of a trial the watchdog found stalled. A scenario's has
+    /// its `rounds`: those every role had completed before the stall (each
+    /// role runs once a round, in order, so the fewest operations any worker
+    /// completed); its outcomes cannot be counted, their tables being the
+    /// stuck workers'.
     static func stalledResult(_ spec: TrialSpec, _ report: StallReport) -> TrialResult {
-        TrialResult(
+        var result = TrialResult(
             trial: spec, outcome: report.kind == .deadlock ? .deadlock : .hang, measurement: nil,
             violations: .none, failure: FailureReport(message: report.summary), stall: report
         )
+        if spec.scenario == true {
+            // Only the workers: a report may list other participants too (the main thread).
+            result.rounds = report.workers.filter { $0.thread < spec.threads }.map(\.completedOps).min() ?? 0
+        }
+        return result
     }
 
     /// Prints a stalled trial's report and exits with status 3: an in-process run

@@ -189,7 +189,7 @@ public enum TableReport {
             if let stall = r.stall {
                 lines += stall.workers.map { "    worker \($0.thread): \($0.description) (\($0.completedOps) ops done)" }
             }
-            lines += f.outputTail.suffix(8).map { "    | " + $0 }
+            lines += CrashOutput.select(f.outputTail, limit: 8).map { "    | " + $0 }
         }
         lines.append("  rerun: " + (r.rerunCommand ?? r.makeRerunCommand(planFile: planFile)))
         return lines.joined(separator: "\n")

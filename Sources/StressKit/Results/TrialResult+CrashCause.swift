@@ -14,14 +14,14 @@ extension TrialResult {
 
     /// For a crashed trial, the line of its output that says why it died:
     /// the Swift runtime's `Fatal error: ...` (with the file and line it
-    /// names), libdispatch's `BUG IN CLIENT OF LIBDISPATCH: ...`, or an
-    /// assertion's message; nil when the output names none (a silent trap:
-    /// the failure's message then gives stressbench's likely cause) and for
-    /// every other outcome. At most 300 characters.
+    /// names), libdispatch's `BUG IN CLIENT OF LIBDISPATCH: ...`, an
+    /// assertion's message, glibc's allocator's (`double free or corruption
+    /// (top)`); nil when the output names none (a silent trap: the failure's
+    /// message then says what that is) and for every other outcome. At most
+    /// 300 characters.
     public var crashCause: String? {
         guard outcome == .crashed, let tail = failure?.outputTail else { return nil }
-        let markers = ["Fatal error", "BUG IN CLIENT", "Assertion failed", "Precondition failed", "fatal error"]
-        guard let line = tail.first(where: { line in markers.contains { line.contains($0) } }) else { return nil }
+        guard let line = tail.first(where: { CrashCause.isMessage($0) || $0.contains("fatal error") }) else { return nil }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         return trimmed.count > 300 ? String(trimmed.prefix(299)) + "…" : trimmed
     }

@@ -160,8 +160,10 @@ public struct FailureReport: Sendable, Codable, Equatable {
     public var signal: String?
     /// The process's exit status when it exited rather than died.
     public var exitStatus: Int?
-    /// The last lines the trial process wrote to its standard output and error
-    /// (where Swift prints `Fatal error: ...`).
+    /// At most 20 lines the trial process wrote to its standard output and
+    /// error, in order: those that explain how it ended (the runtime's
+    /// `Fatal error: ...`, the crash report's first lines), then its last
+    /// ones; where lines were left out, a line says how many.
     public var outputTail: [String]
     /// For a `skipped` trial that this run could not run: what it lacked
     /// (`jemalloc`, `the interposer`, `a child process`); the message says
@@ -197,7 +199,10 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// Where it ran.
     public var environment: EnvironmentInfo
     /// A scenario's trial: how many rounds it ran (warm-up included; every
-    /// one's outcome is counted). Nil for a workload's.
+    /// one's outcome is counted); for a stalled one (a `deadlock` or a
+    /// `hang`), how many every role had completed before the stall. Nil for
+    /// a workload's, and for a scenario's whose process died or was killed
+    /// before it could tell.
     public var rounds: Int?
     /// A trial whose worker tasks ran on the harness executor: what it did
     /// (jobs, reorders, delays, sleeps, threads). Nil otherwise.

@@ -115,7 +115,7 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         if let stall = trial.stall {
             lines += stall.workers.prefix(8).map { "    worker \($0.thread): \($0.description)" }
         } else if trial.outcome == .crashed || trial.outcome == .error || trial.outcome == .timeout {
-            lines += (trial.failure?.outputTail ?? []).filter { !Self.isTestLibraryLine($0) }.suffix(6).map { "    | \($0)" }
+            lines += CrashOutput.select((trial.failure?.outputTail ?? []).filter { !Self.isTestLibraryLine($0) }, limit: 6).map { "    | \($0)" }
         }
         lines.append("  rerun: \(rerunCommand)")
         return lines.joined(separator: "\n")

@@ -7,7 +7,8 @@ import CStressSupport
 import Synchronization
 
 /// `_fault` (hidden): injects a failure into one trial so the harness's own
-/// isolation can be tested: a runtime trap, a hang, an abrupt exit, a SIGKILL,
+/// isolation can be tested: a runtime trap (with a message, or an
+/// arithmetic overflow's bare one), a hang, an abrupt exit, a SIGKILL,
 /// garbage on the result channel, inside a critical section or outside any; a
 /// process that stops itself (SIGSTOP: nothing in it runs, not even the
 /// watchdog); a non-zero exit after the record was written.
@@ -27,7 +28,7 @@ public struct FaultInjectionWorkload: Workload {
         summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker; deadlock or stall them",
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
-                    choices: ["none", "trap", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
+                    choices: ["none", "trap", "overflow", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
                               "await-self", "await-cycle"]),
             .choice("where", "inside the critical section, outside any, or in an async step after an await",
                     default: "critical-section", choices: ["critical-section", "outside", "await"]),
@@ -80,6 +81,12 @@ public struct FaultInjectionWorkload: Workload {
             guard frame.thread == 0, frame.opNumber == afterOps else { return }
             switch mode {
             case "trap": fatalError("injected trap at op #\(afterOps)")
+            case "overflow":
+                // A check of the language's that traps with no message, in
+                // a debug build as in a release one.
+                var count = Int.max - Int(frame.opNumber - afterOps)
+                count += Int(frame.thread) + 1
+                state.counter.store(count, ordering: .relaxed)
             case "hang":
                 // An endless loop, as a real one spins: the CPU all the time
                 // (a loop of yields gets almost none on a loaded machine, and
