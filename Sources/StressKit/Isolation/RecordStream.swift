@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CStressSupport
 import Foundation
+import Synchronization
 
 /// A failure to set up a run's outputs (not of any trial).
 public struct RunError: Error, Sendable, CustomStringConvertible {
@@ -79,16 +80,8 @@ final class RecordStream {
     /// still ends within moments of the signal.
     func append(contentsOf results: [TrialResult]) {
         guard !results.isEmpty else { return }
-        let encoder = ResultCoding.encoder(pretty: false)
-        var lines = Data()
-        for result in results {
-            do {
-                lines.append(try encoder.encode(result))
-                lines.append(UInt8(ascii: "\n"))
-            } catch {
-                warn("cannot encode the record of \(result.trial.id): \(error)")
-            }
-        }
+        let (lines, failures) = Self.encodeLines(results)
+        if let failure = failures.first { warn(failure) }
         let before = signals()
         do {
             try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
@@ -99,6 +92,37 @@ final class RecordStream {
         if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
             // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the lines are written.
             warn("cannot flush \(path.terminalSafe) to disk: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// `results` as JSON lines, in order, and the records that could not be
+    /// encoded. A batch (the skipped records of an interrupted run) is
+    /// encoded in slices on every core: encoding is most of what stopping
+    /// costs, and a signal's sender may wait only seconds.
+    static func encodeLines(_ results: [TrialResult]) -> (lines: Data, failures: [String]) {
+        let slices = results.count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, results.count / 32))
+        let size = (results.count + slices - 1) / slices
+        let encoded = Mutex([Int: (Data, [String])]())
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let encoder = ResultCoding.encoder(pretty: false)
+            var lines = Data()
+            var failures: [String] = []
+            for result in results[(slice * size)..<min(results.count, (slice + 1) * size)] {
+                do {
+                    lines.append(try encoder.encode(result))
+                    lines.append(UInt8(ascii: "\n"))
+                } catch {
+                    failures.append("cannot encode the record of \(result.trial.id): \(error)")
+                }
+            }
+            encoded.withLock { $0[slice] = (lines, failures) }
+        }
+        return encoded.withLock { parts in
+            (0..<slices).reduce(into: (lines: Data(), failures: [String]())) { all, slice in
+                guard let part = parts[slice] else { return }
+                all.lines.append(part.0)
+                all.failures += part.1
+            }
         }
     }
 
