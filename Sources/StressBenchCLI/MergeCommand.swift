@@ -58,7 +58,7 @@ struct MergeCommand: ParsableCommand {
         }
         for warning in RunReport.environmentWarnings(reports) { Console.error(warning) }
         var writer = OutputWriter(quiet: quiet)
-        writer.write(output) { try ResultCoding.encoder().encode(merged) }
+        writer.write(output) { try ResultCoding.encodeResults(merged) }
         writer.write(csv) { Data(CSVReport.render(merged).utf8) }
         let of = merged.matrixTrials.map { " of \($0)" } ?? ""
         Console.Stream(toStandardError: [output, csv].contains(where: AtomicFile.isStandardOutput))

@@ -179,7 +179,7 @@ struct RunCommand: ParsableCommand {
         writer.write(json) {
             var withCells = report
             withCells.cells = CellSummary.of(report)
-            return try ResultCoding.encoder().encode(withCells)
+            return try ResultCoding.encodeResults(withCells)
         }
         writer.write(csv) { Data(CSVReport.render(report).utf8) }
         outputs.write(report, into: &writer)
