@@ -56,9 +56,10 @@ extension Watchdog {
         let idle = runners.filter { !ranDuringStall($0, progress[$0], now: now) }
         for w in idle { snapshot[w].kernel = KernelThreads.state(of: board.thread(w).id) }
         var afterGrace = false
-        if !publishedDeadlock(snapshot, progress, now: now) && runners.count == idle.count {
+        let graph = graph(snapshot)
+        if !publishedDeadlock(graph, snapshot, progress, now: now) && runners.count == idle.count {
             let asleep = idle.allSatisfy { snapshot[$0].kernel?.isAsleep == true }
-                && KernelThreads.othersAsleep(ignoring: quiet.harnessThreads) == true
+                && KernelThreads.othersAsleep(ignoring: quiet.harnessThreads.union(cannotWake(graph, snapshot, idle: idle))) == true
             quiet.inARow = asleep ? quiet.inARow + 1 : 0
             guard quiet.inARow < 2 else { return wholeTrialReport(snapshot, idle: idle, newest: newest, now: now, afterGrace: false) }
             afterGrace = stalledFor >= WatchdogTiming.graceNs(stallAfterNs: stallAfterNs)
@@ -93,11 +94,30 @@ extension Watchdog {
     /// stuck for good, and those of them in the code under test have not
     /// moved for the limit (a site word the fastest loops publish once per
     /// batch can be stale for a moment, never for the limit).
-    private func publishedDeadlock(_ snapshot: [ParticipantState], _ progress: [Progress], now: UInt64) -> Bool {
-        let stuck = graph(snapshot).stuckForGood()
+    private func publishedDeadlock(_ graph: WaitForGraph, _ snapshot: [ParticipantState], _ progress: [Progress], now: UInt64) -> Bool {
+        let stuck = graph.stuckForGood()
         return !stuck.isEmpty && stuck.allSatisfy { p in
             !snapshot[p].site.phase.isInCodeUnderTest || now &- progress[p].since >= stallAfterNs
         }
+    }
+
+    /// The threads of workers that may be running (polling, spinning) but
+    /// cannot wake a worker blocked in the kernel, because they wait on the
+    /// harness's terms for something that cannot come while the `idle`
+    /// workers stay where they are: at a barrier (which opens only once
+    /// every worker, the idle ones too, reaches it; a round's barrier waits
+    /// by polling), finished (waiting for the others to finish), or spinning
+    /// for a strategy lock an idle worker holds.
+    private func cannotWake(_ graph: WaitForGraph, _ snapshot: [ParticipantState], idle: [Int]) -> Set<UInt64> {
+        let idleSet = Set(idle)
+        return Set((0..<board.workers).compactMap { w -> UInt64? in
+            let phase = snapshot[w].site.phase
+            let waitsForIdle = (phase == .acquiring || phase == .acquiringInner) && snapshot[w].waitKind == 0
+                && !graph.edges(w).isEmpty && graph.edges(w).allSatisfy(idleSet.contains)
+            guard phase == .atBarrier || phase == .finished || waitsForIdle else { return nil }
+            let id = board.thread(w).id
+            return id == 0 ? nil : id
+        })
     }
 
     /// Whether `w`'s thread used at least 1% of the time since it last

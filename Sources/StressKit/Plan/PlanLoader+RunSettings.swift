@@ -154,10 +154,11 @@ extension PlanLoader {
     /// measured window (else every worker spends the window asleep), and no
     /// single pause may outlast the trial's timeout (else the trial is
     /// killed in it). `stagger: 168h` or `sleep_min: 168h` is a mistake,
-    /// not a test.
-    func checkFuzzFitsTrial(_ e: Experiment, at: (node: Node, path: PlanKeyPath), _ r: inout PlanReader) {
+    /// not a test. Returns whether the settings passed.
+    @discardableResult
+    func checkFuzzFitsTrial(_ e: Experiment, at: (node: Node, path: PlanKeyPath), _ r: inout PlanReader) -> Bool {
         let f = e.fuzz
-        guard f.isActive else { return }
+        guard f.isActive else { return true }
         let format = Quantities.format(nanoseconds:)
         let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
         var bounds: [(key: String, ns: UInt64, limit: UInt64, limitName: String)] = []
@@ -176,8 +177,9 @@ extension PlanLoader {
         for b in bounds where b.ns > 0 && b.ns >= b.limit {
             r.fail(at.path, at.node, "fuzz \(b.key) (\(format(b.ns))) must be shorter than \(b.limitName): "
                    + "the fuzzer's own pauses would leave the trial nothing to measure")
-            return
+            return false
         }
+        return true
     }
 
     /// `deadlock_after` must end early enough before the trial timeout for the
@@ -208,7 +210,9 @@ extension PlanLoader {
     /// worker the fuzzer holds (and every worker waiting for what it holds)
     /// completes nothing while it lasts, and a limit shorter than that
     /// reports the fuzzer's own pause as a `hang` of correct code. Located at
-    /// the more specific of the two keys, as above.
+    /// the more specific of the two keys, as above. Checked only for pauses
+    /// that fit the trial (``checkFuzzFitsTrial(_:at:_:)``): one problem per
+    /// mistake.
     func checkWatchdogOutlastsFuzz(
         _ e: Experiment, layer: Layer, defaults: Layer, node: Node, path: PlanKeyPath, _ r: inout PlanReader
     ) {
