@@ -151,7 +151,7 @@ final class Watchdog: Sendable {
             // not in the cycle waits behind it, and the whole-trial check
             // reports the stall of the whole trial (within one limit of the
             // last completion).
-            guard othersWentOn(since: since, besides: graph.stuckForGood(assuming: Set(cycle)), progress) else { return nil }
+            guard othersWentOn(since: since, besides: graph.stuckForGood(assuming: Set(cycle)), progress, now: now) else { return nil }
             var stall = report(snapshot, stalledFor: now &- since, partial: cycle, cycle: cycle)
             stall.beganAfterNs = Int(since &- startedAt)
             return stall
@@ -162,7 +162,7 @@ final class Watchdog: Sendable {
             // stall. Without that it is not a partial stall (a lock holder
             // the OS has descheduled holds up everyone; the whole-trial
             // check judges that).
-            guard othersWentOn(since: progress[w].since, besides: graph.stuckForGood(assuming: [w]), progress) else { continue }
+            guard othersWentOn(since: progress[w].since, besides: graph.stuckForGood(assuming: [w]), progress, now: now) else { continue }
             let thread = board.thread(w)
             let cpuNow = stress_cpu_clock_ns(thread.cpuClock)
             // It ran (at least 1% of the stall on the CPU: a loop that spins,
@@ -179,9 +179,16 @@ final class Watchdog: Sendable {
         return nil
     }
 
-    /// Whether a worker outside `stuck` completed an operation after `since`.
-    func othersWentOn(since: UInt64, besides stuck: Set<Int>, _ progress: [Progress]) -> Bool {
-        progress.prefix(board.workers).enumerated().contains { w, p in !stuck.contains(w) && p.lastCompletion > since }
+    /// Whether a worker outside `stuck` went on while the workers stuck
+    /// `since` then stayed stuck: completed an operation once they had been
+    /// stuck for the limit. An operation that merely ended meanwhile does
+    /// not count: its worker may have gone on to wait behind them (a role
+    /// that did its part and waits at the round's barrier), which is a
+    /// stall of the whole trial, whose check reports it. Of workers that do
+    /// go on, one completes an operation soon after.
+    func othersWentOn(since: UInt64, besides stuck: Set<Int>, _ progress: [Progress], now: UInt64) -> Bool {
+        let limitReached = Swift.min(since &+ stallAfterNs, now)
+        return progress.prefix(board.workers).enumerated().contains { w, p in !stuck.contains(w) && p.lastCompletion > limitReached }
     }
 
     /// The report of workers that did not all reach the start barrier in time.

@@ -49,7 +49,7 @@ extension Watchdog {
         let since = suspended.map { progress[$0].since }.max() ?? now
         // Partial only if another worker went on meanwhile; else the whole
         // trial stalled, and the report says why these workers wait.
-        let wentOn = othersWentOn(since: since, besides: graph(snapshot).stuckForGood(assuming: Set(suspended)), progress)
+        let wentOn = othersWentOn(since: since, besides: graph(snapshot).stuckForGood(assuming: Set(suspended)), progress, now: now)
         var stall = report(snapshot, stalledFor: now &- since, partial: wentOn ? suspended : nil)
         if !wentOn {
             stall.summary += "; " + suspended.map { WaitForGraph.participantName($0, workers: board.workers) }.joined(separator: ", ")
