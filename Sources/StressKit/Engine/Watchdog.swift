@@ -17,7 +17,8 @@ import Synchronization
 ///   ``WatchdogTiming``, and WatchdogWholeTrial.swift).
 /// - **Some workers** (a partial stall). Workers that have not completed an
 ///   operation for `stallAfterNs` while others went on (completed an
-///   operation since, and do not wait behind them now): `deadlock` when they
+///   operation once these had been stuck for the limit, and do not wait
+///   behind them): `deadlock` when they
 ///   wait for each other in a cycle; `hang` when one runs without end (its
 ///   thread used the CPU during the stall, at least 1% of it, and completed
 ///   nothing: a loop that spins, yields or naps). A worker that waits without
