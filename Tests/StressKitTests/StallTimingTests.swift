@@ -252,6 +252,27 @@ final class StallTimingTrialTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stall.stalledForNs, 2_000_000_000, "not before the limit")
     }
 
+    /// Every task awaiting one of two tasks that await each other: all of
+    /// them stuck, so not partial, and the summary still says why they wait.
+    func testTasksThatAllAwaitForEverAreNotAPartialStall() throws {
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - workload: _fault
+                parameters: { mode: await-cycle, after_ops: 20 }
+                strategies: [unsynchronized]
+                threads: 3
+                duration: 30s
+                warmup: 0
+                deadlock_after: 200ms
+                executor: harness
+            """)
+        let trial = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(trial.outcome, .deadlock, WorkloadTestSupport.describe(trial))
+        let stall = try XCTUnwrap(trial.stall)
+        XCTAssertNil(stall.partial, stall.summary)
+        XCTAssertTrue(stall.summary.contains("stayed suspended in an await with nothing of theirs queued, running or sleeping"), stall.summary)
+    }
+
     /// Every worker takes two locks in an order that depends on its parity:
     /// the whole trial deadlocks, which is not partial.
     func testALockOrderDeadlockOfEveryWorkerIsNotPartial() throws {
