@@ -72,7 +72,7 @@ enum WaitKey {
 /// barrier waits for every worker that has not reached it: it is stuck for
 /// good when one of them is (a role that ends its round holding a lock the
 /// next role waits for is a cycle through the round's barrier). The participants
-/// stuck for good are the largest set closed under those two rules; a
+/// stuck for good are the largest set closed under those rules; a
 /// deadlock is that set when it is not empty, shown as the cycle (or, for a
 /// signal nobody is left to send, the chain) its members wait along.
 struct WaitForGraph {
