@@ -18,7 +18,13 @@ struct RunCommand: ParsableCommand {
 
         A watchdog in each trial reports `deadlock` (every stuck worker waits on another; \
         the report shows where each waits and the wait-for cycle) or `hang` (a worker \
-        runs but completes nothing) when no operation completes for --deadlock-after.
+        runs but completes nothing) when no operation completes for --deadlock-after, \
+        whatever the workers wait in (on Linux a lock the harness does not see, found \
+        blocked in the kernel, too). Only a worker the OS has not run while another \
+        thread could still run gets longer: up to 10 × --deadlock-after (at least 2s), \
+        and never later than 1s before the trial timeout. So --deadlock-after must be \
+        shorter than the timeout by that second (a quarter of a timeout under 4s), and \
+        longer than the fuzz profile's longest pause (5ms for chaos).
 
         Ctrl-C (SIGINT) or SIGTERM stops the run after ending the current trial and writes \
         the files with what finished (marked "interrupted"; the trials not run are recorded \

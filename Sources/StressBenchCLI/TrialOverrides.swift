@@ -8,7 +8,7 @@ struct TrialOverrides: ParsableArguments {
     @Option(name: .customLong("trial-timeout"), parsing: .unconditional, help: ArgumentHelp("Kill a trial that runs longer than this (e.g. 30s); default: each trial's own timeout.", valueName: "duration"))
     var trialTimeout: String?
 
-    @Option(name: .customLong("deadlock-after"), parsing: .unconditional, help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s).", valueName: "duration"))
+    @Option(name: .customLong("deadlock-after"), parsing: .unconditional, help: ArgumentHelp("Report a deadlock or hang when no worker completes an operation for this long (default: the plan's deadlock_after, 2s); at least 1s shorter than the trial timeout, longer than the fuzzer's longest pause.", valueName: "duration"))
     var deadlockAfter: String?
 
     @Option(help: ArgumentHelp("Thread-fuzzing profile for every trial, overriding the plan: \(FuzzProfile.allCases.map(\.rawValue).joined(separator: ", ")).",
@@ -77,15 +77,33 @@ struct TrialOverrides: ParsableArguments {
         options.executor = executor.flatMap(ExecutorChoice.init(rawValue:))
     }
 
-    /// A usage error when the watchdog's limit is not shorter than a selected
-    /// trial's timeout (a deadlock would then end as a bare timeout).
+    /// A usage error when the watchdog's limit does not fit a selected trial
+    /// that an override changed: it must end early enough before the trial's
+    /// timeout for the watchdog to report a stall (else a deadlock ends as a
+    /// bare timeout), and last longer than the fuzzer's longest pause (else
+    /// the fuzzer's own pause is reported as a hang). The plan loader checks
+    /// the plan's own values.
     func checkWatchdog(_ selected: [TrialSpec]) throws {
-        guard trialTimeout != nil || deadlockAfter != nil,
-              let trial = selected.first(where: { $0.deadlockAfterNs >= $0.timeoutNs }) else { return }
         let format = { (ns: Int) in Quantities.format(nanoseconds: UInt64(ns)) }
-        throw CommandError.usage(
-            "the watchdog's limit (\(deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))")) "
-            + "must be shorter than the trial timeout (\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")): "
-            + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
+        let limit = { (trial: TrialSpec) in
+            self.deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))"
+        }
+        if trialTimeout != nil || deadlockAfter != nil,
+           let trial = selected.first(where: { !WatchdogTiming.fits(stallAfterNs: UInt64($0.deadlockAfterNs), timeoutNs: UInt64($0.timeoutNs)) }) {
+            let margin = WatchdogTiming.reportMarginNs(timeoutNs: UInt64(trial.timeoutNs))
+            throw CommandError.usage(
+                "the watchdog's limit (\(limit(trial))) must be shorter than the trial timeout "
+                + "(\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")) "
+                + "by at least \(Quantities.format(nanoseconds: margin)), the time the watchdog keeps to report a stall: "
+                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
+        }
+        if fuzz != nil || deadlockAfter != nil,
+           let (trial, pause) = selected.lazy.compactMap({ t in t.fuzz.longestPause.flatMap { UInt64(t.deadlockAfterNs) <= $0.ns ? (t, $0) : nil } }).first {
+            let profile = fuzz.map { "--fuzz \($0)" } ?? "fuzz profile \(trial.fuzz.profile.rawValue) of \(trial.id)"
+            throw CommandError.usage(
+                "the watchdog's limit (\(limit(trial))) must be longer than the fuzzer's longest pause "
+                + "(\(Quantities.format(nanoseconds: pause.ns)), \(pause.key) of \(profile)): a worker the fuzzer holds would look stalled, "
+                + "and correct code would be reported as a hang; give a longer --deadlock-after")
+        }
     }
 }

@@ -277,16 +277,20 @@ final class PlanLoaderTests: XCTestCase {
                 timeout: 6s
             """)
         XCTAssertEqual(p.map(\.description), [
-            "test.yaml:5:21: experiments[0].deadlock_after: deadlock_after (60s) must be shorter than the trial timeout (2s): "
+            "test.yaml:5:21: experiments[0].deadlock_after: deadlock_after (60s) must be shorter than the trial timeout (2s) by at least 500ms, "
+                + "the time the watchdog keeps to report a stall: "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
-            "test.yaml:8:14: experiments[1].timeout: deadlock_after (5s) must be shorter than the trial timeout (3s): "
+            "test.yaml:8:14: experiments[1].timeout: deadlock_after (5s) must be shorter than the trial timeout (3s) by at least 750ms, "
+                + "the time the watchdog keeps to report a stall: "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
-            "test.yaml:12:21: experiments[2].deadlock_after: deadlock_after (10m) must be shorter than the trial timeout (120.1s, automatic: warmup + 2m): "
+            "test.yaml:12:21: experiments[2].deadlock_after: deadlock_after (10m) must be shorter than the trial timeout (120.1s, automatic: warmup + 2m) by at least 1s, "
+                + "the time the watchdog keeps to report a stall: "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
         ])
         let byDefault = TestSupport.problems("experiments:\n  - workload: counter\n    timeout: 1s\n")
         XCTAssertEqual(byDefault.map(\.description), [
-            "test.yaml:3:14: experiments[0].timeout: deadlock_after (2s, the default) must be shorter than the trial timeout (1s): "
+            "test.yaml:3:14: experiments[0].timeout: deadlock_after (2s, the default) must be shorter than the trial timeout (1s) by at least 250ms, "
+                + "the time the watchdog keeps to report a stall: "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout",
         ])
     }

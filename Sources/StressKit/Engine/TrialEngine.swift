@@ -167,7 +167,8 @@ public enum TrialEngine {
             MainThreadService.detach(board)
             RunningTrial.set(nil)
         }
-        let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor, onStall: onStall)
+        let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor,
+                                latestReportNs: settings.latestStallReportNs, onStall: onStall)
         let watching = watchdog.start()
         let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
         let rounds = makeRounds?(board, fuzzShared, settings)

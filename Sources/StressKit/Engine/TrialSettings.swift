@@ -37,6 +37,12 @@ public struct TrialSettings: Sendable {
     public var stopRequested: (@Sendable () -> Bool)?
     /// Where worker tasks run their jobs; nil for the automatic choice (see ``ExecutorChoice``).
     public var executor: ExecutorChoice?
+    /// The latest the watchdog reports a stall, from its start (about the
+    /// start of the trial process): a little before the trial's timeout, so
+    /// that a stall it cannot judge sooner ends as a `deadlock` or `hang`
+    /// with every worker's position rather than a bare `timeout` (see
+    /// ``WatchdogTiming``). Nil (a run without a timeout): ten limits, at least 2 s.
+    public var latestStallReportNs: UInt64?
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,
@@ -62,6 +68,7 @@ public struct TrialSettings: Sendable {
                   stallAfterNs: UInt64(spec.deadlockAfterNs), fuzz: spec.fuzz, timing: spec.timing, load: spec.load,
                   stopOnViolation: spec.stopOnViolation)
         executor = spec.executor
+        latestStallReportNs = WatchdogTiming.latestReportNs(timeoutNs: UInt64(spec.timeoutNs))
     }
 
     /// These settings with fuzzing off.

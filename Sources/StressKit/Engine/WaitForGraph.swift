@@ -16,6 +16,9 @@ struct ParticipantState {
     /// What the harness executor says of a worker in an async step, shown in
     /// place of its phase's words (see ``Watchdog/judged(_:_:)``).
     var note: String?
+    /// What the kernel says its thread is doing, read for a worker in the
+    /// code under test that has not run during a stall (see ``KernelThreads``).
+    var kernel: KernelWaitState?
 }
 
 /// The key space of the wait-for graph: a primitive's address (with
@@ -65,8 +68,11 @@ enum WaitKey {
 /// or a once-token is for its holders: the waiter is stuck for good when one
 /// of them is. A wait for a signal (a condition, a semaphore used as a signal,
 /// a `waitUntil` step) is for anyone: the waiter is stuck for good only when
-/// every other participant that could still send it is. The participants
-/// stuck for good are the largest set closed under those two rules; a
+/// every other participant that could still send it is. A worker at a
+/// barrier waits for every worker that has not reached it: it is stuck for
+/// good when one of them is (a role that ends its round holding a lock the
+/// next role waits for is a cycle through the round's barrier). The participants
+/// stuck for good are the largest set closed under those rules; a
 /// deadlock is that set when it is not empty, shown as the cycle (or, for a
 /// signal nobody is left to send, the chain) its members wait along.
 struct WaitForGraph {
@@ -79,6 +85,11 @@ struct WaitForGraph {
     private var wants: [Int: (key: UInt64, shared: Bool)] = [:]
     /// The key each participant waiting for a signal waits on.
     private var signalWaits: [Int: UInt64] = [:]
+    /// The workers waiting at a barrier for the others.
+    private var barrierWaits: Set<Int> = []
+    /// What to call that barrier: a scenario's round barrier, or the
+    /// barriers of a workload's start and end.
+    private let barrierName: String
     /// For the report, in each participant's own terms (a resource keeps its
     /// number in a single domain): what it holds, and what it waits for.
     private var heldNames: [Int: [String]] = [:]
@@ -91,10 +102,12 @@ struct WaitForGraph {
     /// With `mainQueue` (the strategy's sections run on the main queue),
     /// every resource of the strategy is the main queue itself, which the
     /// main thread holds while it runs any harness-aware main-queue block.
-    init(_ states: [ParticipantState], workers: Int, singleDomain: Bool, mainQueue: Bool = false) {
+    /// With `rounds` (a scenario) a barrier is the round's.
+    init(_ states: [ParticipantState], workers: Int, singleDomain: Bool, mainQueue: Bool = false, rounds: Bool = false) {
         self.states = states
         self.workers = workers
         self.singleDomain = singleDomain
+        barrierName = rounds ? "the round's barrier" : "a barrier"
         let key = { (r: Int) in mainQueue ? WaitKey.mainQueue : WaitKey.strategyResource(singleDomain ? 0 : r) }
         let label = { (r: Int) in mainQueue ? "the main queue" : "resource \(r)" }
         for (p, s) in states.enumerated() {
@@ -115,6 +128,7 @@ struct WaitForGraph {
                 hold(r, by: p, shared: false, label(site.resource))
                 if inner != r { hold(inner, by: p, shared: false, label(site.inner)) }
             case .acquiring: want(r, by: p, shared: shared, label(site.resource))
+            case .atBarrier where p < workers: barrierWaits.insert(p)
             default: break
             }
             for key in s.held {
@@ -147,8 +161,17 @@ struct WaitForGraph {
     /// not block readers); for a signal, every other participant still in the trial.
     func edges(_ p: Int) -> [Int] {
         if signalWaits[p] != nil { return signallers(of: p) }
+        if barrierWaits.contains(p) { return notArrived(except: p) }
         guard let want = wants[p] else { return [] }
         return (holders[want.key] ?? []).filter { !($0.shared && want.shared) }.map(\.participant)
+    }
+
+    /// The workers a barrier waiter waits for: every other worker neither at
+    /// a barrier nor gone.
+    private func notArrived(except p: Int) -> [Int] {
+        (0..<Swift.min(workers, states.count)).filter { q in
+            q != p && states[q].site.phase != .atBarrier && !states[q].site.phase.isOut
+        }
     }
 
     /// Who could still send `p` its signal: every other participant that has
@@ -159,15 +182,19 @@ struct WaitForGraph {
 
     /// The participants stuck for good (see the type's comment), among
     /// `candidates` (all when nil): the largest set in which every member
-    /// waiting for holders waits for one in the set, and every member
-    /// waiting for a signal has nobody outside the set left to send it.
-    func stuckForGood(among candidates: Set<Int>? = nil) -> Set<Int> {
-        var set = Set(wants.keys).union(signalWaits.keys)
+    /// waiting for holders (or at a barrier) waits for one in the set, and
+    /// every member waiting for a signal has nobody outside the set left to
+    /// send it. Members of `assumed` count as stuck whatever they do (a
+    /// worker that runs without end): the result then holds them and the
+    /// workers stuck behind them.
+    func stuckForGood(among candidates: Set<Int>? = nil, assuming assumed: Set<Int> = []) -> Set<Int> {
+        var set = Set(wants.keys).union(signalWaits.keys).union(barrierWaits)
         if let candidates { set.formIntersection(candidates) }
+        set.formUnion(assumed)
         var changed = true
         while changed {
             changed = false
-            for p in set.sorted() {
+            for p in set.sorted() where !assumed.contains(p) {
                 let next = edges(p)
                 let stuck = signalWaits[p] != nil ? next.allSatisfy(set.contains) : next.contains(where: set.contains)
                 if !stuck {
@@ -191,7 +218,7 @@ struct WaitForGraph {
     /// waiters that names no lock at all.
     func firstCycle(among candidates: Set<Int>? = nil) -> [Int]? {
         let stuck = stuckForGood(among: candidates)
-        let waitsForHolders = { (p: Int) in self.wants[p] != nil }
+        let waitsForHolders = { (p: Int) in self.wants[p] != nil || self.barrierWaits.contains(p) }
         guard let start = stuck.filter(waitsForHolders).min() ?? stuck.min() else { return nil }
         var path = [start]
         var current = start
@@ -217,6 +244,11 @@ struct WaitForGraph {
                     : "which only " + others.map { Self.participantName($0, workers: workers) }.joined(separator: ", ")
                         + (others.count == 1 ? ", itself stuck," : ", all stuck,") + " could send"
                 return "\(name) \(holds)waits for \(wantName[p] ?? "a signal"), \(who)"
+            }
+            if barrierWaits.contains(p) {
+                let next = i + 1 < members.count ? members[i + 1] : members[0]
+                let awaited = edges(p).contains(next) ? next : edges(p).first ?? p
+                return "\(name) \(holds)waits at \(barrierName) for \(Self.participantName(awaited, workers: workers))"
             }
             let want = wants[p]!
             let next = i + 1 < members.count ? members[i + 1] : members[0]

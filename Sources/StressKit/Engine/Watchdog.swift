@@ -10,10 +10,15 @@ import Synchronization
 ///
 /// - **The whole trial.** No worker has completed an operation for
 ///   `stallAfterNs`, and at least one is in the code under test: `deadlock`
-///   when every unfinished worker waits (for a section, a queue, an actor, or
-///   at a barrier for the others), `hang` when one runs.
+///   when every unfinished worker waits (for a section, a queue, an actor, at
+///   a barrier for the others, or asleep on a futex in the kernel), `hang`
+///   when one runs. Reported at the limit when the workers cannot go on by
+///   themselves, else after a grace and before the trial's timeout (see
+///   ``WatchdogTiming``, and WatchdogWholeTrial.swift).
 /// - **Some workers** (a partial stall). Workers that have not completed an
-///   operation for `stallAfterNs` while others go on: `deadlock` when they
+///   operation for `stallAfterNs` while others went on (completed an
+///   operation once these had been stuck for the limit, and do not wait
+///   behind them): `deadlock` when they
 ///   wait for each other in a cycle; `hang` when one runs without end (its
 ///   thread used the CPU during the stall, at least 1% of it, and completed
 ///   nothing: a loop that spins, yields or naps). A worker that waits without
@@ -34,16 +39,24 @@ final class Watchdog: Sendable {
     private let onStall: @Sendable (StallReport) -> Void
     private let stopping = ConditionSignal()
     let startedAt = MonotonicClock.now()
+    /// The latest a stall is reported, from `startedAt` (nil: no timeout to beat).
+    let latestReportNs: UInt64?
+    /// The kernel id of the thread that made the watchdog, the trial's
+    /// coordinator: it wakes now and then to poll, which is no sign that a
+    /// stuck worker may yet be woken.
+    let coordinatorThread = stress_thread_id()
 
     /// How long the workers may take to reach the start barrier: creating
     /// thousands of threads on two cores takes seconds, which is not a stall
     /// of the code under test (at least 10 s, and never less than the stall limit).
     let startLimitNs: UInt64
 
-    init(board: SiteBoard, stallAfterNs: UInt64, strategy: StrategyDescriptor, onStall: @escaping @Sendable (StallReport) -> Void) {
+    init(board: SiteBoard, stallAfterNs: UInt64, strategy: StrategyDescriptor, latestReportNs: UInt64? = nil,
+         onStall: @escaping @Sendable (StallReport) -> Void) {
         self.board = board
         self.stallAfterNs = stallAfterNs
         self.strategy = strategy
+        self.latestReportNs = latestReportNs
         self.onStall = onStall
         startLimitNs = Swift.max(stallAfterNs, 10_000_000_000)
     }
@@ -81,6 +94,7 @@ final class Watchdog: Sendable {
         let interval = Swift.max(1_000_000, Swift.min(100_000_000, stallAfterNs / 10))
         var progress = [Progress](repeating: Progress(), count: board.participants)
         var armed = false
+        var quiet = QuietLooks(harnessThreads: [coordinatorThread, stress_thread_id()])
         // One timed wait per interval, which stop() cuts short: the watchdog
         // wakes about ten times per stall limit, not every few milliseconds, so
         // it takes next to nothing from the workers' cores and context-switch counts.
@@ -114,50 +128,14 @@ final class Watchdog: Sendable {
                 }
             }
             armed = true
-            if let stall = wholeTrialStall(snapshot, progress, now: now)
-                ?? asyncStall(snapshot, activities, progress, now: now) ?? partialStall(snapshot, progress, now: now) {
+            // The executor's view first: where it applies it says why a
+            // task is stuck (a job that never returns, an await nothing resumes).
+            if let stall = asyncStall(snapshot, activities, progress, now: now)
+                ?? wholeTrialStall(snapshot, progress, now: now, quiet: &quiet) ?? partialStall(snapshot, progress, now: now) {
                 onStall(stall)
                 return
             }
         }
-    }
-
-    /// No worker has completed an operation for the limit, and the code
-    /// under test holds at least one.
-    private func wholeTrialStall(_ snapshot: [ParticipantState], _ progress: [Progress], now: UInt64) -> StallReport? {
-        // Only workers complete operations; the main and helper threads run
-        // blocks for them.
-        let newest = progress.prefix(board.workers).map(\.lastCompletion).max() ?? now
-        guard now &- newest >= stallAfterNs else { return nil }
-        let unfinished = snapshot.filter { !$0.site.phase.isOut }
-        guard unfinished.contains(where: { $0.site.phase.isInCodeUnderTest }),
-              !unfinished.contains(where: { $0.site.phase.isHarnessBusy }) else { return nil }
-        // Workers that only ask for strategy locks nobody is inside of wait
-        // for the OS to run one of them, not for each other: 256 spinning
-        // workers on 2 busy cores can take longer than a short limit to hand
-        // a free lock on. A deadlock has a holder (or a primitive's wait).
-        let freeLocksOnly = unfinished.allSatisfy { state in
-            let phase = state.site.phase
-            return (phase == .acquiring || !phase.isInCodeUnderTest) && state.held.isEmpty && state.waitKind == 0
-        }
-        guard !freeLocksOnly else { return nil }
-        // A worker "running" in the code under test whose thread the OS has
-        // not run during the stall (under 1% of it on the CPU) is not hung: on
-        // two loaded cores a lock holder among hundreds of spinners can wait
-        // longer than a short limit for its turn. Judge it once the stall has
-        // lasted ten limits (at least 2 s): by then a thread that still used
-        // no CPU is blocked in the kernel, which is a hang of its own.
-        let unscheduledOnly = snapshot.indices.allSatisfy { w in
-            let phase = snapshot[w].site.phase
-            guard phase.isInCodeUnderTest, !phase.isWaiting else { return true }
-            let cpuNow = stress_cpu_clock_ns(board.thread(w).cpuClock)
-            guard cpuNow != .max, progress[w].cpuAtSince != .max else { return false }
-            return cpuNow &- progress[w].cpuAtSince < (now &- progress[w].since) / 100
-        }
-        if unscheduledOnly && now &- newest < Swift.max(10 * stallAfterNs, 2_000_000_000) { return nil }
-        var stall = report(snapshot, stalledFor: now &- newest)
-        stall.beganAfterNs = Int(newest &- startedAt)
-        return stall
     }
 
     /// Some workers stuck while others progress: a cycle of waits, or a worker
@@ -167,21 +145,25 @@ final class Watchdog: Sendable {
             snapshot[w].site.phase.isInCodeUnderTest && now &- progress[w].since >= stallAfterNs
         })
         guard !stuck.isEmpty else { return nil }
-        if let cycle = graph(snapshot).firstCycle(among: stuck) {
+        let graph = graph(snapshot)
+        if let cycle = graph.firstCycle(among: stuck) {
             let since = cycle.map { progress[$0].since }.max() ?? now
+            // Partial only if some worker went on: otherwise every worker
+            // not in the cycle waits behind it, and the whole-trial check
+            // reports the stall of the whole trial (within one limit of the
+            // last completion).
+            guard othersWentOn(since: since, besides: graph.stuckForGood(assuming: Set(cycle)), progress, now: now) else { return nil }
             var stall = report(snapshot, stalledFor: now &- since, partial: cycle, cycle: cycle)
             stall.beganAfterNs = Int(since &- startedAt)
             return stall
         }
         for w in stuck.sorted() where !snapshot[w].site.phase.isWaiting {
-            // "While the others went on": some other worker completed an
-            // operation during this one's stall. Without that it is not a
-            // partial stall (a lock holder the OS has descheduled holds up
-            // everyone; the whole-trial limit judges that).
-            let othersWentOn = progress.prefix(board.workers).enumerated().contains { other, p in
-                other != w && p.lastCompletion > progress[w].since
-            }
-            guard othersWentOn else { continue }
+            // "While the others went on": some other worker, not waiting
+            // behind this one now, completed an operation during this one's
+            // stall. Without that it is not a partial stall (a lock holder
+            // the OS has descheduled holds up everyone; the whole-trial
+            // check judges that).
+            guard othersWentOn(since: progress[w].since, besides: graph.stuckForGood(assuming: [w]), progress, now: now) else { continue }
             let thread = board.thread(w)
             let cpuNow = stress_cpu_clock_ns(thread.cpuClock)
             // It ran (at least 1% of the stall on the CPU: a loop that spins,
@@ -196,6 +178,18 @@ final class Watchdog: Sendable {
             return stall
         }
         return nil
+    }
+
+    /// Whether a worker outside `stuck` went on while the workers stuck
+    /// `since` then stayed stuck: completed an operation once they had been
+    /// stuck for the limit. An operation that merely ended meanwhile does
+    /// not count: its worker may have gone on to wait behind them (a role
+    /// that did its part and waits at the round's barrier), which is a
+    /// stall of the whole trial, whose check reports it. Of workers that do
+    /// go on, one completes an operation soon after.
+    func othersWentOn(since: UInt64, besides stuck: Set<Int>, _ progress: [Progress], now: UInt64) -> Bool {
+        let limitReached = Swift.min(since &+ stallAfterNs, now)
+        return progress.prefix(board.workers).enumerated().contains { w, p in !stuck.contains(w) && p.lastCompletion > limitReached }
     }
 
     /// The report of workers that did not all reach the start barrier in time.
@@ -219,9 +213,11 @@ final class Watchdog: Sendable {
                 partial: [Int]? = nil, cycle knownCycle: [Int]? = nil, hangReason: String? = nil) -> StallReport {
         // Every worker, and the main and helper threads that took part.
         let shown = snapshot.indices.filter { $0 < board.workers || snapshot[$0].site.phase != .idle }
-        let workers = shown.map { describe($0, snapshot[$0]) }
+        let workers = shown.map { withKernelWait(describe($0, snapshot[$0]), snapshot[$0]) }
         let considered = partial.map { Set($0) } ?? Set(snapshot.indices.filter { !snapshot[$0].site.phase.isOut })
-        let running = considered.sorted().filter { !snapshot[$0].site.phase.isWaiting && !snapshot[$0].site.phase.isHarnessBusy }
+        let running = considered.sorted().filter {
+            !snapshot[$0].site.phase.isWaiting && !snapshot[$0].site.phase.isHarnessBusy && snapshot[$0].kernel?.waitsForAnotherThread != true
+        }
         let kind: StallReport.Kind = running.isEmpty ? .deadlock : .hang
         let graph = graph(snapshot)
         let cycle = (knownCycle ?? graph.firstCycle(among: partial.map { Set($0) })).map(graph.describe)
@@ -232,7 +228,7 @@ final class Watchdog: Sendable {
             let who = partial.map(name).joined(separator: ", ")
             // The other workers went on, but for those stuck behind the
             // cycle (waiting for its locks, or for a signal only it could send).
-            let behind = graph.stuckForGood().subtracting(partial).filter { $0 < board.workers }.count
+            let behind = graph.stuckForGood(assuming: Set(partial)).subtracting(partial).filter { $0 < board.workers }.count
             let others = board.workers - partial.filter { $0 < board.workers }.count - behind
             let othersWords = (behind > 0 ? ", and \(behind) other worker(s) waited behind them" : "")
                 + (others > 0 ? ", while \(others) other worker(s) went on" : "")
@@ -257,8 +253,9 @@ final class Watchdog: Sendable {
     }
 
     /// The wait-for graph of `snapshot`.
-    private func graph(_ snapshot: [ParticipantState]) -> WaitForGraph {
-        WaitForGraph(snapshot, workers: board.workers, singleDomain: strategy.singleDomain, mainQueue: strategy.primitive == .mainQueue)
+    func graph(_ snapshot: [ParticipantState]) -> WaitForGraph {
+        WaitForGraph(snapshot, workers: board.workers, singleDomain: strategy.singleDomain, mainQueue: strategy.primitive == .mainQueue,
+                     rounds: board.roles != nil)
     }
 
     private func describe(_ w: Int, _ state: ParticipantState) -> StalledWorker {

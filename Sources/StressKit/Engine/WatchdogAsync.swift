@@ -47,7 +47,14 @@ extension Watchdog {
         }
         guard !suspended.isEmpty else { return nil }
         let since = suspended.map { progress[$0].since }.max() ?? now
-        var stall = report(snapshot, stalledFor: now &- since, partial: suspended)
+        // Partial only if another worker went on meanwhile; else the whole
+        // trial stalled, and the report says why these workers wait.
+        let wentOn = othersWentOn(since: since, besides: graph(snapshot).stuckForGood(assuming: Set(suspended)), progress, now: now)
+        var stall = report(snapshot, stalledFor: now &- since, partial: wentOn ? suspended : nil)
+        if !wentOn {
+            stall.summary += "; " + suspended.map { WaitForGraph.participantName($0, workers: board.workers) }.joined(separator: ", ")
+                + " stayed suspended in an await with nothing of theirs queued, running or sleeping on the harness executor"
+        }
         stall.beganAfterNs = Int(since &- startedAt)
         return stall
     }

@@ -154,10 +154,11 @@ extension PlanLoader {
     /// measured window (else every worker spends the window asleep), and no
     /// single pause may outlast the trial's timeout (else the trial is
     /// killed in it). `stagger: 168h` or `sleep_min: 168h` is a mistake,
-    /// not a test.
-    func checkFuzzFitsTrial(_ e: Experiment, at: (node: Node, path: PlanKeyPath), _ r: inout PlanReader) {
+    /// not a test. Returns whether the settings passed.
+    @discardableResult
+    func checkFuzzFitsTrial(_ e: Experiment, at: (node: Node, path: PlanKeyPath), _ r: inout PlanReader) -> Bool {
         let f = e.fuzz
-        guard f.isActive else { return }
+        guard f.isActive else { return true }
         let format = Quantities.format(nanoseconds:)
         let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
         var bounds: [(key: String, ns: UInt64, limit: UInt64, limitName: String)] = []
@@ -176,20 +177,23 @@ extension PlanLoader {
         for b in bounds where b.ns > 0 && b.ns >= b.limit {
             r.fail(at.path, at.node, "fuzz \(b.key) (\(format(b.ns))) must be shorter than \(b.limitName): "
                    + "the fuzzer's own pauses would leave the trial nothing to measure")
-            return
+            return false
         }
+        return true
     }
 
-    /// `deadlock_after` must be shorter than the trial timeout: otherwise the
-    /// parent kills a deadlocked trial first and it ends as a bare `timeout`,
-    /// without the watchdog's report of where every worker waits. The problem is
+    /// `deadlock_after` must end early enough before the trial timeout for the
+    /// watchdog to report a stall in the time it keeps for that
+    /// (``WatchdogTiming/reportMarginNs(timeoutNs:)``): otherwise the parent
+    /// kills a deadlocked trial first and it ends as a bare `timeout`, without
+    /// the watchdog's report of where every worker waits. The problem is
     /// located at the more specific of the two keys (the experiment's before
     /// `defaults`, `deadlock_after` before `timeout`).
     func checkWatchdogFitsTimeout(
         _ e: Experiment, layer: Layer, defaults: Layer, node: Node, path: PlanKeyPath, _ r: inout PlanReader
     ) {
         let timeout = e.timeoutNs ?? TrialMatrix.automaticTimeout(e)
-        guard e.deadlockAfterNs >= timeout else { return }
+        guard !WatchdogTiming.fits(stallAfterNs: e.deadlockAfterNs, timeoutNs: timeout) else { return }
         let format = Quantities.format(nanoseconds:)
         let timeoutText = e.timeoutNs == nil
             ? "\(format(timeout)), automatic: \(e.stop.durationNs == nil ? "warmup + 2m" : "warmup + 2 × duration + 10s")"
@@ -197,8 +201,29 @@ extension PlanLoader {
         let deadlockText = format(e.deadlockAfterNs) + (layer.deadlockAfterAt ?? defaults.deadlockAfterAt == nil ? ", the default" : "")
         let at = layer.deadlockAfterAt ?? layer.timeoutAt ?? defaults.deadlockAfterAt ?? defaults.timeoutAt
         r.fail(at?.path ?? path, at?.node ?? node,
-               "deadlock_after (\(deadlockText)) must be shorter than the trial timeout (\(timeoutText)): "
+               "deadlock_after (\(deadlockText)) must be shorter than the trial timeout (\(timeoutText)) "
+               + "by at least \(format(WatchdogTiming.reportMarginNs(timeoutNs: timeout))), the time the watchdog keeps to report a stall: "
                + "otherwise a deadlock ends as a bare timeout, without the watchdog's report; shorten deadlock_after or lengthen timeout")
+    }
+
+    /// `deadlock_after` must be longer than the fuzzer's longest pause: a
+    /// worker the fuzzer holds (and every worker waiting for what it holds)
+    /// completes nothing while it lasts, and a limit shorter than that
+    /// reports the fuzzer's own pause as a `hang` of correct code. Located at
+    /// the more specific of the two keys, as above. Checked only for pauses
+    /// that fit the trial (``checkFuzzFitsTrial(_:at:_:)``): one problem per
+    /// mistake.
+    func checkWatchdogOutlastsFuzz(
+        _ e: Experiment, layer: Layer, defaults: Layer, node: Node, path: PlanKeyPath, _ r: inout PlanReader
+    ) {
+        guard let pause = e.fuzz.longestPause, e.deadlockAfterNs <= pause.ns else { return }
+        let format = Quantities.format(nanoseconds:)
+        let deadlockText = format(e.deadlockAfterNs) + (layer.deadlockAfterAt ?? defaults.deadlockAfterAt == nil ? ", the default" : "")
+        let at = layer.deadlockAfterAt ?? layer.fuzzAt ?? defaults.deadlockAfterAt ?? defaults.fuzzAt
+        r.fail(at?.path ?? path, at?.node ?? node,
+               "deadlock_after (\(deadlockText)) must be longer than the fuzzer's longest pause (\(format(pause.ns)), "
+               + "\(pause.key) of fuzz profile \(e.fuzz.profile.rawValue)): a worker the fuzzer holds would look stalled, "
+               + "and correct code would be reported as a hang; lengthen deadlock_after or shorten the pause")
     }
 
     /// Thread counts past ``PlanDefaults/maxThreadsWithoutOptIn`` and plans

@@ -352,7 +352,9 @@ public struct PlanLoader: Sendable {
             experiment.expect = expect
         }
         checkWatchdogFitsTimeout(experiment, layer: layer, defaults: defaults, node: node, path: path, &r)
-        checkFuzzFitsTrial(experiment, at: layer.fuzzAt ?? defaults.fuzzAt ?? (node, path), &r)
+        if checkFuzzFitsTrial(experiment, at: layer.fuzzAt ?? defaults.fuzzAt ?? (node, path), &r) {
+            checkWatchdogOutlastsFuzz(experiment, layer: layer, defaults: defaults, node: node, path: path, &r)
+        }
         return experiment
     }
 

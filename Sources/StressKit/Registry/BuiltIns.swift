@@ -21,6 +21,7 @@ extension StressRegistry {
         r.register(scenario: LazyInitRaceScenario.self)
         r.register(scenario: NestedTransactionOnceScenario.self)
         r.register(scenario: HangInRoundScenario.self)
+        r.register(scenario: StuckInRoundScenario.self)
 
         // Locks, then lock-free, then dispatch queues, then actors, then the
         // control: the order `list` and `strategies: all` use.

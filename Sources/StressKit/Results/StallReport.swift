@@ -54,4 +54,8 @@ public struct StalledWorker: Sendable, Codable, Equatable {
     public var innerResource: Int?
     /// Operations it had completed (warm-up included).
     public var completedOps: Int
+    /// What the kernel said of its thread, for a worker in the code under
+    /// test that had not run during the stall: blocked in the kernel in code
+    /// the harness does not see (Linux only).
+    public var kernelWait: KernelWaitState?
 }

@@ -10,6 +10,8 @@ import Synchronization
 /// isolation can be tested: a runtime trap (with a message, or an
 /// arithmetic overflow's bare one), a hang, an abrupt exit, a SIGKILL,
 /// garbage on the result channel, inside a critical section or outside any; a
+/// self-deadlock on a plain pthread mutex the harness does not see (as a
+/// team's own `NSLock` taken twice, not interposed); a
 /// process that stops itself (SIGSTOP: nothing in it runs, not even the
 /// watchdog); a non-zero exit after the record was written.
 /// Worker 0 fires it at its `after_ops`-th operation; the others keep working (or
@@ -28,7 +30,7 @@ public struct FaultInjectionWorkload: Workload {
         summary: "fault injection for the harness's own tests: trap, hang, exit or kill one worker; deadlock or stall them",
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
-                    choices: ["none", "trap", "overflow", "hang", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
+                    choices: ["none", "trap", "overflow", "hang", "self-deadlock", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
                               "await-self", "await-cycle"]),
             .choice("where", "inside the critical section, outside any, or in an async step after an await",
                     default: "critical-section", choices: ["critical-section", "outside", "await"]),
@@ -42,6 +44,8 @@ public struct FaultInjectionWorkload: Workload {
     public final class State: Sendable {
         let counter = Atomic<Int>(0)
         let release = Atomic<Bool>(false)
+        /// The lock `self-deadlock` takes twice.
+        let unseen = UnseenMutex()
         /// `await-cycle`'s two tasks, made by the first worker to get there.
         let cycle = Mutex<(Task<Void, Never>, Task<Void, Never>)?>(nil)
     }
@@ -96,6 +100,10 @@ public struct FaultInjectionWorkload: Workload {
                     spins &+= 1
                     if spins & 0xFFFF == 0 { sched_yield() } else { stress_cpu_relax() }
                 }
+            case "self-deadlock":
+                // Blocked in the kernel for good, where the harness cannot see.
+                state.unseen.lock()
+                state.unseen.lock()
             case "exit": exit(7)
             case "kill": raise(SIGKILL)
             case "stop":
