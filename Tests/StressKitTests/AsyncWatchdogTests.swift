@@ -1,3 +1,4 @@
+import CStressSupport
 import Foundation
 @testable import StressKit
 import XCTest
@@ -56,5 +57,94 @@ final class AsyncWatchdogTests: XCTestCase {
                 XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
             }
         }
+    }
+
+    /// On the deterministic executor a job holds the only thread: nothing
+    /// else can run, so wall time says nothing about the job's progress. A
+    /// correct job kept off the CPU for 1.5 s (five stall limits; what a
+    /// thread the OS does not run on a loaded machine looks like) is not a
+    /// stall, and nobody else is "suspended with nothing queued" meanwhile.
+    func testAJobTheOSDoesNotRunIsNoStallOnTheDeterministicExecutor() throws {
+        let experiment = { (fuzz: String) in """
+              - workload: _fault
+                name: nap-\(fuzz)
+                parameters: {mode: nap, where: await, after_ops: 30}
+                strategies: [unsynchronized]
+                threads: [3]
+                ops: 200
+                warmup: 0
+                deadlock_after: 300ms
+                executor: deterministic
+                fuzz: \(fuzz)
+            """ }
+        let report = try TestSupport.runIsolated("experiments:\n" + experiment("chaos") + "\n" + experiment("pct"))
+        XCTAssertEqual(report.trials.count, 2)
+        for trial in report.trials {
+            XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
+        }
+    }
+
+    /// A job blocked in the kernel for good on the deterministic executor
+    /// (it uses no CPU) is still a hang: of the whole trial, saying that the
+    /// job holds the only thread, once it has used under 1% of the CPU for
+    /// ten stall limits (at least 2 s).
+    func testAJobBlockedInTheKernelIsAHangOnTheDeterministicExecutor() throws {
+        let trial = try stalledTrial("mode: block, where: await, after_ops: 30", executor: "deterministic")
+        XCTAssertEqual(trial.outcome, .hang, WorkloadTestSupport.describe(trial))
+        let stall = try XCTUnwrap(trial.stall)
+        XCTAssertTrue(stall.summary.contains("worker 0"), stall.summary)
+        XCTAssertTrue(stall.summary.contains("blocked in the kernel"), stall.summary)
+        XCTAssertTrue(stall.summary.contains("no other job can run meanwhile"), stall.summary)
+        XCTAssertFalse(stall.summary.contains("other worker(s) went on"), stall.summary)
+        XCTAssertNil(stall.partial, "nothing else can run on the deterministic executor: the whole trial stalled")
+    }
+
+    /// A job that spins between two awaits on the deterministic executor is a
+    /// hang of the whole trial, never "while N other worker(s) went on".
+    func testASpinningJobOnTheDeterministicExecutorIsAWholeTrialHang() throws {
+        let trial = try stalledTrial("mode: hang, where: await, after_ops: 50", executor: "deterministic")
+        XCTAssertEqual(trial.outcome, .hang, WorkloadTestSupport.describe(trial))
+        let stall = try XCTUnwrap(trial.stall)
+        XCTAssertFalse(stall.summary.contains("other worker(s) went on"), stall.summary)
+        XCTAssertNil(stall.partial, stall.summary)
+    }
+
+    /// The executor clock: wall time, except that while the executor has
+    /// work it advances only by the CPU time its thread used.
+    func testTheExecutorClockCountsOnlyTheHeldThreadsCPUTime() {
+        var clock = ExecutorClock()
+        // No deterministic executor: the wall clock.
+        XCTAssertEqual(clock.reading(wall: 1_000, nil), 1_000)
+        XCTAssertFalse(clock.isDeterministic)
+        // A clock id of 0 cannot be read: the wall clock too, never a discount.
+        let unreadable = DeterministicExecutorState(runningJob: 7, busy: true, cpuClock: 0)
+        XCTAssertEqual(clock.reading(wall: 2_000, unreadable), 2_000)
+        XCTAssertEqual(clock.reading(wall: 9_000, unreadable), 9_000)
+        XCTAssertEqual(clock.held?.number, 7)
+        // This thread's own clock, asleep while "its job" holds it: the
+        // clock stands nearly still; after the job, it follows the wall again.
+        var own = ExecutorClock()
+        let state = DeterministicExecutorState(runningJob: 1, busy: true, cpuClock: stress_thread_cpu_clock())
+        let start = MonotonicClock.now()
+        let first = own.reading(wall: start, state)
+        usleep(200_000)
+        let wall = MonotonicClock.now()
+        let second = own.reading(wall: wall, state)
+        XCTAssertLessThan(second - first, (wall - start) / 2, "a sleeping thread used almost no CPU")
+        let idle = DeterministicExecutorState(runningJob: nil, busy: false, cpuClock: state.cpuClock)
+        let third = own.reading(wall: wall + 1_000_000, idle)
+        XCTAssertEqual(third - second, 1_000_000, "the executor had nothing to do: wall time")
+        XCTAssertNil(own.held)
+        // No job runs but one is ready (a sleeping task's wake-up on the
+        // global queue, say) and the OS does not run the thread: workers
+        // waiting for that job are not suspended for good meanwhile.
+        let ready = DeterministicExecutorState(runningJob: nil, busy: true, cpuClock: state.cpuClock)
+        let readyStart = MonotonicClock.now()
+        let fourth = own.reading(wall: readyStart, ready)
+        usleep(200_000)
+        let readyEnd = MonotonicClock.now()
+        XCTAssertLessThan(own.reading(wall: readyEnd, ready) - fourth, (readyEnd - readyStart) / 2)
+        XCTAssertEqual(ExecutorClock.kernelWaitLimit(stallAfterNs: 100_000_000), 2_000_000_000)
+        XCTAssertEqual(ExecutorClock.kernelWaitLimit(stallAfterNs: 500_000_000), 5_000_000_000)
     }
 }

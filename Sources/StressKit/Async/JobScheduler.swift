@@ -49,6 +49,9 @@ final class JobScheduler: @unchecked Sendable {
     private var virtualNow: UInt64 = 0
     private var readyScratch: [Int] = []
     private var threads: [OSThread] = []
+    /// The CPU-time clock of the deterministic executor's one thread (0
+    /// until it has started; see `stress_thread_cpu_clock`).
+    private var threadCpuClock: UInt64 = 0
     /// Figures for the record.
     private(set) var stats = ExecutorStats()
 
@@ -164,7 +167,19 @@ final class JobScheduler: @unchecked Sendable {
     func activity(of w: Int) -> WorkerActivity {
         locked {
             WorkerActivity(queued: queues[w].count - heads[w], runningSinceNs: running[w] == 0 ? nil : running[w],
-                           sleeping: timers.contains { $0.worker == w }, jobsRun: jobsRun[w])
+                           sleeping: timers.contains { $0.worker == w }, jobsRun: jobsRun[w],
+                           runningJob: running[w] == 0 ? nil : runningJob[w])
+        }
+    }
+
+    /// What the watchdog needs to know of the deterministic executor's one
+    /// thread (nil on the parallel executor): which job holds it, and its
+    /// CPU-time clock.
+    func deterministicState() -> DeterministicExecutorState? {
+        guard deterministic else { return nil }
+        return locked {
+            DeterministicExecutorState(runningJob: runningCount > 0 ? started : nil,
+                                       busy: runningCount > 0 || hasReady || !timers.isEmpty || held, cpuClock: threadCpuClock)
         }
     }
 
@@ -172,6 +187,7 @@ final class JobScheduler: @unchecked Sendable {
 
     private func serve() {
         pthread_mutex_lock(lock)
+        if deterministic { threadCpuClock = stress_thread_cpu_clock() }
         while true {
             releaseDueTimers()
             if !held, let w = nextWorker() {
@@ -293,10 +309,28 @@ struct WorkerActivity: Sendable, Equatable {
     var sleeping: Bool
     /// Jobs of it run so far: when this moves, the worker made progress.
     var jobsRun: UInt64
+    /// The number of its running job (``DeterministicExecutorState/runningJob``
+    /// counts the same way), nil when none runs.
+    var runningJob: UInt64? = nil
 
     /// Suspended, and nothing the executor holds will resume it: only code
     /// elsewhere (another task, a continuation's owner) can.
     var isSuspended: Bool { queued == 0 && runningSinceNs == nil && !sleeping }
+}
+
+/// The deterministic executor's one thread, as the watchdog sees it.
+struct DeterministicExecutorState: Sendable, Equatable {
+    /// The number of the job running on it (each job started gets the next
+    /// one), or nil while none runs.
+    var runningJob: UInt64?
+    /// Whether it has something to do: a job running or ready (a worker's,
+    /// or a global one such as a sleeping task's wake-up, which belongs to no
+    /// worker), a sleep pending (due at once on the virtual clock), or the
+    /// coordinator holding it. Only while it has nothing to do can no job
+    /// ever resume a suspended worker.
+    var busy: Bool = false
+    /// Its CPU-time clock, for `stress_cpu_clock_ns` (0 when unknown).
+    var cpuClock: UInt64
 }
 
 /// The harness executor's figures for one trial (in records under `executor`).
@@ -334,5 +368,11 @@ final class ExecutorView: Sendable {
     func activity(of w: Int) -> WorkerActivity? {
         guard let s = scheduler.withLock({ $0 }), w < s.workers else { return nil }
         return s.activity(of: w)
+    }
+
+    /// The deterministic executor's thread, or nil when the trial's tasks
+    /// run on another executor.
+    func deterministicState() -> DeterministicExecutorState? {
+        scheduler.withLock { $0 }?.deterministicState()
     }
 }

@@ -81,6 +81,8 @@ final class Watchdog: Sendable {
         let interval = Swift.max(1_000_000, Swift.min(100_000_000, stallAfterNs / 10))
         var progress = [Progress](repeating: Progress(), count: board.participants)
         var armed = false
+        // The deterministic executor's own time (the wall clock elsewhere).
+        var clock = ExecutorClock()
         // One timed wait per interval, which stop() cuts short: the watchdog
         // wakes about ten times per stall limit, not every few milliseconds, so
         // it takes next to nothing from the workers' cores and context-switch counts.
@@ -89,14 +91,15 @@ final class Watchdog: Sendable {
             let activities = raw.indices.map { raw[$0].site.phase == .awaiting ? board.executor.activity(of: $0) : nil }
             let snapshot = Self.judged(raw, activities)
             if snapshot.prefix(board.workers).allSatisfy({ $0.site.phase == .finished }) { return }
-            let now = MonotonicClock.now()
+            let wall = MonotonicClock.now()
             guard let armedAt = board.armedAt else {
-                if now &- startedAt >= startLimitNs {
-                    onStall(startReport(snapshot, waitedFor: now &- startedAt))
+                if wall &- startedAt >= startLimitNs {
+                    onStall(startReport(snapshot, waitedFor: wall &- startedAt))
                     return
                 }
                 continue
             }
+            let now = clock.reading(wall: wall, board.executor.deterministicState())
             for w in 0..<board.participants {
                 let phase = raw[w].site.phase
                 let completed = !armed || snapshot[w].completed != progress[w].completed
@@ -115,7 +118,7 @@ final class Watchdog: Sendable {
             }
             armed = true
             if let stall = wholeTrialStall(snapshot, progress, now: now)
-                ?? asyncStall(snapshot, activities, progress, now: now) ?? partialStall(snapshot, progress, now: now) {
+                ?? asyncStall(snapshot, activities, progress, now: now, clock: clock) ?? partialStall(snapshot, progress, now: now) {
                 onStall(stall)
                 return
             }
