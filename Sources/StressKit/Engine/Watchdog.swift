@@ -307,24 +307,32 @@ final class Watchdog: Sendable {
         // What a harness-aware primitive says it waits for and holds.
         var keyed = ""
         if state.waitKind != 0 {
+            let key = WaitKey.primitive(state.waitKey)
             keyed += (site.phase == .blocked ? " " : "; waiting for ")
-                + (state.waitKind == UInt64(STRESS_WAIT_CONDITION) ? "a signal on " : "")
-                + PrimitiveNames.describe(WaitKey.primitive(state.waitKey))
+                + (state.waitKind == UInt64(STRESS_WAIT_CONDITION)
+                    ? "a signal on " + PrimitiveNames.describeCondition(key) : PrimitiveNames.describe(key))
         }
-        if !state.held.isEmpty {
-            keyed += "; holding " + state.held.map { PrimitiveNames.describe(WaitKey.primitive($0)) }.joined(separator: ", ")
-        }
-        let who = w < board.workers ? "" : WaitForGraph.participantName(w, workers: board.workers) + ": "
+        if !state.held.isEmpty { keyed += "; holding " + Self.heldList(state.held) }
         // A scenario's worker always runs one role: name it where no step does
         // (between its role's runs, at the round's barrier).
         let role = label == nil ? board.roles.flatMap { $0.indices.contains(w) ? $0[w] : nil } : nil
         return StalledWorker(
-            thread: w, operation: parts?.first ?? role, step: parts?.dropFirst().first, phase: "\(site.phase)",
-            description: who + (label.map { "\($0): " } ?? role.map { "\($0): " } ?? "") + (state.note ?? text) + keyed,
+            thread: w, participant: w < board.workers ? nil : WaitForGraph.participantName(w, workers: board.workers),
+            operation: parts?.first ?? role, step: parts?.dropFirst().first, phase: "\(site.phase)",
+            description: (label.map { "\($0): " } ?? role.map { "\($0): " } ?? "") + (state.note ?? text) + keyed,
             resource: hasResource ? r : nil,
             innerResource: site.phase == .acquiringInner || site.phase == .insideInner ? inner : nil,
             completedOps: Int(completed)
         )
+    }
+
+    /// What a participant holds, each primitive once, in the order it took
+    /// them: a recursive lock taken again is published once per take, and
+    /// shown once with its count ("the lock 'cash' (held 2 times: re-entered)").
+    static func heldList(_ held: [UInt64]) -> String {
+        WaitForGraph.counted(held.map(WaitKey.primitive)).map { key, count in
+            PrimitiveNames.describe(key) + WaitForGraph.reentries(count)
+        }.joined(separator: ", ")
     }
 
     /// The first cycle in the wait-for graph (worker → holder of what it waits
