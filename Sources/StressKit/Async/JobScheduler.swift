@@ -52,6 +52,12 @@ final class JobScheduler: @unchecked Sendable {
     /// The CPU-time clock of the deterministic executor's one thread (0
     /// until it has started; see `stress_thread_cpu_clock`).
     private var threadCpuClock: UInt64 = 0
+    /// How long the deterministic executor has had nothing to do (no job
+    /// running or ready, no sleep pending, not held), and since when it has
+    /// now (0: it has work). Its thread's CPU time plus this is the
+    /// executor's own clock (``DeterministicExecutorState``).
+    private var idleNs: UInt64 = 0
+    private var idleSince: UInt64 = 0
     /// Figures for the record.
     private(set) var stats = ExecutorStats()
 
@@ -107,6 +113,7 @@ final class JobScheduler: @unchecked Sendable {
     func hold(_ body: () -> Void) {
         locked {
             held = true
+            endIdle()
             while deterministic && runningCount > 0 { pthread_cond_wait(wake, lock) }
         }
         body()
@@ -118,6 +125,7 @@ final class JobScheduler: @unchecked Sendable {
         locked {
             sequence &+= 1
             queues[worker].append(Queued(sequence: sequence, job: job))
+            endIdle()
             stats.jobs &+= 1
             if idle > 0 { pthread_cond_signal(wake) }
         }
@@ -146,6 +154,7 @@ final class JobScheduler: @unchecked Sendable {
         locked {
             sequence &+= 1
             queues[workers].append(Queued(sequence: sequence, job: job))
+            endIdle()
             stats.globalJobs = (stats.globalJobs ?? 0) &+ 1
             if idle > 0 { pthread_cond_signal(wake) }
         }
@@ -158,6 +167,7 @@ final class JobScheduler: @unchecked Sendable {
             let q = Self.virtualResolutionNs
             let due = deterministic ? virtualNow &+ max(1, (delayNs + q - 1) / q) * q : MonotonicClock.now() &+ delayNs
             timers.append(Timed(due: due, sequence: sequence, worker: worker, job: job))
+            endIdle()
             stats.timedJobs &+= 1
             if idle > 0 { pthread_cond_signal(wake) }
         }
@@ -179,7 +189,8 @@ final class JobScheduler: @unchecked Sendable {
         guard deterministic else { return nil }
         return locked {
             DeterministicExecutorState(runningJob: runningCount > 0 ? started : nil,
-                                       busy: runningCount > 0 || hasReady || !timers.isEmpty || held, cpuClock: threadCpuClock)
+                                       idleNs: idleNs &+ (idleSince == 0 ? 0 : MonotonicClock.now() &- idleSince),
+                                       cpuClock: threadCpuClock)
         }
     }
 
@@ -227,7 +238,12 @@ final class JobScheduler: @unchecked Sendable {
                 virtualNow = max(virtualNow, due)
                 continue
             }
+            // Nothing to do: the deterministic executor is idle until work
+            // arrives (whoever brings it ends the idle span, so a thread the
+            // OS is slow to wake up is not counted idle meanwhile).
+            if deterministic && !held && !hasReady && runningCount == 0 && timers.isEmpty { idleSince = MonotonicClock.now() }
             wait()
+            endIdle()
         }
         pthread_mutex_unlock(lock)
     }
@@ -271,6 +287,13 @@ final class JobScheduler: @unchecked Sendable {
     }
 
     /// Sleeps until woken, or until the next real deadline.
+    /// Ends the deterministic executor's idle span, if it is in one (under the lock).
+    private func endIdle() {
+        guard idleSince != 0 else { return }
+        idleNs &+= MonotonicClock.now() &- idleSince
+        idleSince = 0
+    }
+
     private func wait() {
         idle += 1
         defer { idle -= 1 }
@@ -323,12 +346,10 @@ struct DeterministicExecutorState: Sendable, Equatable {
     /// The number of the job running on it (each job started gets the next
     /// one), or nil while none runs.
     var runningJob: UInt64?
-    /// Whether it has something to do: a job running or ready (a worker's,
-    /// or a global one such as a sleeping task's wake-up, which belongs to no
-    /// worker), a sleep pending (due at once on the virtual clock), or the
-    /// coordinator holding it. Only while it has nothing to do can no job
-    /// ever resume a suspended worker.
-    var busy: Bool = false
+    /// How long it has had nothing to do so far (no job running or ready,
+    /// no sleep pending, not held by the coordinator): only then can a
+    /// suspended worker wait for something that is not the executor's.
+    var idleNs: UInt64 = 0
     /// Its CPU-time clock, for `stress_cpu_clock_ns` (0 when unknown).
     var cpuClock: UInt64
 }

@@ -32,7 +32,8 @@ extension Watchdog {
     /// On the deterministic executor time is the executor's own
     /// (``ExecutorClock``): a job is judged by the CPU its thread used while
     /// it held it, and the stall is the whole trial's, since nothing else can
-    /// run meanwhile (``heldJobStall(_:_:now:clock:)``).
+    /// run meanwhile (``heldJobStall(_:_:now:clock:)``); a suspension counts
+    /// while the executor is idle.
     func asyncStall(_ snapshot: [ParticipantState], _ activities: [WorkerActivity?], _ progress: [Progress],
                     now: UInt64, clock: ExecutorClock) -> StallReport? {
         if clock.isDeterministic, let stall = heldJobStall(snapshot, activities, now: now, clock: clock) { return stall }
@@ -69,12 +70,12 @@ extension Watchdog {
         guard let held = clock.held,
               let w = activities.indices.first(where: { activities[$0]?.runningJob == held.number }),
               let since = activities[w]?.runningSinceNs else { return nil }
-        let heldFor = held.heldForNs(startedAtWallNs: since, now: now)
+        let heldFor = held.heldForNs(now: now)
         let wallFor = clock.wallNs &- since
         let reason: String
         if heldFor >= stallAfterNs {
             reason = "one job of its task has held the deterministic executor's only thread for "
-                + "\(Quantities.format(nanoseconds: heldFor)) of its running time without returning to the executor "
+                + "\(Quantities.format(nanoseconds: heldFor)) of CPU time without returning to the executor "
                 + "(a loop between two awaits); no other job can run meanwhile"
         } else {
             let watched = clock.wallNs &- held.firstSeenWallNs
