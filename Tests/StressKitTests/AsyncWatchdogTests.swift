@@ -116,10 +116,10 @@ final class AsyncWatchdogTests: XCTestCase {
         // No deterministic executor: the wall clock.
         XCTAssertEqual(clock.reading(wall: 1_000, nil), 1_000)
         XCTAssertFalse(clock.isDeterministic)
-        // A clock id of 0 cannot be read: the wall clock until one can, and
+        // A CPU time that cannot be read: the wall clock until one can, and
         // never backwards.
         var unreadable = ExecutorClock()
-        let none = DeterministicExecutorState(runningJob: 7, idleNs: 0, cpuClock: 0)
+        let none = DeterministicExecutorState(runningJob: 7, idleNs: 0, cpuNs: .max)
         XCTAssertEqual(unreadable.reading(wall: 2_000, none), 2_000)
         XCTAssertEqual(unreadable.reading(wall: 9_000, none), 9_000)
         XCTAssertTrue(unreadable.isDeterministic)
@@ -128,18 +128,18 @@ final class AsyncWatchdogTests: XCTestCase {
         // clock stands nearly still (a thread the OS does not run).
         var own = ExecutorClock()
         let cpuClock = stress_thread_cpu_clock()
-        let running = DeterministicExecutorState(runningJob: 1, idleNs: 0, cpuClock: cpuClock)
+        let running = { DeterministicExecutorState(runningJob: 1, idleNs: 0, cpuNs: stress_cpu_clock_ns(cpuClock)) }
         let start = MonotonicClock.now()
-        let first = own.reading(wall: start, running)
+        let first = own.reading(wall: start, running())
         XCTAssertEqual(first, start, "anchored to the wall clock")
         usleep(200_000)
         let wall = MonotonicClock.now()
-        let second = own.reading(wall: wall, running)
+        let second = own.reading(wall: wall, running())
         XCTAssertLessThan(second - first, (wall - start) / 2, "a sleeping thread used almost no CPU")
         XCTAssertEqual(own.held?.number, 1)
         XCTAssertEqual(own.held?.heldForNs(now: second), second - first)
         // The executor idle for 150 ms of those: its time counts.
-        let idle = DeterministicExecutorState(runningJob: nil, idleNs: 150_000_000, cpuClock: cpuClock)
+        let idle = DeterministicExecutorState(runningJob: nil, idleNs: 150_000_000, cpuNs: stress_cpu_clock_ns(cpuClock))
         let third = own.reading(wall: wall + 150_000_000, idle)
         XCTAssertGreaterThanOrEqual(third - second, 150_000_000, "idle time is the executor's own")
         XCTAssertLessThanOrEqual(third, wall + 150_000_000, "never ahead of the wall clock")

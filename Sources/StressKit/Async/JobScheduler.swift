@@ -187,11 +187,11 @@ final class JobScheduler: @unchecked Sendable {
     /// CPU-time clock.
     func deterministicState() -> DeterministicExecutorState? {
         guard deterministic else { return nil }
-        return locked {
-            DeterministicExecutorState(runningJob: runningCount > 0 ? started : nil,
-                                       idleNs: idleNs &+ (idleSince == 0 ? 0 : MonotonicClock.now() &- idleSince),
-                                       cpuClock: threadCpuClock)
+        let (job, idle, clock) = locked {
+            (runningCount > 0 ? started : nil, idleNs &+ (idleSince == 0 ? 0 : MonotonicClock.now() &- idleSince), threadCpuClock)
         }
+        // The thread's CPU time, read outside the lock (a system call).
+        return DeterministicExecutorState(runningJob: job, idleNs: idle, cpuNs: stress_cpu_clock_ns(clock))
     }
 
     // MARK: - The threads
@@ -350,8 +350,8 @@ struct DeterministicExecutorState: Sendable, Equatable {
     /// no sleep pending, not held by the coordinator): only then can a
     /// suspended worker wait for something that is not the executor's.
     var idleNs: UInt64 = 0
-    /// Its CPU-time clock, for `stress_cpu_clock_ns` (0 when unknown).
-    var cpuClock: UInt64
+    /// The CPU time its thread has used (`UInt64.max` when it cannot be read).
+    var cpuNs: UInt64
 }
 
 /// The harness executor's figures for one trial (in records under `executor`).

@@ -1,5 +1,3 @@
-import CStressSupport
-
 /// The watchdog's clock for a trial on the deterministic executor: the
 /// executor's own time, the CPU time its only thread has used plus the time
 /// it has had nothing to do, in place of the wall clock.
@@ -51,12 +49,14 @@ struct ExecutorClock {
     /// The time now on this clock (monotonic ns), given the wall time and
     /// the deterministic executor's state; the wall time itself when the
     /// trial has no deterministic executor or its thread's CPU clock cannot
-    /// be read (yet).
+    /// be read (yet). The state may be older than `wall` (the watchdog reads
+    /// it before the workers' words): the time is then the state's, never
+    /// later than `wall`.
     mutating func reading(wall: UInt64, _ state: DeterministicExecutorState?) -> UInt64 {
         wallNs = wall
         guard let state else { return wall }
         isDeterministic = true
-        let cpu = stress_cpu_clock_ns(state.cpuClock)
+        let cpu = state.cpuNs
         cpuNs = cpu
         guard cpu != .max else {
             held = nil

@@ -87,6 +87,11 @@ final class Watchdog: Sendable {
         // wakes about ten times per stall limit, not every few milliseconds, so
         // it takes next to nothing from the workers' cores and context-switch counts.
         while !stopping.wait(upTo: interval) {
+            // The deterministic executor's time before what the workers
+            // published: a look the OS delays between the two then sees
+            // progress made after that time, never a stale snapshot against
+            // a later clock (which counted the delay as time without progress).
+            let executorState = board.executor.deterministicState()
             let raw = (0..<board.participants).map(board.state)
             let activities = raw.indices.map { raw[$0].site.phase == .awaiting ? board.executor.activity(of: $0) : nil }
             let snapshot = Self.judged(raw, activities)
@@ -99,7 +104,7 @@ final class Watchdog: Sendable {
                 }
                 continue
             }
-            let now = clock.reading(wall: wall, board.executor.deterministicState())
+            let now = clock.reading(wall: wall, executorState)
             for w in 0..<board.participants {
                 let phase = raw[w].site.phase
                 let completed = !armed || snapshot[w].completed != progress[w].completed
