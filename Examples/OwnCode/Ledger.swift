@@ -1,11 +1,13 @@
 import Foundation
+import StressKit
 
 /// Code that is not changed at all, not even the type of its primitives: a
 /// ledger that moves money between two books, each guarded by a plain
 /// Foundation lock (or a pthread read-write lock). Run with `interpose: true`
 /// in the plan, the trial process has the pthread interposer preloaded, and
 /// the locks' pthread calls publish what each thread holds and waits for,
-/// with fuzz points around them, as the harness-aware wrappers do.
+/// with fuzz points around them, as the harness-aware wrappers do. (The one
+/// optional line it may add: naming its locks for stall reports, `named`.)
 public final class Ledger: @unchecked Sendable {
     // @unchecked: the two locks keep the two books safe, which is what the
     // example tests.
@@ -38,8 +40,12 @@ public final class Ledger: @unchecked Sendable {
     private var sales = 0  // guarded by salesLock
 
     /// A ledger guarded by `locks`; with `invertedOrder`, `settle` has the
-    /// lock-order bug.
-    public init(invertedOrder: Bool, locks: Locks = .nslock) {
+    /// lock-order bug. With `named`, it names its locks for stall reports
+    /// ("ledger.cash", "ledger.sales"): the one call a team adds where its
+    /// locks are made (``PrimitiveNames/name(_:_:)``; it costs nothing
+    /// after). Unnamed, a report calls each by what it is and where the code
+    /// first took it ("the mutex first taken at post/post").
+    public init(invertedOrder: Bool, locks: Locks = .nslock, named: Bool = false) {
         self.invertedOrder = invertedOrder
         self.locks = locks
         switch locks {
@@ -47,6 +53,10 @@ public final class Ledger: @unchecked Sendable {
         case .recursiveLock: (cashLock, salesLock) = (RecursiveLock(), RecursiveLock())
         case .rwlock: (cashLock, salesLock) = (ReadWriteLock(), ReadWriteLock())
         case .lockAndCondition: (cashLock, salesLock) = (PlainLock(), ConditionLock())
+        }
+        if named {
+            cashLock.name("ledger.cash")
+            salesLock.name("ledger.sales")
         }
     }
 
@@ -113,6 +123,8 @@ private protocol BookLock: AnyObject, Sendable {
     /// Waits to be signalled, at most `seconds`, where the primitive is a
     /// condition (called holding it).
     func waitForSignal(upTo seconds: Double)
+    /// Names the primitive for stall reports.
+    func name(_ name: String)
 }
 
 extension BookLock {
@@ -125,12 +137,14 @@ private final class PlainLock: BookLock {
     private let lock_ = NSLock()
     func lock() { lock_.lock() }
     func unlock() { lock_.unlock() }
+    func name(_ name: String) { PrimitiveNames.name(lock_, name) }
 }
 
 private final class RecursiveLock: BookLock {
     private let lock_ = NSRecursiveLock()
     func lock() { lock_.lock() }
     func unlock() { lock_.unlock() }
+    func name(_ name: String) { PrimitiveNames.name(lock_, name) }
 }
 
 private final class ConditionLock: BookLock {
@@ -139,6 +153,7 @@ private final class ConditionLock: BookLock {
     func unlock() { condition.unlock() }
     func signal() { condition.broadcast() }
     func waitForSignal(upTo seconds: Double) { _ = condition.wait(until: Date(timeIntervalSinceNow: seconds)) }
+    func name(_ name: String) { PrimitiveNames.name(condition, name) }
 }
 
 private final class ReadWriteLock: BookLock, @unchecked Sendable {
@@ -152,6 +167,7 @@ private final class ReadWriteLock: BookLock, @unchecked Sendable {
     }
 
     deinit {
+        PrimitiveNames.forget(rwlock)
         pthread_rwlock_destroy(rwlock)
         rwlock.deallocate()
     }
@@ -159,4 +175,5 @@ private final class ReadWriteLock: BookLock, @unchecked Sendable {
     func lock() { pthread_rwlock_wrlock(rwlock) }
     func lockShared() { pthread_rwlock_rdlock(rwlock) }
     func unlock() { pthread_rwlock_unlock(rwlock) }
+    func name(_ name: String) { PrimitiveNames.name(rwlock: rwlock, name) }
 }

@@ -12,18 +12,21 @@ public struct LedgerWorkload: Workload {
                     default: "correct", choices: ["correct", "lock-order"]),
             .choice("locks", "what guards the two books: " + Ledger.Locks.allCases.map(\.rawValue).joined(separator: ", "),
                     default: "nslock", choices: Ledger.Locks.allCases.map(\.rawValue)),
+            .flag("named", "the ledger names its locks for stall reports (ledger.cash, ledger.sales)", default: false),
         ]
     )
 
     let invertedOrder: Bool
     let locks: Ledger.Locks
+    let named: Bool
 
     public init(parameters: WorkloadParameters) throws {
         invertedOrder = try parameters.text("variant") == "lock-order"
         locks = Ledger.Locks(rawValue: try parameters.text("locks")) ?? .nslock
+        named = try parameters.flag("named")
     }
 
-    public func makeState(threads: Int) -> Ledger { Ledger(invertedOrder: invertedOrder, locks: locks) }
+    public func makeState(threads: Int) -> Ledger { Ledger(invertedOrder: invertedOrder, locks: locks, named: named) }
 
     public func operations() -> [StressOperation<Ledger>] {
         [

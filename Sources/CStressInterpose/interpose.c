@@ -9,6 +9,8 @@
 enum { WORD_SITE = 0, WORD_WAIT_KEY = 4, WORD_WAIT_KIND = 5, WORD_HELD = 6, HELD_SLOTS = 8, WORD_SAVED_SITE = 15 };
 enum { WAIT_LOCK = 1, WAIT_READ_LOCK = 2, WAIT_WRITE_LOCK = 3, WAIT_CONDITION = 4 };
 enum { POINT_BEFORE_ACQUIRE = 2, POINT_AFTER_ACQUIRE = 3, POINT_BEFORE_RELEASE = 4, POINT_AFTER_RELEASE = 5 };
+// What a primitive in the first-taken table is (CStressInterpose.h).
+enum { KIND_MUTEX = 1, KIND_RECURSIVE_MUTEX = 2, KIND_RWLOCK = 3, KIND_CONDITION = 4, KIND_CONDITION_MUTEX = 5 };
 #define PHASE_SHIFT 24
 #define PHASE_MASK ((uint64_t)0xF << PHASE_SHIFT)
 #define PHASE_BLOCKED ((uint64_t)13 << PHASE_SHIFT)
@@ -29,8 +31,92 @@ static void (*fuzz_hook)(int point);
 /// still has the line it last had, so no line is read unless a trial runs.
 static const int *trial_running;
 
+// Where each primitive the code under test used was first taken (or waited
+// on), and what it is, so that a report calls an unnamed lock "the mutex
+// first taken at post/post", not by its address. One fixed table, open
+// addressing on the primitive's address: no allocation and no lock; a slot
+// is claimed with one compare-and-swap on its key, then its description is
+// stored. Only the traced (in-trial, in-code) paths touch it; a primitive
+// already in it costs a hash and a load or two.
+enum { FIRST_SLOTS = 4096, FIRST_PROBES = 32 };
+struct first_taken {
+    uint64_t key;   // the primitive's address; 0: a free slot
+    uint64_t site;  // the taker's site word at the time
+    uint64_t info;  // kind | sequence << 8; 0 until written
+};
+static struct first_taken first_table[FIRST_SLOTS];
+static uint64_t first_sequence;
+
+static inline uint64_t first_slot(uint64_t key) {
+    return ((key >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - 12);
+}
+
+/// Notes `key` as first taken now, at the site `p` publishes, unless it
+/// already is; with `upgrade`, a primitive already noted gets `kind` (a
+/// mutex seen waited with by a condition is that condition's lock).
+static void note_first(const uint64_t *p, uint64_t key, uint64_t kind, int upgrade) {
+    uint64_t h = first_slot(key);
+    for (int i = 0; i < FIRST_PROBES; i++) {
+        struct first_taken *e = &first_table[(h + i) & (FIRST_SLOTS - 1)];
+        uint64_t k = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
+        if (k == 0) {
+            uint64_t expected = 0;
+            if (__atomic_compare_exchange_n(&e->key, &expected, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&e->site, __atomic_load_n(p + WORD_SITE, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+                uint64_t n = __atomic_add_fetch(&first_sequence, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&e->info, kind | n << 8, __ATOMIC_RELEASE);
+                return;
+            }
+            k = expected;
+        }
+        if (k == key) {
+            if (upgrade) {
+                uint64_t info = __atomic_load_n(&e->info, __ATOMIC_ACQUIRE);
+                if (info != 0 && (info & 0xFF) != kind) __atomic_store_n(&e->info, (info & ~(uint64_t)0xFF) | kind, __ATOMIC_RELEASE);
+            }
+            return;
+        }
+    }
+}
+
+int stress_interpose_first_taken(uint64_t key, uint64_t *site, uint64_t *info) {
+    uint64_t h = first_slot(key);
+    for (int i = 0; i < FIRST_PROBES; i++) {
+        const struct first_taken *e = &first_table[(h + i) & (FIRST_SLOTS - 1)];
+        uint64_t k = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
+        if (k == 0) return 0;
+        if (k != key) continue;
+        uint64_t n = __atomic_load_n(&e->info, __ATOMIC_ACQUIRE);
+        if (n == 0) return 0;
+        *site = __atomic_load_n(&e->site, __ATOMIC_RELAXED);
+        *info = n;
+        return 1;
+    }
+    return 0;
+}
+
+int stress_interpose_first_taken_rank(uint64_t key) {
+    uint64_t site, info;
+    if (!stress_interpose_first_taken(key, &site, &info)) return 0;
+    // Site ids only (bits 0-23): the phase it was taken in does not matter.
+    int rank = 1;
+    for (int i = 0; i < FIRST_SLOTS; i++) {
+        const struct first_taken *e = &first_table[i];
+        if (__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) == 0) continue;
+        uint64_t other = __atomic_load_n(&e->info, __ATOMIC_ACQUIRE);
+        if (other == 0 || (other & 0xFF) != (info & 0xFF) || (other >> 8) >= (info >> 8)) continue;
+        if ((__atomic_load_n(&e->site, __ATOMIC_RELAXED) & 0xFFFFFF) == (site & 0xFFFFFF)) rank++;
+    }
+    return rank;
+}
+
 void stress_interpose_attach(uint64_t *l) { line = l; }
 void stress_interpose_install(void (*fuzz)(int point), const int *running) {
+    // A new trial: its primitives are new (an address may be reused).
+    for (int i = 0; i < FIRST_SLOTS; i++) {
+        __atomic_store_n(&first_table[i].info, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&first_table[i].key, 0, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&trial_running, running, __ATOMIC_RELEASE);
     __atomic_store_n(&fuzz_hook, fuzz, __ATOMIC_RELEASE);
 }
@@ -147,9 +233,16 @@ int pthread_mutex_unlock(pthread_mutex_t *m) {
     return mutex_unlock_traced(m);
 }
 
+/// A mutex's kind for the first-taken table: recursive or not (glibc keeps
+/// the type in the mutex itself).
+static inline uint64_t mutex_kind(const pthread_mutex_t *m) {
+    return (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP ? KIND_RECURSIVE_MUTEX : KIND_MUTEX;
+}
+
 static SLOW int mutex_lock_traced(pthread_mutex_t *m) {
     uint64_t *p = in_code();
     if (!p) return __pthread_mutex_lock(m);
+    note_first(p, KEY(m), mutex_kind(m), 0);
     fuzz(POINT_BEFORE_ACQUIRE);
     wait_begin(p, KEY(m), WAIT_LOCK);
     int r = __pthread_mutex_lock(m);
@@ -162,7 +255,10 @@ static SLOW int mutex_lock_traced(pthread_mutex_t *m) {
 int pthread_mutex_trylock(pthread_mutex_t *m) {
     int r = __pthread_mutex_trylock(m);
     uint64_t *p = in_code();
-    if (p && r == 0) hold(p, KEY(m));
+    if (p && r == 0) {
+        note_first(p, KEY(m), mutex_kind(m), 0);
+        hold(p, KEY(m));
+    }
     return r;
 }
 
@@ -181,6 +277,7 @@ static SLOW int mutex_unlock_traced(pthread_mutex_t *m) {
 static SLOW int rwlock(pthread_rwlock_t *l, int shared) {
     uint64_t *p = in_code();
     if (!p) return shared ? __pthread_rwlock_rdlock(l) : __pthread_rwlock_wrlock(l);
+    note_first(p, KEY(l), KIND_RWLOCK, 0);
     fuzz(POINT_BEFORE_ACQUIRE);
     wait_begin(p, KEY(l) | (shared ? SHARED : 0), shared ? WAIT_READ_LOCK : WAIT_WRITE_LOCK);
     int r = shared ? __pthread_rwlock_rdlock(l) : __pthread_rwlock_wrlock(l);
@@ -203,14 +300,20 @@ int pthread_rwlock_wrlock(pthread_rwlock_t *l) {
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *l) {
     int r = __pthread_rwlock_tryrdlock(l);
     uint64_t *p = in_code();
-    if (p && r == 0) hold(p, KEY(l) | SHARED);
+    if (p && r == 0) {
+        note_first(p, KEY(l), KIND_RWLOCK, 0);
+        hold(p, KEY(l) | SHARED);
+    }
     return r;
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l) {
     int r = __pthread_rwlock_trywrlock(l);
     uint64_t *p = in_code();
-    if (p && r == 0) hold(p, KEY(l));
+    if (p && r == 0) {
+        note_first(p, KEY(l), KIND_RWLOCK, 0);
+        hold(p, KEY(l));
+    }
     return r;
 }
 
@@ -233,6 +336,8 @@ static SLOW int rwlock_unlock_traced(pthread_rwlock_t *l) {
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *deadline) {
     uint64_t *p = current_line();
     if (!p || !holds(p, KEY(m))) return deadline ? real_cond_timedwait(c, m, deadline) : real_cond_wait(c, m);
+    note_first(p, KEY(c), KIND_CONDITION, 0);
+    note_first(p, KEY(m), KIND_CONDITION_MUTEX, 1);
     fuzz(POINT_BEFORE_RELEASE);
     unhold(p, KEY(m));
     wait_begin(p, KEY(c), WAIT_CONDITION);

@@ -343,6 +343,17 @@ int stress_interpose_connect(void (*fuzz)(int point)) {
     return 1;
 }
 
+typedef int (*interpose_first_taken_fn)(uint64_t, uint64_t *, uint64_t *);
+typedef int (*interpose_rank_fn)(uint64_t);
+
+int stress_interpose_first_taken_lookup(uint64_t key, uint64_t *site, uint64_t *info, int *rank) {
+    interpose_first_taken_fn first = (interpose_first_taken_fn)dlsym(RTLD_DEFAULT, "stress_interpose_first_taken");
+    interpose_rank_fn ranked = (interpose_rank_fn)dlsym(RTLD_DEFAULT, "stress_interpose_first_taken_rank");
+    if (!first || !ranked || !first(key, site, info)) return 0;
+    *rank = ranked(key);
+    return 1;
+}
+
 /* ---- A futex, for the engine's own waits -------------------------------- */
 /* The engine's waits must not go through pthread: a preloaded interposer
    would take them for the code under test's. */

@@ -75,10 +75,12 @@ final class OwnCodeTests: XCTestCase {
         for (experiment, cycleWords) in [
             ("lock-order", ["the lock of condition 'job-board.slots'", "the lock 'job-board.tally'"]),
             ("main-sync-deadlock", ["the main queue", "the main thread", "the lock 'job-board.tally'"]),
-            ("ledger-lock-order", ["the lock at 0x"]),
-            ("ledger-recursive-lock-lock-order", ["the lock at 0x"]),
-            ("ledger-rwlock-lock-order", ["the lock at 0x"]),
-            ("ledger-lock-and-condition-lock-order", ["the lock at 0x"]),
+            // Named by the ledger (PrimitiveNames.name), or else by what
+            // each is and where the code first took it; never by address.
+            ("ledger-lock-order", ["the lock 'ledger.cash'", "the lock 'ledger.sales'"]),
+            ("ledger-recursive-lock-lock-order", ["the recursive mutex first taken at "]),
+            ("ledger-rwlock-lock-order", ["the read-write lock first taken at "]),
+            ("ledger-lock-and-condition-lock-order", [" first taken at "]),
             // A condition wait that only a blocked worker could signal.
             ("wait-holding-lock", ["holds the lock 'job-board.tally' and waits for a signal on the condition 'job-board.slots'",
                                    "all stuck, could send"]),
@@ -95,7 +97,15 @@ final class OwnCodeTests: XCTestCase {
             for words in cycleWords {
                 XCTAssertTrue(cycle.joined(separator: "; ").contains(words), "\(experiment): cycle \(cycle) does not name \(words)")
             }
+            XCTAssertFalse(trial.stall?.summary.contains("0x") ?? true, "\(experiment): an address in \(trial.stall?.summary ?? "")")
         }
+        // The main thread takes part in main-sync-deadlock: it is called the
+        // main thread, not a numbered worker.
+        let mainSync = try first("main-sync-deadlock")
+        let main = try XCTUnwrap(mainSync.stall?.workers.first { $0.participant != nil }, "\(mainSync.stall?.workers ?? [])")
+        XCTAssertEqual(main.participant, "the main thread")
+        XCTAssertEqual(main.name, "the main thread")
+        XCTAssertFalse(main.description.hasPrefix("the main thread"), main.description)
         for ledger in ledgers {
             XCTAssertEqual(report.trials.first { $0.trial.experiment == "\(ledger)-lock-order" }?.trial.interpose, true, ledger)
         }

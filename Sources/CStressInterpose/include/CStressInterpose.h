@@ -20,4 +20,16 @@ void stress_interpose_attach(uint64_t *line);
 /// worker's own fuzzer): `point` is a FuzzPoint raw value.
 void stress_interpose_install(void (*fuzz)(int point), const int *running);
 
+/// Where the primitive at `key` was first taken (or waited on) in this
+/// trial: the taker's site word, and `kind | sequence << 8`, where kind is
+/// 1 a mutex, 2 a recursive mutex, 3 a read-write lock, 4 a condition, 5 a
+/// mutex a condition waits with, and sequence numbers the primitives in the
+/// order they were first taken. 0 when it is not known (never taken by the
+/// code under test, or past the table's 4,096 entries).
+int stress_interpose_first_taken(uint64_t key, uint64_t *site, uint64_t *info);
+
+/// Among the primitives of the same kind first taken at the same site, the
+/// place of `key` in the order they were (1 for the first); 0 when unknown.
+int stress_interpose_first_taken_rank(uint64_t key);
+
 #endif

@@ -63,6 +63,12 @@ void stress_participant_attach(uint64_t *line);
 /// Hands the preloaded interposer (if any) the function its calls use for
 /// their fuzz points; returns 1 when the interposer is loaded, else 0.
 int stress_interpose_connect(void (*fuzz)(int point));
+/// What the preloaded interposer (if any) knows of the primitive at `key`:
+/// where it was first taken (a site word), `kind | sequence << 8` (see
+/// CStressInterpose.h) and its rank among those of its kind first taken at
+/// that site; returns 0 when it knows nothing (or is not loaded). Looked up
+/// by name on every call: only stall reports ask.
+int stress_interpose_first_taken_lookup(uint64_t key, uint64_t *site, uint64_t *info, int *rank);
 
 static inline uint64_t *stress_participant(void) { return stress_participant_line; }
 static inline void stress_participant_set(uint64_t *line) { stress_participant_line = line; }

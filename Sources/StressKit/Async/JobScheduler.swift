@@ -49,6 +49,15 @@ final class JobScheduler: @unchecked Sendable {
     private var virtualNow: UInt64 = 0
     private var readyScratch: [Int] = []
     private var threads: [OSThread] = []
+    /// The CPU-time clock of the deterministic executor's one thread (0
+    /// until it has started; see `stress_thread_cpu_clock`).
+    private var threadCpuClock: UInt64 = 0
+    /// How long the deterministic executor has had nothing to do (no job
+    /// running or ready, no sleep pending, not held), and since when it has
+    /// now (0: it has work). Its thread's CPU time plus this is the
+    /// executor's own clock (``DeterministicExecutorState``).
+    private var idleNs: UInt64 = 0
+    private var idleSince: UInt64 = 0
     /// Figures for the record.
     private(set) var stats = ExecutorStats()
 
@@ -104,6 +113,7 @@ final class JobScheduler: @unchecked Sendable {
     func hold(_ body: () -> Void) {
         locked {
             held = true
+            endIdle()
             while deterministic && runningCount > 0 { pthread_cond_wait(wake, lock) }
         }
         body()
@@ -115,6 +125,7 @@ final class JobScheduler: @unchecked Sendable {
         locked {
             sequence &+= 1
             queues[worker].append(Queued(sequence: sequence, job: job))
+            endIdle()
             stats.jobs &+= 1
             if idle > 0 { pthread_cond_signal(wake) }
         }
@@ -143,6 +154,7 @@ final class JobScheduler: @unchecked Sendable {
         locked {
             sequence &+= 1
             queues[workers].append(Queued(sequence: sequence, job: job))
+            endIdle()
             stats.globalJobs = (stats.globalJobs ?? 0) &+ 1
             if idle > 0 { pthread_cond_signal(wake) }
         }
@@ -155,6 +167,7 @@ final class JobScheduler: @unchecked Sendable {
             let q = Self.virtualResolutionNs
             let due = deterministic ? virtualNow &+ max(1, (delayNs + q - 1) / q) * q : MonotonicClock.now() &+ delayNs
             timers.append(Timed(due: due, sequence: sequence, worker: worker, job: job))
+            endIdle()
             stats.timedJobs &+= 1
             if idle > 0 { pthread_cond_signal(wake) }
         }
@@ -164,14 +177,28 @@ final class JobScheduler: @unchecked Sendable {
     func activity(of w: Int) -> WorkerActivity {
         locked {
             WorkerActivity(queued: queues[w].count - heads[w], runningSinceNs: running[w] == 0 ? nil : running[w],
-                           sleeping: timers.contains { $0.worker == w }, jobsRun: jobsRun[w])
+                           sleeping: timers.contains { $0.worker == w }, jobsRun: jobsRun[w],
+                           runningJob: running[w] == 0 ? nil : runningJob[w])
         }
+    }
+
+    /// What the watchdog needs to know of the deterministic executor's one
+    /// thread (nil on the parallel executor): which job holds it, and its
+    /// CPU-time clock.
+    func deterministicState() -> DeterministicExecutorState? {
+        guard deterministic else { return nil }
+        let (job, idle, clock) = locked {
+            (runningCount > 0 ? started : nil, idleNs &+ (idleSince == 0 ? 0 : MonotonicClock.now() &- idleSince), threadCpuClock)
+        }
+        // The thread's CPU time, read outside the lock (a system call).
+        return DeterministicExecutorState(runningJob: job, idleNs: idle, cpuNs: stress_cpu_clock_ns(clock))
     }
 
     // MARK: - The threads
 
     private func serve() {
         pthread_mutex_lock(lock)
+        if deterministic { threadCpuClock = stress_thread_cpu_clock() }
         while true {
             releaseDueTimers()
             if !held, let w = nextWorker() {
@@ -211,7 +238,12 @@ final class JobScheduler: @unchecked Sendable {
                 virtualNow = max(virtualNow, due)
                 continue
             }
+            // Nothing to do: the deterministic executor is idle until work
+            // arrives (whoever brings it ends the idle span, so a thread the
+            // OS is slow to wake up is not counted idle meanwhile).
+            if deterministic && !held && !hasReady && runningCount == 0 && timers.isEmpty { idleSince = MonotonicClock.now() }
             wait()
+            endIdle()
         }
         pthread_mutex_unlock(lock)
     }
@@ -255,6 +287,13 @@ final class JobScheduler: @unchecked Sendable {
     }
 
     /// Sleeps until woken, or until the next real deadline.
+    /// Ends the deterministic executor's idle span, if it is in one (under the lock).
+    private func endIdle() {
+        guard idleSince != 0 else { return }
+        idleNs &+= MonotonicClock.now() &- idleSince
+        idleSince = 0
+    }
+
     private func wait() {
         idle += 1
         defer { idle -= 1 }
@@ -293,10 +332,26 @@ struct WorkerActivity: Sendable, Equatable {
     var sleeping: Bool
     /// Jobs of it run so far: when this moves, the worker made progress.
     var jobsRun: UInt64
+    /// The number of its running job (``DeterministicExecutorState/runningJob``
+    /// counts the same way), nil when none runs.
+    var runningJob: UInt64? = nil
 
     /// Suspended, and nothing the executor holds will resume it: only code
     /// elsewhere (another task, a continuation's owner) can.
     var isSuspended: Bool { queued == 0 && runningSinceNs == nil && !sleeping }
+}
+
+/// The deterministic executor's one thread, as the watchdog sees it.
+struct DeterministicExecutorState: Sendable, Equatable {
+    /// The number of the job running on it (each job started gets the next
+    /// one), or nil while none runs.
+    var runningJob: UInt64?
+    /// How long it has had nothing to do so far (no job running or ready,
+    /// no sleep pending, not held by the coordinator): only then can a
+    /// suspended worker wait for something that is not the executor's.
+    var idleNs: UInt64 = 0
+    /// The CPU time its thread has used (`UInt64.max` when it cannot be read).
+    var cpuNs: UInt64
 }
 
 /// The harness executor's figures for one trial (in records under `executor`).
@@ -334,5 +389,11 @@ final class ExecutorView: Sendable {
     func activity(of w: Int) -> WorkerActivity? {
         guard let s = scheduler.withLock({ $0 }), w < s.workers else { return nil }
         return s.activity(of: w)
+    }
+
+    /// The deterministic executor's thread, or nil when the trial's tasks
+    /// run on another executor.
+    func deterministicState() -> DeterministicExecutorState? {
+        scheduler.withLock { $0 }?.deterministicState()
     }
 }

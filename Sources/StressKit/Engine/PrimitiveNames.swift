@@ -1,15 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CStressSupport
+import Foundation
 import Synchronization
 
-/// Names of the harness-aware primitives of a trial's code under test, for
-/// stall reports: a queue's label, a lock's name where its wrapper was given
-/// one, else its kind and address. Registered when a primitive is made (never
-/// on a hot path) and dropped when it goes away.
+/// Names of the primitives of a trial's code under test, for stall reports.
+///
+/// - A harness-aware primitive given a name (`StressLock(name: "tally")`)
+///   registers it when it is made and drops it when it goes away: "the lock
+///   'tally'".
+/// - A Foundation lock or a pthread lock of your own, seen through the
+///   interposer (`interpose: true`), gets the name you give it with
+///   ``name(_:_:)`` or ``name(mutex:_:)``.
+/// - An interposed lock without a name is called by what it is and where
+///   the code under test first took it: "the mutex first taken at
+///   post/post", "the 2nd mutex first taken at settle/settle", "the
+///   condition first waited on at audit/audit".
+/// - Anything else, by its kind and address.
 public enum PrimitiveNames {
-    private static let names = Mutex<[UInt64: String]>([:])
+    /// A name, and the object that owns the primitive when the name was
+    /// given through it: once that object is gone, its primitive's address
+    /// may be another's, and the name no longer holds.
+    private struct Entry: @unchecked Sendable {
+        // @unchecked: `owner` is a weak reference, only read and written
+        // under the `names` mutex.
+        var name: String
+        weak var owner: AnyObject?
+        var owned: Bool
+    }
+
+    private static let names = Mutex<[UInt64: Entry]>([:])
 
     /// Names the primitive at `key` (its address) `name`: "the queue 'jobs'".
     public static func register(_ key: UInt64, _ name: String) {
-        names.withLock { $0[key] = name }
+        names.withLock { $0[key] = Entry(name: name, owner: nil, owned: false) }
     }
 
     /// Forgets the primitive at `key`.
@@ -17,11 +44,161 @@ public enum PrimitiveNames {
         _ = names.withLock { $0.removeValue(forKey: key) }
     }
 
+    /// Names a Foundation lock of your own (`NSLock`, `NSRecursiveLock`,
+    /// `NSCondition`, `NSConditionLock`) for the stall reports of trials that
+    /// run with `interpose: true`: "the lock 'ledger.cash'", "the recursive
+    /// lock 'ledger.cash'", "the condition 'ledger.sales'" (and its lock, "the
+    /// lock of condition 'ledger.sales'"). Call it once, where the lock is
+    /// made (in a test build, say); the name goes away with the lock.
+    ///
+    /// Returns whether the lock's pthread objects were found: false on a
+    /// platform whose Foundation does not build its locks on pthread
+    /// mutexes the interposer sees (Darwin), where the call does nothing.
+    @discardableResult
+    public static func name(_ lock: NSLocking & AnyObject, _ name: String) -> Bool {
+        let found = pthreadObjects(of: lock)
+        guard !found.isEmpty else { return false }
+        let noun: String
+        switch lock {
+        case is NSRecursiveLock: noun = "the recursive lock"
+        case is NSCondition, is NSConditionLock: noun = "the lock of condition"
+        default: noun = "the lock"
+        }
+        names.withLock { names in
+            for (key, isCondition) in found {
+                names[key] = Entry(name: isCondition ? "the condition '\(name)'" : "\(noun) '\(name)'", owner: lock, owned: true)
+            }
+        }
+        return true
+    }
+
+    /// Names a pthread mutex of your own for stall reports ("the mutex
+    /// 'name'"), as ``name(_:_:)`` names a Foundation lock. Call
+    /// ``forget(_:)`` before you destroy it: a later mutex at the same
+    /// address would otherwise get its name.
+    public static func name(mutex: UnsafeMutablePointer<pthread_mutex_t>, _ name: String) {
+        register(key(mutex), "the mutex '\(name)'")
+    }
+
+    /// Names a pthread read-write lock of your own ("the read-write lock 'name'").
+    public static func name(rwlock: UnsafeMutablePointer<pthread_rwlock_t>, _ name: String) {
+        register(key(rwlock), "the read-write lock '\(name)'")
+    }
+
+    /// Names a pthread condition variable of your own ("the condition 'name'").
+    public static func name(condition: UnsafeMutablePointer<pthread_cond_t>, _ name: String) {
+        register(key(condition), "the condition '\(name)'")
+    }
+
+    /// Forgets the name of the pthread object at `pointer` (a mutex,
+    /// read-write lock or condition named above).
+    public static func forget(_ pointer: UnsafeMutableRawPointer) {
+        unregister(UInt64(UInt(bitPattern: pointer)))
+    }
+
     /// What to call the primitive at `key` in a report.
     public static func describe(_ key: UInt64) -> String {
         if key == WaitKey.mainQueue { return "the main queue" }
         if let r = WaitKey.resource(of: key) { return "resource \(r)" }
         if let r = WaitKey.signalledResource(of: key) { return "a change to resource \(r) (a waitUntil step)" }
-        return names.withLock { $0[key] } ?? "the lock at 0x" + String(key, radix: 16)
+        if let name = registered(key) { return name }
+        if let first = FirstTaken.lookup(key) { return first.description(labels: RunningTrial.board?.labels ?? []) }
+        return "the lock at 0x" + String(key, radix: 16)
+    }
+
+    /// What to call the condition at `key`, which something waits to be
+    /// signalled on: as ``describe(_:)``, but one nobody named is a condition.
+    static func describeCondition(_ key: UInt64) -> String {
+        let name = describe(key)
+        return name.hasPrefix("the lock at 0x") ? "the condition at 0x" + String(key, radix: 16) : name
+    }
+
+    /// The name registered for `key`, unless the object it was given
+    /// through has gone (then the entry goes too).
+    private static func registered(_ key: UInt64) -> String? {
+        names.withLock { names in
+            guard let entry = names[key] else { return nil }
+            if entry.owned && entry.owner == nil {
+                names.removeValue(forKey: key)
+                return nil
+            }
+            return entry.name
+        }
+    }
+
+    private static func key<T>(_ pointer: UnsafeMutablePointer<T>) -> UInt64 { UInt64(UInt(bitPattern: pointer)) }
+
+    /// The keys of the pthread mutexes and conditions a Foundation lock is
+    /// built on (swift-corelibs-foundation keeps them in stored properties,
+    /// which reflection reads; an `NSConditionLock` keeps an `NSCondition`),
+    /// each with whether it is a condition.
+    static func pthreadObjects(of object: AnyObject) -> [(key: UInt64, isCondition: Bool)] {
+        var found: [(key: UInt64, isCondition: Bool)] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let m = mirror {
+            for child in m.children {
+                if let mutex = child.value as? UnsafeMutablePointer<pthread_mutex_t> {
+                    found.append((key(mutex), false))
+                } else if let condition = child.value as? UnsafeMutablePointer<pthread_cond_t> {
+                    found.append((key(condition), true))
+                } else if let inner = child.value as? NSCondition {
+                    found += pthreadObjects(of: inner)
+                }
+            }
+            mirror = m.superclassMirror
+        }
+        return found
+    }
+}
+
+/// What the interposer noted of a primitive the code under test took: what
+/// it is, and where it was first taken (see CStressInterpose.h).
+struct FirstTaken: Equatable {
+    enum Kind: UInt64 {
+        case mutex = 1, recursiveMutex, rwlock, condition, conditionMutex
+    }
+
+    var kind: Kind
+    /// The site id (an index into the board's labels), nil outside any step.
+    var site: Int?
+    /// Among the primitives of its kind first taken at that site, which (1: the first).
+    var rank: Int
+
+    /// What the preloaded interposer knows of `key`, if it is loaded and has seen it.
+    static func lookup(_ key: UInt64) -> FirstTaken? {
+        var site: UInt64 = 0, info: UInt64 = 0
+        var rank: Int32 = 0
+        guard stress_interpose_first_taken_lookup(key, &site, &info, &rank) != 0,
+              let kind = Kind(rawValue: info & 0xFF) else { return nil }
+        return FirstTaken(kind: kind, site: SiteWord(raw: site).site, rank: Int(max(1, rank)))
+    }
+
+    /// "the mutex first taken at post/post", "the 2nd read-write lock first
+    /// taken at settle/settle", "the condition first waited on at audit/audit".
+    func description(labels: [String]) -> String {
+        let noun: String
+        switch kind {
+        case .mutex: noun = "mutex"
+        case .recursiveMutex: noun = "recursive mutex"
+        case .rwlock: noun = "read-write lock"
+        case .condition: noun = "condition"
+        case .conditionMutex: noun = "lock of a condition"
+        }
+        let verb = kind == .condition ? "first waited on" : "first taken"
+        let place = site.flatMap { labels.indices.contains($0) ? "at " + labels[$0] : nil } ?? "outside any step"
+        return "the " + (rank > 1 ? Self.ordinal(rank) + " " : "") + noun + " " + verb + " " + place
+    }
+
+    /// 2nd, 3rd, 4th, 11th, 21st.
+    static func ordinal(_ n: Int) -> String {
+        let suffix: String
+        switch (n % 10, n % 100) {
+        case (_, 11...13): suffix = "th"
+        case (1, _): suffix = "st"
+        case (2, _): suffix = "nd"
+        case (3, _): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(n)\(suffix)"
     }
 }

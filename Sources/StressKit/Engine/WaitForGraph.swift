@@ -131,15 +131,18 @@ struct WaitForGraph {
             case .atBarrier where p < workers: barrierWaits.insert(p)
             default: break
             }
-            for key in s.held {
-                let k = WaitKey.primitive(key)
-                hold(k, by: p, shared: key & WaitKey.sharedBit != 0, WaitKey.resource(of: k).map(label) ?? PrimitiveNames.describe(k))
+            // A recursive lock taken again is published once per take: one
+            // edge, and one name with its count.
+            let heldShared = Set(s.held.filter { $0 & WaitKey.sharedBit != 0 }.map(WaitKey.primitive))
+            for (k, count) in Self.counted(s.held.map(WaitKey.primitive)) {
+                hold(k, by: p, shared: heldShared.contains(k),
+                     (WaitKey.resource(of: k).map(label) ?? PrimitiveNames.describe(k)) + Self.reentries(count))
             }
             guard s.waitKind != 0 else { continue }
             let k = WaitKey.primitive(s.waitKey)
             if s.waitKind == UInt64(STRESS_WAIT_CONDITION) {
                 signalWaits[p] = k
-                wantName[p] = "a signal on " + PrimitiveNames.describe(k)
+                wantName[p] = "a signal on " + PrimitiveNames.describeCondition(k)
             } else {
                 let shared = s.waitKind == UInt64(STRESS_WAIT_READ_LOCK) || s.waitKind == UInt64(STRESS_WAIT_QUEUE_SHARED)
                 want(k, by: p, shared: shared, PrimitiveNames.describe(k))
@@ -258,6 +261,21 @@ struct WaitForGraph {
                 ? " (every resource drains through one shared domain)" : ""
             return "\(name) \(holds)waits for \(wantName[p] ?? "?")\(shared), \(by)"
         }
+    }
+
+    /// Each distinct key once, in the order of its first appearance, with
+    /// how many times it appears.
+    static func counted(_ keys: [UInt64]) -> [(key: UInt64, count: Int)] {
+        var result: [(key: UInt64, count: Int)] = []
+        for key in keys {
+            if let i = result.firstIndex(where: { $0.key == key }) { result[i].count += 1 } else { result.append((key, 1)) }
+        }
+        return result
+    }
+
+    /// The words after a primitive held `count` times ("" when once).
+    static func reentries(_ count: Int) -> String {
+        count > 1 ? " (held \(count) times: re-entered)" : ""
     }
 
     /// `worker 2`, `the main thread`, `helper thread 1`.

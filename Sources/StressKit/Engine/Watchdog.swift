@@ -95,22 +95,30 @@ final class Watchdog: Sendable {
         var progress = [Progress](repeating: Progress(), count: board.participants)
         var armed = false
         var quiet = QuietLooks(harnessThreads: [coordinatorThread, stress_thread_id()])
+        // The deterministic executor's own time (the wall clock elsewhere).
+        var clock = ExecutorClock()
         // One timed wait per interval, which stop() cuts short: the watchdog
         // wakes about ten times per stall limit, not every few milliseconds, so
         // it takes next to nothing from the workers' cores and context-switch counts.
         while !stopping.wait(upTo: interval) {
+            // The deterministic executor's time before what the workers
+            // published: a look the OS delays between the two then sees
+            // progress made after that time, never a stale snapshot against
+            // a later clock (which counted the delay as time without progress).
+            let executorState = board.executor.deterministicState()
             let raw = (0..<board.participants).map(board.state)
             let activities = raw.indices.map { raw[$0].site.phase == .awaiting ? board.executor.activity(of: $0) : nil }
             let snapshot = Self.judged(raw, activities)
             if snapshot.prefix(board.workers).allSatisfy({ $0.site.phase == .finished }) { return }
-            let now = MonotonicClock.now()
+            let wall = MonotonicClock.now()
             guard let armedAt = board.armedAt else {
-                if now &- startedAt >= startLimitNs {
-                    onStall(startReport(snapshot, waitedFor: now &- startedAt))
+                if wall &- startedAt >= startLimitNs {
+                    onStall(startReport(snapshot, waitedFor: wall &- startedAt))
                     return
                 }
                 continue
             }
+            let now = clock.reading(wall: wall, executorState)
             for w in 0..<board.participants {
                 let phase = raw[w].site.phase
                 let completed = !armed || snapshot[w].completed != progress[w].completed
@@ -130,7 +138,7 @@ final class Watchdog: Sendable {
             armed = true
             // The executor's view first: where it applies it says why a
             // task is stuck (a job that never returns, an await nothing resumes).
-            if let stall = asyncStall(snapshot, activities, progress, now: now)
+            if let stall = asyncStall(snapshot, activities, progress, now: now, clock: clock)
                 ?? wholeTrialStall(snapshot, progress, now: now, quiet: &quiet) ?? partialStall(snapshot, progress, now: now) {
                 onStall(stall)
                 return
@@ -301,24 +309,32 @@ final class Watchdog: Sendable {
         // What a harness-aware primitive says it waits for and holds.
         var keyed = ""
         if state.waitKind != 0 {
+            let key = WaitKey.primitive(state.waitKey)
             keyed += (site.phase == .blocked ? " " : "; waiting for ")
-                + (state.waitKind == UInt64(STRESS_WAIT_CONDITION) ? "a signal on " : "")
-                + PrimitiveNames.describe(WaitKey.primitive(state.waitKey))
+                + (state.waitKind == UInt64(STRESS_WAIT_CONDITION)
+                    ? "a signal on " + PrimitiveNames.describeCondition(key) : PrimitiveNames.describe(key))
         }
-        if !state.held.isEmpty {
-            keyed += "; holding " + state.held.map { PrimitiveNames.describe(WaitKey.primitive($0)) }.joined(separator: ", ")
-        }
-        let who = w < board.workers ? "" : WaitForGraph.participantName(w, workers: board.workers) + ": "
+        if !state.held.isEmpty { keyed += "; holding " + Self.heldList(state.held) }
         // A scenario's worker always runs one role: name it where no step does
         // (between its role's runs, at the round's barrier).
         let role = label == nil ? board.roles.flatMap { $0.indices.contains(w) ? $0[w] : nil } : nil
         return StalledWorker(
-            thread: w, operation: parts?.first ?? role, step: parts?.dropFirst().first, phase: "\(site.phase)",
-            description: who + (label.map { "\($0): " } ?? role.map { "\($0): " } ?? "") + (state.note ?? text) + keyed,
+            thread: w, participant: w < board.workers ? nil : WaitForGraph.participantName(w, workers: board.workers),
+            operation: parts?.first ?? role, step: parts?.dropFirst().first, phase: "\(site.phase)",
+            description: (label.map { "\($0): " } ?? role.map { "\($0): " } ?? "") + (state.note ?? text) + keyed,
             resource: hasResource ? r : nil,
             innerResource: site.phase == .acquiringInner || site.phase == .insideInner ? inner : nil,
             completedOps: Int(completed)
         )
+    }
+
+    /// What a participant holds, each primitive once, in the order it took
+    /// them: a recursive lock taken again is published once per take, and
+    /// shown once with its count ("the lock 'cash' (held 2 times: re-entered)").
+    static func heldList(_ held: [UInt64]) -> String {
+        WaitForGraph.counted(held.map(WaitKey.primitive)).map { key, count in
+            PrimitiveNames.describe(key) + WaitForGraph.reentries(count)
+        }.joined(separator: ", ")
     }
 
     /// The first cycle in the wait-for graph (worker → holder of what it waits

@@ -28,13 +28,20 @@ extension Watchdog {
     /// workers suspended for the limit with nothing of theirs queued, running
     /// or sleeping on the executor (`deadlock`: a continuation nobody resumes,
     /// a task awaiting itself, actors awaiting each other's results).
-    func asyncStall(_ snapshot: [ParticipantState], _ activities: [WorkerActivity?], _ progress: [Progress], now: UInt64) -> StallReport? {
-        for w in snapshot.indices {
+    ///
+    /// On the deterministic executor time is the executor's own
+    /// (``ExecutorClock``): a job is judged by the CPU its thread used while
+    /// it held it, and the stall is the whole trial's, since nothing else can
+    /// run meanwhile (``heldJobStall(_:_:now:clock:)``); a suspension counts
+    /// while the executor is idle.
+    func asyncStall(_ snapshot: [ParticipantState], _ activities: [WorkerActivity?], _ progress: [Progress],
+                    now: UInt64, clock: ExecutorClock) -> StallReport? {
+        if clock.isDeterministic, let stall = heldJobStall(snapshot, activities, now: now, clock: clock) { return stall }
+        for w in snapshot.indices where !clock.isDeterministic {
             guard let since = activities[w]?.runningSinceNs, now &- since >= stallAfterNs else { continue }
             let reason = "one job of its task has run for \(Quantities.format(nanoseconds: now &- since)) "
                 + "without returning to the executor (a loop between two awaits)"
-            // Partial only if another worker completed an operation meanwhile
-            // (on the deterministic executor none can: the job holds its thread).
+            // Partial only if another worker completed an operation meanwhile.
             let othersWentOn = progress.prefix(board.workers).enumerated().contains { other, p in other != w && p.lastCompletion > since }
             var stall = othersWentOn ? report(snapshot, stalledFor: now &- since, partial: [w], hangReason: reason)
                                      : report(snapshot, stalledFor: now &- since)
@@ -56,6 +63,41 @@ extension Watchdog {
                 + " stayed suspended in an await with nothing of theirs queued, running or sleeping on the harness executor"
         }
         stall.beganAfterNs = Int(since &- startedAt)
+        return stall
+    }
+
+    /// The job holding the deterministic executor's only thread, when it has
+    /// held it too long: a `hang` of the whole trial (no other job can run
+    /// while it does). Too long is the stall limit of CPU time, used without
+    /// returning to the executor (a loop between two awaits), or
+    /// ``ExecutorClock/kernelWaitLimit(stallAfterNs:)`` of wall time with
+    /// under 1% of it on the CPU (blocked in the kernel). A job the OS has
+    /// not run for a while is neither.
+    func heldJobStall(_ snapshot: [ParticipantState], _ activities: [WorkerActivity?], now: UInt64, clock: ExecutorClock) -> StallReport? {
+        guard let held = clock.held,
+              let w = activities.indices.first(where: { activities[$0]?.runningJob == held.number }),
+              let since = activities[w]?.runningSinceNs else { return nil }
+        let heldFor = held.heldForNs(now: now)
+        let wallFor = clock.wallNs &- since
+        let reason: String
+        if heldFor >= stallAfterNs {
+            reason = "one job of its task has held the deterministic executor's only thread for "
+                + "\(Quantities.format(nanoseconds: heldFor)) of CPU time without returning to the executor "
+                + "(a loop between two awaits); no other job can run meanwhile"
+        } else {
+            let watched = clock.wallNs &- held.firstSeenWallNs
+            guard held.firstSeenCpuNs != .max, clock.cpuNs != .max,
+                  watched >= ExecutorClock.kernelWaitLimit(stallAfterNs: stallAfterNs),
+                  clock.cpuNs &- held.firstSeenCpuNs < watched / 100 else { return nil }
+            reason = "one job of its task has held the deterministic executor's only thread for "
+                + "\(Quantities.format(nanoseconds: wallFor)) without returning to the executor, using almost no CPU "
+                + "(\(Quantities.format(nanoseconds: clock.cpuNs &- held.firstSeenCpuNs))): it is blocked in the kernel "
+                + "(a lock, a semaphore or a sleep of the code under test); no other job can run meanwhile"
+        }
+        let stalledFor = heldFor >= stallAfterNs ? heldFor : wallFor
+        var stall = report(snapshot, stalledFor: stalledFor)
+        stall.summary += "; " + reason
+        stall.beganAfterNs = Int(since &- Swift.min(since, startedAt))
         return stall
     }
 }

@@ -142,7 +142,7 @@ public enum LocalTrial {
     /// cannot take back threads that are stuck for good.
     public static let exitOnStall: @Sendable (TrialResult) -> Void = { result in
         var lines = ["stressbench: trial \(result.trial.id): \(result.failure?.message ?? result.outcome.rawValue)"]
-        lines += result.stall?.workers.map { "  worker \($0.thread): \($0.description)" } ?? []
+        lines += result.stall?.workers.map { "  \($0.name): \($0.description)" } ?? []
         lines.append("stressbench: an in-process run cannot recover from this; run without --in-process to isolate it")
         FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         exit(RunExitCode.trialFailures.rawValue)

@@ -187,7 +187,7 @@ public enum TableReport {
         if let f = r.failure {
             lines.append("  " + f.message)
             if let stall = r.stall {
-                lines += stall.workers.map { "    worker \($0.thread): \($0.description) (\($0.completedOps) ops done)" }
+                lines += stall.workers.map { "    \($0.name): \($0.description)" + ($0.participant == nil ? " (\($0.completedOps) ops done)" : "") }
             }
             lines += CrashOutput.select(f.outputTail, limit: 8).map { "    | " + $0 }
         }

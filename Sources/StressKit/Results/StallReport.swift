@@ -40,8 +40,13 @@ public struct StallReport: Sendable, Codable, Equatable {
 
 /// One worker in a stall report.
 public struct StalledWorker: Sendable, Codable, Equatable {
-    /// The worker.
+    /// The worker's number; for a participant that is not a worker (the main
+    /// thread, a helper thread), its line on the trial's board, after the
+    /// workers' (``participant`` names it).
     public var thread: Int
+    /// What a participant that is not a worker is: "the main thread",
+    /// "helper thread 1"; nil for a worker.
+    public var participant: String?
     /// The operation and step it was in, if any.
     public var operation: String?
     public var step: String?
@@ -58,4 +63,7 @@ public struct StalledWorker: Sendable, Codable, Equatable {
     /// test that had not run during the stall: blocked in the kernel in code
     /// the harness does not see (Linux only).
     public var kernelWait: KernelWaitState?
+
+    /// What reports call it: "worker 2", or ``participant`` ("the main thread").
+    public var name: String { participant ?? "worker \(thread)" }
 }

@@ -113,7 +113,7 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         lines.append("  \(trial.trial.id): \(verdict) (seed \(seed), fuzz \(trial.trial.fuzz.profile.rawValue))"
                      + (problem.isEmpty ? "" : ": \(problem)"))
         if let stall = trial.stall {
-            lines += stall.workers.prefix(8).map { "    worker \($0.thread): \($0.description)" }
+            lines += stall.workers.prefix(8).map { "    \($0.name): \($0.description)" }
         } else if trial.outcome == .crashed || trial.outcome == .error || trial.outcome == .timeout {
             lines += CrashOutput.select((trial.failure?.outputTail ?? []).filter { !Self.isTestLibraryLine($0) }, limit: 6).map { "    | \($0)" }
         }

@@ -23,7 +23,10 @@ import Synchronization
 /// Modes `await-self` and `await-cycle` stall every async worker for good at
 /// its `after_ops`-th operation: each awaits a task that awaits its own value,
 /// or all await one of two tasks that await each other (the task watchdog's
-/// deadlocks without a continuation).
+/// deadlocks without a continuation). Mode `nap` keeps worker 0's thread
+/// off the CPU for 1.5 s once (a kernel sleep: what a thread the OS does not
+/// run on a loaded machine looks like), then goes on: correct code, never a
+/// stall; mode `block` does that for good (blocked in the kernel).
 public struct FaultInjectionWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "_fault",
@@ -31,7 +34,7 @@ public struct FaultInjectionWorkload: Workload {
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
                     choices: ["none", "trap", "overflow", "hang", "self-deadlock", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
-                              "await-self", "await-cycle"]),
+                              "await-self", "await-cycle", "nap", "block"]),
             .choice("where", "inside the critical section, outside any, or in an async step after an await",
                     default: "critical-section", choices: ["critical-section", "outside", "await"]),
             .integer("after_ops", "worker 0's op number at which the fault fires (every worker's, for await-self and await-cycle)",
@@ -104,6 +107,9 @@ public struct FaultInjectionWorkload: Workload {
                 // Blocked in the kernel for good, where the harness cannot see.
                 state.unseen.lock()
                 state.unseen.lock()
+            case "nap": usleep(1_500_000)
+            case "block":
+                while !state.release.load(ordering: .relaxed) { usleep(100_000) }
             case "exit": exit(7)
             case "kill": raise(SIGKILL)
             case "stop":
