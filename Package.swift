@@ -8,6 +8,10 @@
 //   StressBenchCLI  the argument-parser front end, public so a team can ship its own
 //                   `stressbench` with its own workloads and strategies registered
 //   stressbench     the executable: a one-line main over StressBenchCLI
+//
+// Not shipped (no product names them): stressbench-dev (Tools/), the
+// benchmark commands the scripts run; the test fixtures (Tests/Fixtures/),
+// registered only in the tests' own stressbench-fixtures executable.
 import PackageDescription
 
 let package = Package(
@@ -62,9 +66,20 @@ let package = Package(
             name: "StressBenchCLI",
             dependencies: [
                 "StressKit",
-                "CStressSupport",  // the dispatch_*_f shims, for the hidden `_baseline` loops
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The harness's own benchmarks (`stressbench-dev baseline`, `overhead`,
+        // `primitives`): hand-written loops timed beside the harness, which
+        // scripts/bench-*.sh run. A development tool, not a product.
+        .executableTarget(
+            name: "stressbench-dev",
+            dependencies: [
+                "StressKit",
+                "CStressSupport",  // the dispatch_*_f shims and the CPU pinning of the hand loops
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/stressbench-dev"
         ),
         .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI", "OwnCodeExample", "AsyncExample"]),
         // "Testing your own code" (docs/own-code.md): a thread-safe class written
@@ -86,9 +101,21 @@ let package = Package(
         .executableTarget(name: "ab-calibration-base", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Base"),
         .executableTarget(name: "ab-calibration-plus1", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus1"),
         .executableTarget(name: "ab-calibration-plus2", dependencies: ["ABCalibrationWork", "StressBenchCLI"], path: "Examples/ABCalibration/Plus2"),
+        // The workloads and scenarios that break on purpose (`_fault`,
+        // `_hang-in-round`, `_stuck-in-round`), for the harness's own tests of
+        // crashes, hangs and stalls. Registered only by the tests: in process,
+        // and in `stressbench-fixtures`, which is `stressbench` with them
+        // added, the binary the tests run wherever a plan names one (also as
+        // the trial child process). Neither is a product.
+        .target(name: "StressKitFixtures", dependencies: ["StressKit", "CStressSupport"], path: "Tests/Fixtures/StressKitFixtures"),
+        .executableTarget(
+            name: "stressbench-fixtures",
+            dependencies: ["StressBenchCLI", "StressKit", "StressKitFixtures", "OwnCodeExample", "AsyncExample"],
+            path: "Tests/Fixtures/stressbench-fixtures"
+        ),
         .testTarget(
             name: "StressKitTests",
-            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "InterposerPayload", "stressbench", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
+            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "InterposerPayload", "StressKitFixtures", "stressbench", "stressbench-fixtures", "stressbench-dev", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
             exclude: ["page-views.yaml", "HostilePlans"]
         ),
     ],

@@ -13,11 +13,14 @@ repetition.
 
 Each build runs one trial of the `counter` workload (1 thread, --ops
 operations, 200 ms warm-up, --sample timing) in its own child process, as
-`scripts/bench-lock-overhead.sh` does. The hand loop is the hidden `_baseline`
-command of --hand (default: the last build named), one round after a warm-up
-round and 200 ms or more into its process; it needs `_baseline --warmup-ms` (builds from 2026-11-24 09:20 UTC on), and
+`scripts/bench-lock-overhead.sh` does. The hand loop is the `baseline` command
+of --hand (default: the `stressbench-dev` beside the last build named, or that
+build itself if there is none), one round after a warm-up round and 200 ms or
+more into its process. --hand is a `stressbench-dev`, or a `stressbench` from
+before the benchmark commands moved out of it, whose hidden `_baseline` is the
+same command; it needs `--warmup-ms` (builds from 2026-11-24 09:20 UTC on), and
 --lock must be one of its loops as well as a strategy: pthread-mutex, mutex,
-nslock (`stressbench _baseline --help` lists the loops). Prints, per build:
+nslock (`stressbench-dev baseline --help` lists the loops). Prints, per build:
 median ns/op, the median paired ratio and its range. The ablation in
 docs/benchmarks/overhead-ablation-2026-11-24/ was measured with it.
 """
@@ -37,7 +40,9 @@ def main() -> int:
     parser.add_argument("--ops", type=int, default=10_000_000, help="operations per trial and per hand-loop round (default 10M)")
     parser.add_argument("--reps", type=int, default=12, help="repetitions (default 12)")
     parser.add_argument("--sample", default="auto", help="the trials' timing: auto or an interval (default auto)")
-    parser.add_argument("--hand", metavar="BINARY", help="the stressbench whose _baseline times the hand loop (default: the last build)")
+    parser.add_argument("--hand", metavar="BINARY",
+                        help="the stressbench-dev (or an older stressbench, with _baseline) that times the hand loop "
+                             "(default: the stressbench-dev beside the last build, else the last build)")
     args = parser.parse_args()
     if args.ops < 1 or args.reps < 1:
         parser.error("--ops and --reps must be at least 1")
@@ -55,9 +60,13 @@ def main() -> int:
         parser.error("'hand' is the hand loop's label; name the builds otherwise")
     if len(set(names)) != len(names):
         parser.error("each build needs a name of its own")
-    hand_binary = args.hand or builds[-1][1]
+    beside = os.path.join(os.path.dirname(builds[-1][1]), "stressbench-dev")
+    hand_binary = args.hand or (beside if os.access(beside, os.X_OK) else builds[-1][1])
     if not os.access(hand_binary, os.X_OK):
         parser.error(f"{hand_binary}: not an executable")
+    # The command's name in stressbench-dev; a stressbench from before the move
+    # had it as the hidden `_baseline` (which stressbench-dev answers to as well).
+    hand_command = "baseline" if os.path.basename(hand_binary).startswith("stressbench-dev") else "_baseline"
 
     with tempfile.TemporaryDirectory() as tmp:
         plan = os.path.join(tmp, "plan.yaml")
@@ -84,12 +93,12 @@ def main() -> int:
         warned: set[str] = set()
 
         def hand() -> float:
-            r = subprocess.run([hand_binary, "_baseline", args.lock, "--iterations", str(args.ops),
+            r = subprocess.run([hand_binary, hand_command, args.lock, "--iterations", str(args.ops),
                                 "--warmup-rounds", "1", "--warmup-ms", "200", "--rounds", "1"], capture_output=True, text=True)
             fields = r.stdout.split()
             if r.returncode != 0 or len(fields) < 2 or fields[-1] != "ns/op":
-                sys.exit(f"{hand_binary} _baseline {args.lock} --warmup-ms 200: exit {r.returncode}\n{r.stderr.strip()}\n"
-                         "(--hand must be a build with `_baseline --warmup-ms`, and --lock one of its loops)")
+                sys.exit(f"{hand_binary} {hand_command} {args.lock} --warmup-ms 200: exit {r.returncode}\n{r.stderr.strip()}\n"
+                         "(--hand must be a stressbench-dev, or a stressbench with `_baseline --warmup-ms`, and --lock one of its loops)")
             # A hand loop that says the C library still runs its process as
             # single-threaded (the idle thread did not start, say) times a
             # cheaper lock than any trial's.

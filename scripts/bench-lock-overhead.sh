@@ -2,7 +2,7 @@
 # What the harness adds to a lock: the throughput stressbench reports for the
 # uncontended (1 thread) `counter` workload under a lock strategy, beside a
 # hand-written tight loop of lock / increment / unlock over the same lock in
-# the same binary (the hidden `stressbench _baseline` command).
+# the same build (`stressbench-dev baseline`, the development tool's command).
 #
 #   scripts/bench-lock-overhead.sh                      # pthread-mutex and mutex
 #   LOCKS="pthread-mutex mutex nslock" OPS=20000000 REPS=9 scripts/bench-lock-overhead.sh
@@ -12,12 +12,12 @@
 # Two tables, each a line per lock and timing:
 #   separate processes  REPS pairs (default 7) of a `stressbench run` (the trial
 #                       in its own child process, as a user runs it) and a
-#                       `_baseline` process: the figure end to end, but on a
+#                       `stressbench-dev baseline` process: the figure end to end, but on a
 #                       shared VM the pairs straddle changes in the host's speed
 #   one process         PAIRS pairs (default 100) of PAIR_OPS operations a side
 #                       (default 1000000, about 10 ms), the in-process trial and
 #                       the hand loop alternating in one process pinned to one
-#                       CPU (`stressbench _overhead`): the same engine and
+#                       CPU (`stressbench-dev overhead`): the same engine and
 #                       record, and the tighter ratio (see below)
 #
 # For each lock it runs the harness with the default timing (`sample: auto`)
@@ -65,13 +65,14 @@
 # single warm-up round, about 100 ms into its process, where the same loop ran
 # 4.7% faster on this VM than 300 ms in (medians of 20 rotations); and until
 # 08:10 UTC the hand loops ran single-threaded, where glibc's pthread mutex
-# takes no atomic instruction: `_baseline` now starts an idle thread.) The ratio
+# takes no atomic instruction: `baseline` now starts an idle thread.) The ratio
 # column is the median of the pairs' ratios, with their range, and the other
 # columns the medians of their own figures. On a shared VM the speed of the same
 # loop drifts by 10-30% from one minute to the next; pairing seconds apart
 # keeps that drift out of the ratio, which best-of-N figures taken minutes
 # apart (this script's earlier method) did not.
-# Needs only the toolchain, python3 and a release build (made here).
+# Needs only the toolchain, python3 and a release build of stressbench and
+# stressbench-dev (made here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -86,8 +87,10 @@ for count in "REPS=$REPS" "PAIRS=$PAIRS" "OPS=$OPS" "PAIR_OPS=$PAIR_OPS"; do
     esac
 done
 
+# Every target: stressbench, and stressbench-dev (a development tool, no product).
 swift build -c release 2>&1 | tail -n 1 >&2
 bin=.build/release/stressbench
+dev=.build/release/stressbench-dev
 tmp=$(mktemp -d)
 # What the hand loops say about the process they ran in is printed once, at the end.
 : > "$tmp/hand-stderr"
@@ -96,7 +99,7 @@ trap 'sort -u "$tmp/hand-stderr" >&2 || true; rm -rf "$tmp"' EXIT
 # One measured hand-loop round per lock named, after a warm-up round of its own
 # and at least 200 ms after the process started: ns/op.
 hand() {
-    "$bin" _baseline "$@" --iterations "$OPS" --warmup-rounds 1 --warmup-ms 200 --rounds 1 2>>"$tmp/hand-stderr" | awk '{ print $(NF - 1) }' | paste -s -d ' '
+    "$dev" baseline "$@" --iterations "$OPS" --warmup-rounds 1 --warmup-ms 200 --rounds 1 2>>"$tmp/hand-stderr" | awk '{ print $(NF - 1) }' | paste -s -d ' '
 }
 
 
@@ -127,7 +130,7 @@ PY
 }
 
 if [ "$REPS" -gt 0 ]; then
-    echo "separate processes: 'stressbench run' (a child process per trial) beside a '_baseline' process, $REPS pairs"
+    echo "separate processes: 'stressbench run' (a child process per trial) beside a 'stressbench-dev baseline' process, $REPS pairs"
     printf '%-14s %-10s %9s %6s %9s %7s %-11s %-11s %7s %7s %9s %7s %8s\n' lock timing "ns/op" every baseline ratio range ci95 fastest added allowance beyond beyond-f
     for lock in $LOCKS; do
         for sample in ${SAMPLES:-auto 1}; do
@@ -171,7 +174,7 @@ fi
 
 # The same comparison in one process pinned to one CPU: the harness's trial
 # (as `stressbench run --in-process` runs it) and the hand loop alternate,
-# windows of PAIR_OPS operations, PAIRS pairs (`stressbench _overhead`, which
+# windows of PAIR_OPS operations, PAIRS pairs (`stressbench-dev overhead`, which
 # pins itself). Each of this VM's CPUs switches between two speeds every few
 # hundred ms on its own; pairs some 25 ms long on one CPU mostly run at one
 # speed, so this table's ratios are the tighter ones (on 2026-11-24: the same
@@ -185,7 +188,7 @@ if [ "$PAIRS" -gt 0 ]; then
         for sample in ${SAMPLES:-auto 1}; do
             # Its notes (the CPU it pinned to) join the hand loops' at the end;
             # if it fails, what it said comes first, unsorted.
-            if ! "$bin" _overhead "$lock" --pairs "$PAIRS" --iterations "$PAIR_OPS" --sample "$sample" > "$tmp/pairs" 2> "$tmp/overhead-stderr"; then
+            if ! "$dev" overhead "$lock" --pairs "$PAIRS" --iterations "$PAIR_OPS" --sample "$sample" > "$tmp/pairs" 2> "$tmp/overhead-stderr"; then
                 cat "$tmp/overhead-stderr" >&2
                 exit 1
             fi

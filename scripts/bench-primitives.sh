@@ -7,9 +7,10 @@
 #
 #   scripts/bench-primitives.sh [ROUNDS [ALTERNATIONS]]
 #
-# Needs a release build (swift build -c release, which also builds
-# libStressInterpose.so); $STRESSBENCH overrides the binary. Three runs of the
-# hidden `stressbench _primitives` command, each timing every pair in one
+# Needs a release build (swift build -c release, which builds the
+# development tool stressbench-dev and libStressInterpose.so);
+# $STRESSBENCH_DEV overrides the binary. Three runs of the
+# `stressbench-dev primitives` command, each timing every pair in one
 # process, one after another (best of ROUNDS rounds, default 7):
 #   plain         the process as built;
 #   interposed    with libStressInterpose.so preloaded: NSLock and NSCondition
@@ -33,7 +34,7 @@
 # within a column, not across runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${STRESSBENCH:-.build/release/stressbench}
+bin=${STRESSBENCH_DEV:-.build/release/stressbench-dev}
 rounds=${1:-7}
 alternations=${2:-41}
 dir=$(dirname "$bin")
@@ -43,16 +44,16 @@ jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 2>/dev/null 
 
 echo "# $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), $bin, best of $rounds rounds"
 echo "## plain"
-"$bin" _primitives --rounds "$rounds"
+"$bin" primitives --rounds "$rounds"
 echo "## interposed (LD_PRELOAD=libStressInterpose.so)"
-LD_PRELOAD="$dir/libStressInterpose.so" "$bin" _primitives --rounds "$rounds"
+LD_PRELOAD="$dir/libStressInterpose.so" "$bin" primitives --rounds "$rounds"
 if [[ -n "$jemalloc" ]]; then
     echo "## jemalloc (LD_PRELOAD=$jemalloc): bytes allocated per pair"
-    LD_PRELOAD="$jemalloc" "$bin" _primitives --rounds 2 --iterations 1000000
+    LD_PRELOAD="$jemalloc" "$bin" primitives --rounds 2 --iterations 1000000
 else
     echo "## jemalloc: not installed (apt-get install libjemalloc2); bytes per pair unavailable"
 fi
 echo "## alternating ($alternations alternations of 500k pairs): what each wrapper adds, as the median of paired differences"
-"$bin" _primitives --alternations "$alternations" --iterations 500000
+"$bin" primitives --alternations "$alternations" --iterations 500000
 echo "## interposed, alternating: what the preloaded interposer adds to a pthread mutex pair (glibc's own calls beside the public, interposed ones, in one process)"
-LD_PRELOAD="$dir/libStressInterpose.so" "$bin" _primitives --alternations "$alternations" --iterations 500000 --only pthread-mutex,stress-lock
+LD_PRELOAD="$dir/libStressInterpose.so" "$bin" primitives --alternations "$alternations" --iterations 500000 --only pthread-mutex,stress-lock

@@ -21,8 +21,8 @@ enum { KIND_MUTEX = 1, KIND_RECURSIVE_MUTEX = 2, KIND_RWLOCK = 3, KIND_CONDITION
 // default model for a shared library calls __tls_get_addr on every read, and
 // every pthread_mutex_lock and unlock of the process reads it. With that and
 // the fast paths below, what interposition adds to an uncontended lock and
-// unlock pair outside a trial went from 10.5-12.3 ns to 2.4-3.7 ns (`stressbench
-// _primitives --only pthread-mutex`, one process; docs/own-code.md).
+// unlock pair outside a trial went from 10.5-12.3 ns to 2.4-3.7 ns (`stressbench-dev
+// primitives --only pthread-mutex`, one process; docs/own-code.md).
 static _Thread_local uint64_t *line __attribute__((tls_model("initial-exec")));
 static void (*fuzz_hook)(int point);
 /// The executable's "a trial is running" flag. A thread's line points into

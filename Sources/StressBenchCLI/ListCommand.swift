@@ -9,7 +9,7 @@ struct ListCommand: ParsableCommand {
         abstract: "List the workloads and scenarios (with their parameters) and the strategies this binary knows."
     )
 
-    @Flag(help: "Include hidden entries (fault injection used by stressbench's own tests).")
+    @Flag(help: "Include hidden entries (such as the `_busywork` workload, which calibrates the gate).")
     var all = false
 
     func run() throws {

@@ -100,6 +100,6 @@ struct StressBenchCommand: ParsableCommand {
         ranks with the gate: 3 > 1 > 2 > 4.
         """,
         version: "stressbench \(StressKitVersion.current)",
-        subcommands: [RunCommand.self, CompareCommand.self, ABCommand.self, MergeCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self, BaselineCommand.self, OverheadCommand.self, DescribeCommand.self, PrimitivesBenchCommand.self]
+        subcommands: [RunCommand.self, CompareCommand.self, ABCommand.self, MergeCommand.self, ReplayCommand.self, ValidateCommand.self, ListCommand.self, DescribeCommand.self]
     ) }
 }

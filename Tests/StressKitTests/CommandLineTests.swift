@@ -127,7 +127,7 @@ final class CommandLineTests: XCTestCase {
                 parameters: { variant: split-rmw }
                 fuzz: yield
             """)
-        let c = try TestSupport.cli(["run", crashing, "-q"])
+        let c = try TestSupport.cli(["run", crashing, "-q"], executable: TestSupport.fixturesPath)
         XCTAssertEqual(c.status, 3, "a crash outranks a violation")
         XCTAssertTrue(c.stdout.contains("Fatal error: injected trap at op #1"), c.stdout)
     }
@@ -164,8 +164,19 @@ final class CommandLineTests: XCTestCase {
         }
         XCTAssertTrue(scenarioSection.contains("- ordering: "), "the litmus tests' ordering parameter")
         XCTAssertFalse(list.stdout[..<scenarios.lowerBound].contains("\n  dekker\n"), "a scenario is not a workload")
-        XCTAssertFalse(list.stdout.contains("_fault"), "hidden unless --all")
-        XCTAssertTrue(try TestSupport.cli(["list", "--all"]).stdout.contains("_fault"))
+        XCTAssertFalse(list.stdout.contains("_busywork"), "hidden unless --all")
+        let all = try TestSupport.cli(["list", "--all"]).stdout
+        XCTAssertTrue(all.contains("_busywork"), all)
+        // The test fixtures are not built-ins: only the tests' own binary knows them.
+        for fixture in ["_fault", "_hang-in-round", "_stuck-in-round"] {
+            XCTAssertFalse(all.contains(fixture), "\(fixture) ships in stressbench:\n\(all)")
+            XCTAssertTrue(try TestSupport.cli(["list", "--all"], executable: TestSupport.fixturesPath).stdout.contains(fixture), fixture)
+        }
+        // Nor do the benchmark commands ship: they are stressbench-dev's.
+        for command in ["_baseline", "_overhead", "_primitives"] {
+            let gone = try TestSupport.cli([command])
+            XCTAssertEqual(gone.status, 2, "\(command): \(gone.stdout)")
+        }
 
         let bad = try TestSupport.cli(["run"])
         XCTAssertEqual(bad.status, 2)
@@ -207,12 +218,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("cannot read the file: No such file or directory"), missing.stderr)
     }
 
-    /// The hidden `_baseline` command, as `scripts/bench-lock-overhead.sh` and
+    /// `stressbench-dev baseline`, as `scripts/bench-lock-overhead.sh` and
     /// `scripts/bench-builds.py` read it: one line per loop, in the order asked,
     /// with the ns/op second to last; the warm-up (rounds, then milliseconds)
     /// is accepted and not reported; bad counts are usage errors, not traps.
     func testBaselineCommandPrintsWhatTheOverheadScriptsRead() throws {
-        let r = try TestSupport.cli(["_baseline", "pthread-mutex", "mutex", "--iterations", "1000", "--warmup-rounds", "1", "--warmup-ms", "1", "--rounds", "1"])
+        let r = try TestSupport.cli(["baseline", "pthread-mutex", "mutex", "--iterations", "1000", "--warmup-rounds", "1", "--warmup-ms", "1", "--rounds", "1"],
+                                    executable: TestSupport.devToolPath)
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         XCTAssertEqual(lines.map(\.first), ["pthread-mutex", "mutex"], r.stdout)
@@ -227,13 +239,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("2 threads in the process"), r.stderr)
         XCTAssertFalse(r.stderr.contains("warning"), r.stderr)
         for flag in ["--warmup-rounds=-1", "--warmup-ms=-1", "--warmup-ms=3600001", "--rounds=0"] {
-            let bad = try TestSupport.cli(["_baseline", "mutex", flag])
+            let bad = try TestSupport.cli(["baseline", "mutex", flag], executable: TestSupport.devToolPath)
             XCTAssertEqual(bad.status, 2, "\(flag): \(bad.stderr)")
             XCTAssertTrue(bad.stderr.contains("must be at least") || bad.stderr.contains("must be from"), bad.stderr)
         }
     }
 
-    /// The hidden `_overhead` command, as `scripts/bench-lock-overhead.sh`
+    /// `stressbench-dev overhead`, as `scripts/bench-lock-overhead.sh`
     /// reads it: a line per pair of five numbers (harness ns/op, hand-loop
     /// ns/op, the interval the trial timed at, the clock read's cost, the timed
     /// hand loop's ns/op or nan); `--sample 1` times every operation and pairs
@@ -241,7 +253,8 @@ final class CommandLineTests: XCTestCase {
     /// bad input is a usage error naming what is wrong.
     func testOverheadCommandPrintsPairsTheScriptReads() throws {
         for sample in ["auto", "1"] {
-            let r = try TestSupport.cli(["_overhead", "mutex", "--pairs", "3", "--iterations", "2000", "--warmup-ms", "1", "--sample", sample])
+            let r = try TestSupport.cli(["overhead", "mutex", "--pairs", "3", "--iterations", "2000", "--warmup-ms", "1", "--sample", sample],
+                                        executable: TestSupport.devToolPath)
             XCTAssertEqual(r.status, 0, r.stderr)
             let rows = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map { Double($0) } }
             XCTAssertEqual(rows.count, 3, r.stdout)
@@ -265,13 +278,14 @@ final class CommandLineTests: XCTestCase {
             }
         }
         for (args, message) in [
-            (["_overhead", "spinlock"], "unknown lock 'spinlock'"),
-            (["_overhead", "mutex", "--sample", "0"], "--sample must be"),
-            (["_overhead", "mutex", "--pairs", "0"], "--pairs must be at least 1"),
-            (["_overhead", "mutex", "--warmup-ms", "0"], "--warmup-ms must be from 1"),
+            (["overhead", "spinlock"], "unknown lock 'spinlock'"),
+            (["overhead", "mutex", "--sample", "0"], "--sample must be"),
+            (["overhead", "mutex", "--pairs", "0"], "--pairs must be at least 1"),
+            (["overhead", "mutex", "--warmup-ms", "0"], "--warmup-ms must be from 1"),
+            // The name it had in stressbench still works, for scripts that time older builds.
             (["_overhead", "mutex", "--iterations", "7"], "--iterations must be at least 8"),
         ] {
-            let bad = try TestSupport.cli(args)
+            let bad = try TestSupport.cli(args, executable: TestSupport.devToolPath)
             XCTAssertEqual(bad.status, 2, "\(args): \(bad.stderr)")
             XCTAssertTrue(bad.stderr.contains(message), bad.stderr)
         }
@@ -293,7 +307,7 @@ final class CommandLineTests: XCTestCase {
                 warmup: 0s
                 deadlock_after: 300ms
             """)
-        let r = try TestSupport.cli(["run", plan, "--in-process", "-q"])
+        let r = try TestSupport.cli(["run", plan, "--in-process", "-q"], executable: TestSupport.fixturesPath)
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.contains("stressbench: trial _fault/pthread-mutex/t1/r0: hang: no worker completed an operation for"), r.stderr)
     }

@@ -12,7 +12,7 @@ final class CrashRecordTests: XCTestCase {
     /// A hundred workers' lines of the crash report, after the runtime's message.
     private func crashOutput(workers: Int, busy: Set<Int> = [0]) -> [UInt8] {
         var lines = (0..<30).map { "progress line \($0)" }
-        lines.append("StressKit/FaultInjectionWorkload.swift:82: Fatal error: injected trap at op #100")
+        lines.append("StressKitFixtures/FaultInjectionWorkload.swift:82: Fatal error: injected trap at op #100")
         lines.append("Current stack trace:")
         lines += (0..<12).map { "\($0)    libswiftCore.so    0x00007f0d4275f130 swift_reportError + 33" }
         lines.append("stressbench: the trial process got SIGILL; where each worker was:")
@@ -39,7 +39,7 @@ final class CrashRecordTests: XCTestCase {
     func testTheRecordKeepsTheMessageAndTheReportsFirstLines() {
         let kept = CrashOutput.kept(crashOutput(workers: 300, busy: Set(0..<300)))
         XCTAssertLessThanOrEqual(kept.count, CrashOutput.recordLimit)
-        XCTAssertTrue(kept.contains("StressKit/FaultInjectionWorkload.swift:82: Fatal error: injected trap at op #100"), "\(kept)")
+        XCTAssertTrue(kept.contains("StressKitFixtures/FaultInjectionWorkload.swift:82: Fatal error: injected trap at op #100"), "\(kept)")
         XCTAssertTrue(kept.contains("stressbench: the trial process got SIGILL; where each worker was:"), "\(kept)")
         XCTAssertTrue(kept.contains("stressbench:   worker 0: work/work, inside the critical section of resource 0"), "\(kept)")
         XCTAssertEqual(kept.last, "stressbench:   worker 299: work/work, inside the critical section of resource 0", "the last lines too")
@@ -67,7 +67,7 @@ final class CrashRecordTests: XCTestCase {
                 threads: [\(threads)]
                 ops: 2000
                 warmup: 0
-            """, file: "crash.yaml", registry: .builtIn, options: RunOptions(isolation: TestSupport.childIsolation))
+            """, file: "crash.yaml", registry: TestSupport.registry, options: RunOptions(isolation: TestSupport.childIsolation))
         return try XCTUnwrap(report.trials.first)
     }
 
@@ -116,7 +116,7 @@ final class CrashRecordTests: XCTestCase {
                 threads: [2]
                 ops: 2000
                 warmup: 0
-            """, file: "crash.yaml", registry: .builtIn, options: options)
+            """, file: "crash.yaml", registry: TestSupport.registry, options: options)
         let r = try XCTUnwrap(report.trials.first)
         XCTAssertEqual(r.outcome, .crashed, WorkloadTestSupport.describe(r))
         let tail = r.failure?.outputTail ?? []

@@ -23,11 +23,12 @@ final class FaultInjectionTests: XCTestCase {
         """
     }
 
-    /// Runs the sandwich through the `stressbench` binary with `--json`,
+    /// Runs the sandwich through `stressbench-fixtures` (the command line with
+    /// `_fault` registered) with `--json`,
     /// `--csv` and `--ndjson`, parses all three, checks the trials around the
     /// fault are intact in each and the three agree, and returns the fault's record.
     private func runSandwich(_ fault: String, options: [String] = [], expectedStatus: Int32 = 3) throws -> TrialResult {
-        let run = try TestSupport.cliRun(sandwich(fault), options: options)
+        let run = try TestSupport.cliRun(sandwich(fault), options: options, executable: TestSupport.fixturesPath)
         XCTAssertEqual(run.status, expectedStatus, run.stdout + run.stderr)
         let report = try run.report()
         XCTAssertEqual(report.trials.count, 3)
@@ -46,7 +47,7 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(rows[1]["failure"], report.trials[1].failure?.message ?? "")
 
         let fault = report.trials[1]
-        XCTAssertEqual(fault.rerunCommand, "stressbench run \(run.plan) --only \(fault.trial.id) --seed \(fault.trial.seed)")
+        XCTAssertEqual(fault.rerunCommand, "stressbench-fixtures run \(run.plan) --only \(fault.trial.id) --seed \(fault.trial.seed)")
         return fault
     }
 
@@ -183,7 +184,7 @@ final class FaultInjectionTests: XCTestCase {
             parameters: { mode: exit, after_ops: 1 }
             strategies: [pthread-mutex]
             ops: 100
-            """), options: ["--fail-fast"])
+            """), options: ["--fail-fast"], executable: TestSupport.fixturesPath)
         XCTAssertEqual(run.status, 3, "the failure's code, not a signal's")
         let report = try run.report()
         XCTAssertEqual(report.trials.map(\.outcome), [.passed, .crashed, .skipped], "the trial never run is there, skipped")
@@ -191,7 +192,7 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertTrue(report.interrupted)
         XCTAssertEqual(report.trials[2].failure?.message,
                        "not run: the run was stopped at the first failure (--fail-fast): fault/pthread-mutex/t2/r0")
-        XCTAssertEqual(report.trials[2].rerunCommand, "stressbench run \(run.plan) --only after/pthread-mutex/t2/r0 --seed \(report.trials[2].trial.seed)")
+        XCTAssertEqual(report.trials[2].rerunCommand, "stressbench-fixtures run \(run.plan) --only after/pthread-mutex/t2/r0 --seed \(report.trials[2].trial.seed)")
         XCTAssertEqual(try run.streamed(), report.trials)
         XCTAssertEqual(try run.csvRows().map { $0["outcome"] }, ["passed", "crashed", "skipped"])
         XCTAssertTrue(run.stdout.hasSuffix(
@@ -269,7 +270,7 @@ final class FaultInjectionTests: XCTestCase {
             strategies: [pthread-mutex]
             ops: 100
             """))
-        let runner = PlanRunner(registry: .builtIn, options: RunOptions(isolation: TestSupport.childIsolation, streamPath: stream))
+        let runner = PlanRunner(registry: TestSupport.registry, options: RunOptions(isolation: TestSupport.childIsolation, streamPath: stream))
         let report = try runner.run(plan)
         let lines = try String(contentsOfFile: stream, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 3)

@@ -30,7 +30,9 @@ final class RerunCommandTests: XCTestCase {
         return plan
     }
 
-    /// A plan whose every trial crashes (so every trial prints its rerun command).
+    /// A plan whose every trial crashes (so every trial prints its rerun
+    /// command). `_fault` is a test fixture: `stressbench-fixtures` runs it,
+    /// and the rerun commands name that binary.
     private static let crashingPlan = """
         experiments:
           - workload: _fault
@@ -57,7 +59,7 @@ final class RerunCommandTests: XCTestCase {
         let first = dir.appendingPathComponent("first.json").path
         let overrides = ["--repetitions", "3", "--duration", "20ms", "--allocator", allocator, "--fuzz", "yield", "--stop-on-violation",
                          "--deadlock-after", "1500ms", "--trial-timeout", "20s"]
-        let run = try TestSupport.cli(["run", plan, "--json", first, "-q"] + overrides)
+        let run = try TestSupport.cli(["run", plan, "--json", first, "-q"] + overrides, executable: TestSupport.fixturesPath)
         XCTAssertEqual(run.status, 3, run.stdout + run.stderr)
         let original = try report(first)
         XCTAssertEqual(original.trials.map(\.trial.id), (0..<3).map { "_fault/pthread-mutex/\(jemalloc ? "jemalloc/" : "")t1/r\($0)" })
@@ -65,7 +67,7 @@ final class RerunCommandTests: XCTestCase {
         XCTAssertEqual(trial.trial.durationNs, 20_000_000, "--duration replaces the plan's ops")
         XCTAssertNil(trial.trial.opsPerThread)
         let command = try XCTUnwrap(trial.rerunCommand)
-        XCTAssertEqual(command, "stressbench run '\(plan)' --only \(trial.trial.id) --seed \(trial.trial.seed) "
+        XCTAssertEqual(command, "stressbench-fixtures run '\(plan)' --only \(trial.trial.id) --seed \(trial.trial.seed) "
                        + overrides.joined(separator: " "))
         XCTAssertTrue(run.stdout.contains("  rerun: " + command), run.stdout)
 
@@ -107,18 +109,19 @@ final class RerunCommandTests: XCTestCase {
     }
 
     func testATeamsOwnExecutablePrintsItsOwnName() throws {
+        // A threshold no machine meets fails the cell, which prints its rerun command.
         let plan = try writePlan("""
+            thresholds: ["ops_per_s > 1000G"]
             experiments:
-              - workload: _fault
-                parameters: { mode: exit, after_ops: 1 }
+              - workload: counter
                 strategies: [mutex]
                 threads: 1
                 ops: 10
             """)
         let custom = WorkloadTestSupport.builtExecutable("custom-stressbench")
         let run = try WorkloadTestSupport.run(custom, ["run", plan, "-q"])
-        XCTAssertEqual(run.status, 3, run.stdout + run.stderr)
-        XCTAssertTrue(run.stdout.contains("  rerun: custom-stressbench run '\(plan)' --only _fault/mutex/t1/r0 --seed "), run.stdout)
+        XCTAssertEqual(run.status, 4, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.contains("    rerun: custom-stressbench run '\(plan)' --only counter/mutex/t1\n"), run.stdout)
     }
 
     func testTheCommandStartsAsTheUserRanIt() throws {
@@ -156,15 +159,15 @@ final class RerunCommandTests: XCTestCase {
     func testReplayAcceptsAPrintedRerunCommand() throws {
         let plan = try writePlan(Self.crashingPlan)
         let overrides = ["--repetitions", "3", "--fuzz", "yield", "--stop-on-violation", "--deadlock-after", "1500ms", "--trial-timeout", "20s"]
-        let run = try TestSupport.cli(["run", plan, "-q"] + overrides)
+        let run = try TestSupport.cli(["run", plan, "-q"] + overrides, executable: TestSupport.fixturesPath)
         XCTAssertEqual(run.status, 3, run.stdout + run.stderr)
         let line = try XCTUnwrap(run.stdout.split(separator: "\n").first { $0.contains("rerun: ") && $0.contains("/r2 ") })
         let command = String(line.split(separator: "rerun: ", maxSplits: 1)[1])
-        let replay = try shell(command.replacingOccurrences(of: "stressbench run ", with: "stressbench replay ") + " --times 2")
+        let replay = try shell(command.replacingOccurrences(of: "stressbench-fixtures run ", with: "stressbench-fixtures replay ") + " --times 2")
         XCTAssertEqual(replay.status, 0, replay.stdout + replay.stderr)
         XCTAssertTrue(replay.stdout.contains("replay rate: 2/2 (2 crashed); trial _fault/pthread-mutex/t1/r2"), replay.stdout)
 
-        let cell = try shell("stressbench replay '\(plan)' --only _fault/pthread-mutex/t1 --repetitions 3")
+        let cell = try shell("stressbench-fixtures replay '\(plan)' --only _fault/pthread-mutex/t1 --repetitions 3")
         XCTAssertEqual(cell.status, 2)
         XCTAssertTrue(cell.stderr.contains("'_fault/pthread-mutex/t1' matches 3 (_fault/pthread-mutex/t1/r0, _fault/pthread-mutex/t1/r1, _fault/pthread-mutex/t1/r2): add /rN to pick a repetition"), cell.stderr)
     }

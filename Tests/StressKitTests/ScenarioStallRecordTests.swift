@@ -16,7 +16,7 @@ final class ScenarioStallRecordTests: XCTestCase {
                 duration: 30s
                 warmup: 0
                 deadlock_after: 300ms
-            """, file: "stall.yaml", registry: .builtIn, options: RunOptions(isolation: TestSupport.childIsolation))
+            """, file: "stall.yaml", registry: TestSupport.registry, options: RunOptions(isolation: TestSupport.childIsolation))
         let trial = try XCTUnwrap(report.trials.first)
         XCTAssertEqual(trial.outcome, .hang, WorkloadTestSupport.describe(trial))
         XCTAssertEqual(trial.rounds, 10, WorkloadTestSupport.describe(trial))

@@ -1,6 +1,7 @@
 import CStressSupport
 import Foundation
 @testable import StressKit
+import StressKitFixtures
 import Synchronization
 import XCTest
 

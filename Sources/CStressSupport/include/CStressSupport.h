@@ -29,7 +29,7 @@ int stress_usable_cpus(void);
 /// Restricts the calling thread, and every thread it creates afterwards, to
 /// the first CPU it may run on; returns that CPU's number, or -1 where the
 /// platform cannot pin (not Linux) or the call failed. For benchmarks whose
-/// two sides must share one CPU's state (`stressbench _overhead`).
+/// two sides must share one CPU's state (`stressbench-dev overhead`).
 int stress_pin_to_first_usable_cpu(void);
 
 /// How many CPUs are online (sysconf), or -1 where the platform cannot say.
@@ -154,7 +154,7 @@ typedef int (*stress_mutex_call_t)(void *);
 /// The process's `pthread_mutex_lock` and `pthread_mutex_unlock` as code that
 /// calls them gets them (the interposer's, when libStressInterpose.so is
 /// preloaded), or, with `own` set, the C library's own, which nothing
-/// replaces: the two sides of `stressbench _primitives`'s measure of what
+/// replaces: the two sides of `stressbench-dev primitives`'s measure of what
 /// interposition adds, timed side by side in one process. 0 on success, -1
 /// where they cannot be looked up (then both are left NULL).
 int stress_mutex_calls(int own, stress_mutex_call_t *lock, stress_mutex_call_t *unlock);

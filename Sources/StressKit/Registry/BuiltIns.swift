@@ -9,7 +9,6 @@ extension StressRegistry {
         r.register(workload: LifecycleWorkload.self)
         r.register(workload: QueueWorkload.self)
         r.register(workload: LazyInitWorkload.self)
-        r.register(workload: FaultInjectionWorkload.self)
         r.register(workload: BusyWorkWorkload.self)
 
         r.register(scenario: StoreBufferingScenario.self)
@@ -20,8 +19,6 @@ extension StressRegistry {
         r.register(scenario: OperationStartCancelScenario.self)
         r.register(scenario: LazyInitRaceScenario.self)
         r.register(scenario: NestedTransactionOnceScenario.self)
-        r.register(scenario: HangInRoundScenario.self)
-        r.register(scenario: StuckInRoundScenario.self)
 
         // Locks, then lock-free, then dispatch queues, then actors, then the
         // control: the order `list` and `strategies: all` use.

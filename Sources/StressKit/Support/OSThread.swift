@@ -6,7 +6,7 @@ import Darwin
 
 /// A joinable OS thread running a closure: workers are real threads, not pool
 /// tasks, so the OS schedules them as it would an app's threads.
-struct OSThread {
+package struct OSThread {
     private final class Box {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -20,7 +20,7 @@ struct OSThread {
 
     /// Starts a thread running `body`. Returns nil if the OS refused (the caller
     /// reports it; it does not trap).
-    static func spawn(_ body: @escaping @Sendable () -> Void) -> OSThread? {
+    package static func spawn(_ body: @escaping @Sendable () -> Void) -> OSThread? {
         var thread = OSThread()
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         let rc = pthread_create(&thread.handle, nil, { raw in

@@ -1,14 +1,31 @@
 import Foundation
 import StressKit
+import StressKitFixtures
 import XCTest
 
 /// Helpers shared by the test files.
 enum TestSupport {
-    /// The `stressbench` binary `swift test` built next to the test bundle.
-    static var stressbenchPath: String {
+    /// The `stressbench` binary `swift test` built next to the test bundle:
+    /// the command line as it ships, without the test fixtures.
+    static var stressbenchPath: String { builtBinary("stressbench") }
+
+    /// `stressbench` with the test fixtures (`_fault`, `_hang-in-round`,
+    /// `_stuck-in-round`) registered: what a plan that names one runs in,
+    /// and every trial child process the tests start.
+    static var fixturesPath: String { builtBinary("stressbench-fixtures") }
+
+    /// The development tool whose commands the benchmark scripts run.
+    static var devToolPath: String { builtBinary("stressbench-dev") }
+
+    /// The executable `name` that `swift test` built next to the test bundle.
+    private static func builtBinary(_ name: String) -> String {
         let dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        return dir.appendingPathComponent("stressbench").path
+        return dir.appendingPathComponent(name).path
     }
+
+    /// The built-ins plus the test fixtures: what the tests load and run
+    /// plans against in process, and what ``fixturesPath`` knows.
+    static let registry = TestFixtures.registry
 
     /// This process's environment with the built binaries' directory first on
     /// PATH, as for a user who installed them: rerun commands then start with
@@ -19,15 +36,16 @@ enum TestSupport {
         return env.merging(["PATH": bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")]) { $1 }
     }
 
-    /// Isolation through child processes of the built `stressbench`.
+    /// Isolation through child processes of the built `stressbench-fixtures`,
+    /// which knows every name ``registry`` does.
     static var childIsolation: TrialIsolation {
-        .childProcess(executable: stressbenchPath, arguments: [TrialIsolation.trialCommand])
+        .childProcess(executable: fixturesPath, arguments: [TrialIsolation.trialCommand])
     }
 
-    /// Loads `yaml` against the built-in registry, failing the test on a plan error.
+    /// Loads `yaml` against ``registry``, failing the test on a plan error.
     static func plan(_ yaml: String, file: StaticString = #filePath, line: UInt = #line) throws -> Plan {
         do {
-            return try PlanLoader(registry: .builtIn).load(text: yaml, file: "test.yaml")
+            return try PlanLoader(registry: registry).load(text: yaml, file: "test.yaml")
         } catch {
             XCTFail("plan did not load: \(error)", file: file, line: line)
             throw error
@@ -35,7 +53,7 @@ enum TestSupport {
     }
 
     /// The problems a plan text has (empty when it loads).
-    static func problems(_ yaml: String, registry: StressRegistry = .builtIn) -> [PlanProblem] {
+    static func problems(_ yaml: String, registry: StressRegistry = TestSupport.registry) -> [PlanProblem] {
         do {
             _ = try PlanLoader(registry: registry).load(text: yaml, file: "test.yaml")
             return []
@@ -46,23 +64,24 @@ enum TestSupport {
 
     /// Runs a plan in this process.
     static func runInProcess(_ yaml: String) throws -> RunReport {
-        try PlanRunner.run(yaml: yaml, file: "test.yaml", registry: .builtIn)
+        try PlanRunner.run(yaml: yaml, file: "test.yaml", registry: registry)
     }
 
     /// Runs a plan with each trial in a child process of the built binary.
     static func runIsolated(_ yaml: String) throws -> RunReport {
-        try PlanRunner.run(yaml: yaml, file: "test.yaml", registry: .builtIn, options: RunOptions(isolation: childIsolation))
+        try PlanRunner.run(yaml: yaml, file: "test.yaml", registry: registry, options: RunOptions(isolation: childIsolation))
     }
 
-    /// Runs the built `stressbench` with `arguments`; returns its exit status and output.
-    /// With a `launcher` (`["/usr/bin/taskset", "-c", "0"]`), that program runs
-    /// stressbench.
+    /// Runs the built `stressbench` (or `executable`: ``fixturesPath`` for a
+    /// plan that names a fixture) with `arguments`; returns its exit status
+    /// and output. With a `launcher` (`["/usr/bin/taskset", "-c", "0"]`),
+    /// that program runs it.
     static func cli(
-        _ arguments: [String], input: String = "", launcher: [String] = []
+        _ arguments: [String], input: String = "", launcher: [String] = [], executable: String = stressbenchPath
     ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: launcher.first ?? stressbenchPath)
-        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [stressbenchPath] + arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [executable] + arguments
         process.environment = environmentWithBinariesOnPath
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -109,14 +128,16 @@ enum TestSupport {
         }
     }
 
-    /// Writes `yaml` to a plan file and runs `stressbench run` on it with
-    /// `--json`, `--csv`, `--ndjson` and `-q`, plus `options`.
-    static func cliRun(_ yaml: String, options: [String] = []) throws -> CLIRun {
+    /// Writes `yaml` to a plan file and runs `stressbench run` (or
+    /// `executable`'s) on it with `--json`, `--csv`, `--ndjson` and `-q`,
+    /// plus `options`.
+    static func cliRun(_ yaml: String, options: [String] = [], executable: String = stressbenchPath) throws -> CLIRun {
         let dir = try temporaryDirectory()
         let plan = dir.appendingPathComponent("plan.yaml").path
         try yaml.write(toFile: plan, atomically: true, encoding: .utf8)
         let file = { dir.appendingPathComponent($0).path }
-        let r = try cli(["run", plan, "--json", file("r.json"), "--csv", file("r.csv"), "--ndjson", file("r.ndjson"), "-q"] + options)
+        let r = try cli(["run", plan, "--json", file("r.json"), "--csv", file("r.csv"), "--ndjson", file("r.ndjson"), "-q"] + options,
+                        executable: executable)
         return CLIRun(status: r.status, stdout: r.stdout, stderr: r.stderr, plan: plan,
                       json: file("r.json"), csv: file("r.csv"), ndjson: file("r.ndjson"))
     }

@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 import CStressSupport
+import StressKit
 import Synchronization
 
-/// `_hang-in-round` (hidden): a round that never completes because one role
+/// `_hang-in-round` (hidden; a test fixture): a round that never completes because one role
 /// never returns, for the harness's own tests of stalled rounds. Role
 /// `spinner` loops for ever in its `after_rounds`-th round, using the CPU as a
 /// real endless loop does; role `bystander` finishes its part and waits for

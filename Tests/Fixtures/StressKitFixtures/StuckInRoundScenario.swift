@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 import CStressSupport
+import StressKit
 import Synchronization
 
-/// `_stuck-in-round` (hidden): rounds that stop for good in the ways a
+/// `_stuck-in-round` (hidden; a test fixture): rounds that stop for good in the ways a
 /// team's own code stops, for the harness's own tests of when and how the
 /// watchdog reports them. Role 0 (`first`) does the harm in its
 /// `after_rounds`-th round; role 1 (`second`) takes part as the mode says.
@@ -114,27 +115,4 @@ struct StuckInRoundScenario: Scenario {
     func arbiter(_ state: State) -> RoundOutcome { RoundOutcome() }
     /// Every outcome is acceptable: the stall is the point.
     func grade(_ outcome: RoundOutcome) -> OutcomeGrade { .acceptable }
-}
-
-/// A pthread mutex with no wrapper the harness sees: what a team's own code
-/// that takes a plain `NSLock` or `pthread_mutex_t` looks like to the
-/// watchdog when the plan does not interpose them. The default mutex type:
-/// taken twice by one thread, it blocks for good.
-final class UnseenMutex: @unchecked Sendable {
-    // @unchecked: the mutex lives in memory of its own and is only used
-    // through pthread calls, which is the point: a lock as code writes it.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
 }

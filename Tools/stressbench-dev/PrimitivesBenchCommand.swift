@@ -5,17 +5,17 @@ import Foundation
 import StressKit
 import Synchronization
 
-/// `stressbench _primitives` (hidden): what the harness-aware primitives and
+/// `stressbench-dev primitives`: what the harness-aware primitives and
 /// the pthread interposer cost outside a trial, uncontended, beside the
 /// plain primitives they stand for. `scripts/bench-primitives.sh` runs it
 /// plain and with `libStressInterpose.so` preloaded, and with jemalloc
 /// preloaded to count the bytes each pair allocates.
 struct PrimitivesBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "_primitives",
+        commandName: "primitives",
         abstract: "Time plain primitives beside their harness-aware wrappers, outside a trial (for scripts/bench-primitives.sh).",
         discussion: "Prints one line per pair: its name, ns per pair (best of the rounds), and bytes allocated per pair when jemalloc is this process's allocator ('unavailable' otherwise). A pair is one lock and unlock, wait and signal, sync, async (its block run, the last one waited for), or once-token call after the first.",
-        shouldDisplay: false
+        aliases: ["_primitives"]  // its name as a hidden `stressbench` command, which older builds answer to
     )
 
     @Option(help: "Iterations per round.")

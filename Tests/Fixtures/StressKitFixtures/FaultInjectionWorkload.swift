@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 import CStressSupport
+import StressKit
 import Synchronization
 
-/// `_fault` (hidden): injects a failure into one trial so the harness's own
+/// `_fault` (hidden; a test fixture): injects a failure into one trial so the harness's own
 /// isolation can be tested: a runtime trap (with a message, or an
 /// arithmetic overflow's bare one), a hang, an abrupt exit, a SIGKILL,
 /// garbage on the result channel, inside a critical section or outside any; a

@@ -5,7 +5,7 @@ import Foundation
 import StressKit
 import Synchronization
 
-/// `stressbench _baseline` (hidden): times a hand-written tight loop of
+/// `stressbench-dev baseline`: times a hand-written tight loop of
 /// lock, increment, unlock over one lock, in this binary, with nothing of the
 /// harness around it. `scripts/bench-lock-overhead.sh` sets its ns/op beside
 /// the harness's figure for the same lock, to show what the harness adds; the
@@ -13,10 +13,10 @@ import Synchronization
 /// against libdispatch's C `dispatch_sync_f`.
 struct BaselineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "_baseline",
+        commandName: "baseline",
         abstract: "Time a tight lock/increment/unlock loop with no harness (for scripts/bench-lock-overhead.sh).",
         discussion: "Prints one line per lock: its name, the iterations, and the best ns/op over the rounds. The loops run beside a second, idle thread, as a trial does: glibc takes a cheaper, non-atomic path for pthread mutexes while a process has only one thread.",
-        shouldDisplay: false
+        aliases: ["_baseline"]  // its name as a hidden `stressbench` command, which older builds answer to
     )
 
     @Argument(help: ArgumentHelp("Locks to time, or 'all': \(BaselineLoop.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "lock"))
@@ -56,9 +56,9 @@ struct BaselineCommand: ParsableCommand {
         // Said on standard error, so a reader of the figures (and a test) can
         // see which lock paths they are of; the scripts read standard output.
         switch stress_libc_single_threaded() {
-        case 0: FileHandle.standardError.write(Data("_baseline: 2 threads in the process; the C library's single-threaded lock paths are off\n".utf8))
-        case 1: FileHandle.standardError.write(Data("_baseline: warning: the C library still runs this process as single-threaded; pthread figures are of its cheaper lock paths\n".utf8))
-        default: FileHandle.standardError.write(Data("_baseline: 2 threads in the process\n".utf8))
+        case 0: FileHandle.standardError.write(Data("baseline: 2 threads in the process; the C library's single-threaded lock paths are off\n".utf8))
+        case 1: FileHandle.standardError.write(Data("baseline: warning: the C library still runs this process as single-threaded; pthread figures are of its cheaper lock paths\n".utf8))
+        default: FileHandle.standardError.write(Data("baseline: 2 threads in the process\n".utf8))
         }
         for loop in selected {
             for _ in 0..<warmupRounds { _ = loop.time(iterations: iterations) }
