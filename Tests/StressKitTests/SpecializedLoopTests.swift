@@ -364,15 +364,19 @@ final class SpecializedLoopTests: XCTestCase {
             XCTAssertEqual(output.measurement.totalOps, 1_000, name)
             if generalOnly { general.append(name) } else { compiled.append(name) }
         }
-        XCTAssertEqual(compiled.count, 15, "the blocking built-ins with a kernel loop: \(compiled)")
-        XCTAssertEqual(general.count, 4, "the ones passing sections or deferring writes: \(general)")
+        // The locks whose overhead docs/overhead.md measures are among them
+        // (no count: a new strategy needs no edit here).
+        for name in ["pthread-mutex", "nslock", "mutex"] {
+            XCTAssertTrue(compiled.contains(name), "\(name) in \(compiled)")
+        }
+        XCTAssertTrue(general.contains("serial-queue-f"), "\(general)")
     }
 
     /// A team's own blocking strategy, registered at run time from outside
     /// StressKit (docs/own-strategies.md), runs the same kernel loop with its
     /// calls made through its protocol: correct, and counted exactly. A
-    /// closure step under it gets the loop compiled for the strategy's type
-    /// through its protocol witness.
+    /// closure step under it gets the loop its `_runMeasuredLoop` default
+    /// runs (generic, in another module).
     func testOwnStrategyRunsTheKernelLoopThroughItsProtocol() throws {
         var registry = StressRegistry.builtIn
         registry.register(strategy: AppLockStrategy.self)  // PluggabilityTests.swift's, as the guide shows it

@@ -9,7 +9,8 @@ enum MeasuredLoopKind: Sendable, Equatable {
     /// critical sections, deferred writes or extended steps.
     case general
     /// The loop compiled for the strategy's type (``_MeasuredLoop/run(_:)``,
-    /// through ``BlockingStrategy/_runMeasuredLoop(_:)``).
+    /// through ``BlockingStrategy/_runMeasuredLoop(_:)``; for a strategy of
+    /// another module, that loop unspecialized).
     case compiledForStrategy
     /// The kernel loop compiled for the pair of kernel and strategy: the
     /// strategy's type is one ``StressRegistry/builtInStrategies`` names.
