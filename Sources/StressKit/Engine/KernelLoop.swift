@@ -2,8 +2,8 @@ import CStressSupport
 
 // The measured loop for a worker whose only operation is one kernel step
 // (``StepKernel``): compiled for the pair of kernel and strategy, reached
-// through the kernel (``StepKernel/_runMeasuredLoop(_:_:)``), which names the
-// built-in strategies once (``StressRegistry/runKernelLoop(_:_:kernel:)``).
+// through the kernel (``StepKernel/_runMeasuredLoop(_:_:)``), which walks the
+// built-in strategies' registration (``StressRegistry/builtInStrategies``).
 
 extension _MeasuredLoop {
     /// The kernel of the worker's only operation, when that operation is one
@@ -43,6 +43,7 @@ extension _MeasuredLoop {
     /// section or is inside it.
     func run<S: BlockingStrategy, K: StepKernel>(_ strategy: S, kernel: K) {
         guard let only = worker.pointee.picker.single, let typed = state as? K.State else {
+            worker.pointee.measuredLoop = .compiledForStrategy
             run(strategy)
             return
         }

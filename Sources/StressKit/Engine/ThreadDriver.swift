@@ -154,6 +154,7 @@ enum ThreadDriver {
                         if let kernel = loop.soleKernel {
                             kernel._runMeasuredLoop(loop, access.strategy)
                         } else {
+                            w.pointee.measuredLoop = .compiledForStrategy
                             access.strategy._runMeasuredLoop(loop)
                         }
                     }

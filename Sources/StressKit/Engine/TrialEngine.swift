@@ -24,6 +24,9 @@ public struct EngineOutput: Sendable {
     public var rounds: ScenarioRounds?
     /// What the harness executor did, when the worker tasks ran on it.
     public var executor: ExecutorStats?
+    /// The loop each worker ran its measured window in, for the tests that
+    /// check which loop the engine chose.
+    var measuredLoops: [MeasuredLoopKind] = []
 }
 
 /// What a scenario trial's rounds came to.
@@ -304,7 +307,9 @@ public enum TrialEngine {
             acquireHistogram: acquire.count > 0 ? acquire.buckets : nil,
             responseHistogram: response.count > 0 ? response.buckets : nil
         )
-        return EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
+        var output = EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
+        output.measuredLoops = reports.map(\.measuredLoop)
+        return output
     }
 }
 

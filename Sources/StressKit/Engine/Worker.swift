@@ -83,6 +83,8 @@ struct Worker {
     /// Where a task worker's frame goes while a step body runs in an actor's
     /// isolated code (``FrameSlot``).
     let slot: FrameSlot
+    /// The loop the measured window ran in, set when it is chosen.
+    var measuredLoop = MeasuredLoopKind.general
 
     init<State>(thread: Int, settings: TrialSettings, operations: [StressOperation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
@@ -299,7 +301,8 @@ struct Worker {
             maxLagNs: clock.nanoseconds(maxLagTicks), firstViolationAt: firstViolationAt,
             measuredCounts: measured, allCounts: zip(measured, warmup).map { $0 &+ $1 },
             warmupOps: warmup.reduce(0, &+), violationCount: violationCount, samples: samples,
-            tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: timing.service.samples, outcomes: outcomes
+            tally: frame.tally, startNs: startNs, endNs: endNs, timedOps: timing.service.samples, outcomes: outcomes,
+            measuredLoop: measuredLoop
         )
         counts.deallocate()
         return report
@@ -332,6 +335,8 @@ struct WorkerReport: Sendable {
     /// histograms: the scenario's merge reads every table after the common
     /// merge, and frees them itself (``OutcomeTable/mergeAndFree(_:grade:)``).
     var outcomes: OutcomeTable?
+    /// The loop the measured window ran in.
+    var measuredLoop: MeasuredLoopKind
 
     var measuredOps: Int { measuredCounts.reduce(0, &+) }
 

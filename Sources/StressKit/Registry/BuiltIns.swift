@@ -20,30 +20,38 @@ extension StressRegistry {
         r.register(scenario: LazyInitRaceScenario.self)
         r.register(scenario: NestedTransactionOnceScenario.self)
 
-        // Locks, then lock-free, then dispatch queues, then actors, then the
-        // control: the order `list` and `strategies: all` use.
-        r.register(strategy: PthreadMutexStrategy.self)
-        r.register(strategy: NSLockStrategy.self)
-        r.register(strategy: MutexStrategy.self)
-        r.register(strategy: SpinlockStrategy.self)
-        r.register(strategy: RecursiveLockStrategy.self)
-        r.register(strategy: SynchronizedStrategy.self)
-        r.register(strategy: RWLockStrategy.self)
-        r.register(strategy: SemaphoreStrategy.self)
-        r.register(strategy: ConditionStrategy.self)
-        r.register(strategy: AtomicStrategy.self)
-        r.register(strategy: SerialQueueStrategy.self)
-        r.register(strategy: SerialQueueFunctionStrategy.self)
-        r.register(strategy: SerialQueueAsyncStrategy.self)
-        r.register(strategy: TargetQueueStrategy.self)
-        r.register(strategy: RWQueueStrategy.self)
-        r.register(strategy: RWQueueFunctionStrategy.self)
-        r.register(strategy: RWQueueAsyncStrategy.self)
-        r.register(strategy: MainQueueStrategy.self)
-        r.register(strategy: ActorStrategy.self)
-        r.register(strategy: GlobalActorStrategy.self)
-        r.register(strategy: MainActorStrategy.self)
-        r.register(strategy: UnsynchronizedStrategy.self)
+        // The strategies: the list below.
+        builtInStrategies.register(into: &r)
         return r
     }
+
+    /// Every strategy that ships, one registration a line. Locks, then
+    /// lock-free, then dispatch queues, then actors, then the control: the
+    /// order `list` and `strategies: all` use. The chain is a type
+    /// (``StrategyTypeList``), so that the engine's kernel loop is compiled
+    /// for each blocking strategy named here: a new strategy is its file and
+    /// its line here, nothing else.
+    static let builtInStrategies = NoStrategyTypes()
+        .register(strategy: PthreadMutexStrategy.self)
+        .register(strategy: NSLockStrategy.self)
+        .register(strategy: MutexStrategy.self)
+        .register(strategy: SpinlockStrategy.self)
+        .register(strategy: RecursiveLockStrategy.self)
+        .register(strategy: SynchronizedStrategy.self)
+        .register(strategy: RWLockStrategy.self)
+        .register(strategy: SemaphoreStrategy.self)
+        .register(strategy: ConditionStrategy.self)
+        .register(strategy: AtomicStrategy.self)
+        .register(strategy: SerialQueueStrategy.self)
+        .register(strategy: SerialQueueFunctionStrategy.self)
+        .register(strategy: SerialQueueAsyncStrategy.self)
+        .register(strategy: TargetQueueStrategy.self)
+        .register(strategy: RWQueueStrategy.self)
+        .register(strategy: RWQueueFunctionStrategy.self)
+        .register(strategy: RWQueueAsyncStrategy.self)
+        .register(strategy: MainQueueStrategy.self)
+        .register(strategy: ActorStrategy.self)
+        .register(strategy: GlobalActorStrategy.self)
+        .register(strategy: MainActorStrategy.self)
+        .register(strategy: UnsynchronizedStrategy.self)
 }

@@ -51,7 +51,8 @@ public protocol StepKernel: Sendable {
 
 extension StepKernel {
     /// Runs the loop compiled for this kernel and the strategy's type, when the
-    /// strategy is a built-in one (see ``StressRegistry/runKernelLoop(_:_:kernel:)``).
+    /// strategy is a built-in one (those ``StressRegistry/builtIn`` registers;
+    /// the compiler sees them listed in the type of their registration).
     public func _runMeasuredLoop(_ loop: _MeasuredLoop, _ strategy: any BlockingStrategy) {
         StressRegistry.runKernelLoop(loop, strategy, kernel: self)
     }
