@@ -245,7 +245,7 @@ extension _MeasuredLoop {
     /// so every lock waited out the read: 10 ns an operation on the reference
     /// machine. The previous operation's values are long known, so its record
     /// delays nothing, and the reads overlap the lock as in a hand-written
-    /// loop that only sums them (`stressbench _baseline mutex-timed`). The
+    /// loop that only sums them (`stressbench-dev baseline mutex-timed`). The
     /// same records, in the same order; the last one is made as the batch
     /// ends. For the same reason the loop keeps as few values as it can
     /// across the lock (the samples are counted once, the batch's end is one
