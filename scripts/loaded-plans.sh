@@ -15,7 +15,9 @@
 # `swift build -c release`; $STRESSBENCH overrides the binary), so every run
 # tests the same binary. Each run's output is kept in $LOGS (default
 # /tmp/stressbench-loaded-plans), PLAN-N.txt. Set PLANS to a space-separated
-# list to run only those plans (the quick start is always first). Exit 0 when
+# list to run only those plans (the quick start is always first). The burners
+# run alone for $WARM seconds (default 60) first, so that the load average
+# has risen when the first run starts. Exit 0 when
 # every run exited 0, 1 when any did not, 2 on a usage error. Ctrl-C stops
 # the burners too.
 set -uo pipefail
@@ -44,6 +46,9 @@ for ((b = 0; b < burners; b++)); do
     pids+=($!)
 done
 
+# The load average is a one-minute mean: let the burners raise it before the
+# first run ($WARM seconds, default 60).
+sleep "${WARM:-60}"
 plans=${PLANS:-$(ls Plans/*.yaml | grep -v '^Plans/quickstart.yaml$' | tr '\n' ' ')}
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); quick start x$quick, every other plan x$each, $burners burner(s), $parallel at a time; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 # One run: its line goes to standard output when it ends, and its exit code

@@ -198,9 +198,9 @@ public struct PlanRunner: Sendable {
                 return skipped
             }
             results += skipped
-            // One write and one flush for all of them: a stop must stay prompt
+            // One write for all of them, and no flush: a stop must stay prompt
             // however many trials the plan has left.
-            stream?.append(contentsOf: skipped)
+            stream?.append(contentsOf: skipped, flush: false)
         }
         var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
         report.rerun = options.rerun

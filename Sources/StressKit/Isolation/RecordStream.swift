@@ -74,11 +74,14 @@ final class RecordStream {
         append(contentsOf: [result])
     }
 
-    /// Appends `results`, one line each, in a single write and a single flush
-    /// to disk: the thousands of `skipped` records of an interrupted run cost
-    /// one `fsync`, not one each (each can take milliseconds), so the run
-    /// still ends within moments of the signal.
-    func append(contentsOf results: [TrialResult]) {
+    /// Appends `results`, one line each, in a single write, flushed to disk
+    /// when `flush` says so. A finished trial's record is flushed: a run
+    /// killed the next moment keeps it. The thousands of `skipped` records of
+    /// an interrupted run are not: they hold no result, the final files have
+    /// them too, and one `fsync` of a large file on a disk other work keeps
+    /// busy took seconds, which a stop that a container allows ten seconds
+    /// cannot spend.
+    func append(contentsOf results: [TrialResult], flush: Bool = true) {
         guard !results.isEmpty else { return }
         let (lines, failures) = Self.encodeLines(results)
         if let failure = failures.first { warn(failure) }
@@ -89,7 +92,7 @@ final class RecordStream {
             warn("cannot append to \(path.terminalSafe): \(error.reason)")
             return
         }
-        if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+        if flush && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
             // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the lines are written.
             warn("cannot flush \(path.terminalSafe) to disk: \(String(cString: strerror(errno)))")
         }
