@@ -36,15 +36,8 @@ bin=${STRESSBENCH:-.build/release/stressbench}
 logs=${LOGS:-/tmp/stressbench-loaded-plans}
 mkdir -p "$logs"
 
-pids=()
-stop_burners() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; }
-trap 'stop_burners; exit 130' INT
-trap 'stop_burners; exit 143' TERM
-trap stop_burners EXIT
-for ((b = 0; b < burners; b++)); do
-    sh -c 'while :; do :; done' &
-    pids+=($!)
-done
+source scripts/lib/burners.sh
+start_burners "$burners"
 
 # The load average is a one-minute mean: let the burners raise it before the
 # first run ($WARM seconds, default 60).

@@ -33,15 +33,8 @@ done
 logs=${LOGS:-/tmp/stressbench-loaded-suite}
 mkdir -p "$logs"
 
-pids=()
-stop_burners() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; }
-trap 'stop_burners; exit 130' INT
-trap 'stop_burners; exit 143' TERM
-trap stop_burners EXIT
-for ((b = 0; b < burners; b++)); do
-    sh -c 'while :; do :; done' &
-    pids+=($!)
-done
+source scripts/lib/burners.sh
+start_burners "$burners"
 
 bundle=$(ls -d "$(swift build --show-bin-path)"/*PackageTests.xctest 2>/dev/null | head -1)
 [[ -n "$bundle" && -x "$bundle" ]] || { echo "no test bundle: run swift build --build-tests first" >&2; exit 2; }

@@ -52,19 +52,8 @@ final class InputProtectionTests: XCTestCase {
     func testStandardOutputRedirectedToThePlanIsRefused() throws {
         let plan = try writePlan()
         let before = try contents(plan)
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: plan))
-        try handle.seekToEnd()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestSupport.stressbenchPath)
-        process.arguments = ["run", plan, "--json", "/dev/stdout", "-q"]
-        process.standardOutput = handle
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try handle.close()
-        XCTAssertEqual(process.terminationStatus, 2, stderr)
+        let (status, stderr) = try TestSupport.cli(["run", plan, "--json", "/dev/stdout", "-q"], standardOutputAppendedTo: plan)
+        XCTAssertEqual(status, 2, stderr)
         XCTAssertTrue(stderr.contains("--json /dev/stdout names the plan file \(plan) (the shell redirected that stream to it)"), stderr)
         XCTAssertEqual(try contents(plan), before)
     }

@@ -56,19 +56,8 @@ final class StreamOutputTests: XCTestCase {
         let out = path("out.txt")
         try "before\n".write(toFile: out, atomically: true, encoding: .utf8)
         let inode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: out)[.systemFileNumber] as? Int)
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: out))
-        try handle.seekToEnd()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestSupport.stressbenchPath)
-        process.arguments = ["run", try tinyPlan(), "--json", "/dev/stdout", "--csv", path("r.csv")]
-        process.standardOutput = handle
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try handle.close()
-        XCTAssertEqual(process.terminationStatus, 0, stderr)
+        let (status, stderr) = try TestSupport.cli(["run", try tinyPlan(), "--json", "/dev/stdout", "--csv", path("r.csv")], standardOutputAppendedTo: out)
+        XCTAssertEqual(status, 0, stderr)
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: out)[.systemFileNumber] as? Int, inode, "the same file, not a replacement")
         let text = try String(contentsOfFile: out, encoding: .utf8)
         XCTAssertTrue(text.hasPrefix("before\n{"), text)

@@ -94,6 +94,25 @@ enum TestSupport {
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs the built `stressbench` with `arguments` and its standard output
+    /// appended to the file at `path`, as a shell's `>> path` does; returns
+    /// its exit status and standard error.
+    static func cli(_ arguments: [String], standardOutputAppendedTo path: String) throws -> (status: Int32, stderr: String) {
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: stressbenchPath)
+        process.arguments = arguments
+        process.standardOutput = handle
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, stderr)
+    }
+
     /// What a `stressbench run` of a plan text left behind.
     struct CLIRun {
         var status: Int32
