@@ -135,9 +135,9 @@ struct RunCommand: ParsableCommand {
         var options = RunOptions(
             isolation: inProcess ? .inProcess : .currentExecutable,
             only: only, seed: seed, failFast: failFast, streamPath: ndjson, handleInterrupts: true,
-            shard: try shard.map { text throws in try TrialShard(parsing: text) },
             baselineFile: baseline, executableName: CommandContext.executableName
         )
+        options.shard = try shard.map { text throws in try TrialShard(parsing: text) }
         overrides.apply(to: &options)
         options.allowLarge = allowLarge
         options.allowSkipped = allowSkipped

@@ -98,7 +98,7 @@ final class TrialMatrixTests: XCTestCase {
         XCTAssertEqual(ids(["counter/actor"]), ["counter/actor/t1/r0", "counter/actor/t2/r0"])
         XCTAssertEqual(ids(["counter/mutex/t2/r0", "bank"]), ["counter/mutex/t2/r0", "bank/mutex/t1/r0"])
         XCTAssertEqual(ids(["count"]), [], "prefixes match at '/' boundaries only")
-        let rerun = PlanRunner(registry: .builtIn, options: RunOptions(only: ["bank"], seed: 77, timeoutNs: 3_000_000_000))
+        let rerun = PlanRunner(registry: .builtIn, options: RunOptions(only: ["bank"], seed: 77, timeout: .seconds(3)))
         XCTAssertEqual(rerun.selectedTrials(of: plan).map(\.seed), [77])
         XCTAssertEqual(rerun.selectedTrials(of: plan).map(\.timeoutNs), [3_000_000_000])
     }

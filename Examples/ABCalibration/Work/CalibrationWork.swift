@@ -5,14 +5,14 @@ import StressKit
 /// executable, so that two builds of the same plan differ only in their code,
 /// as a main branch and a pull request do. (A `SendableMetatype`: the
 /// operation's closures, which run on the workers, are generic over it.)
-public protocol ExtraSteps: SendableMetatype {
+package protocol ExtraSteps: SendableMetatype {
     /// The extra steps per operation.
     static var steps: Int { get }
 }
 
 /// No extra step: the old build.
-public enum NoExtraSteps: ExtraSteps {
-    public static let steps = 0
+package enum NoExtraSteps: ExtraSteps {
+    package static let steps = 0
 }
 
 /// `_ab-work` (hidden): a counter whose every increment first does `work`
@@ -28,8 +28,8 @@ public enum NoExtraSteps: ExtraSteps {
 /// Both builds describe it identically (the same name, parameters,
 /// operation and step), so `stressbench ab` pairs their trials: what
 /// differs is the code inside the step, which is what a comparison measures.
-public struct CalibrationWorkload<Extra: ExtraSteps>: Workload {
-    public static var descriptor: WorkloadDescriptor {
+package struct CalibrationWorkload<Extra: ExtraSteps>: Workload {
+    package static var descriptor: WorkloadDescriptor {
         WorkloadDescriptor(
             name: "_ab-work",
             summary: "calibration of stressbench ab: a counter whose increments do `work` dependent arithmetic steps in the critical section",
@@ -40,18 +40,18 @@ public struct CalibrationWorkload<Extra: ExtraSteps>: Workload {
 
     /// `_busywork`'s state: the count of increments and the arithmetic's
     /// running result.
-    public typealias State = BusyWorkWorkload.State
+    package typealias State = BusyWorkWorkload.State
 
     /// Steps per operation, the extra ones included.
     let steps: Int
 
-    public init(parameters: WorkloadParameters) throws {
+    package init(parameters: WorkloadParameters) throws {
         steps = try parameters.integer("work") + Extra.steps
     }
 
-    public func makeState(threads: Int) -> State { State() }
+    package func makeState(threads: Int) -> State { State() }
 
-    public func operations() -> [StressOperation<State>] {
+    package func operations() -> [StressOperation<State>] {
         let steps = self.steps
         return [
             StressOperation("work", weight: 1, steps: [
@@ -64,7 +64,7 @@ public struct CalibrationWorkload<Extra: ExtraSteps>: Workload {
         ]
     }
 
-    public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] {
+    package func finalCheck(_ state: State, _ totals: RunTotals) -> [String] {
         BusyWorkWorkload.countCheck(state, totals)
     }
 }
@@ -91,9 +91,9 @@ enum XorshiftSteps {
 
 /// The calibration command line: `stressbench` with `_ab-work` registered
 /// with `Extra` extra steps per operation.
-public enum CalibrationBuild {
+package enum CalibrationBuild {
     /// The registry of a calibration build.
-    public static func registry<Extra: ExtraSteps>(_ extra: Extra.Type) -> StressRegistry {
+    package static func registry<Extra: ExtraSteps>(_ extra: Extra.Type) -> StressRegistry {
         var registry = StressRegistry.builtIn
         registry.register(workload: CalibrationWorkload<Extra>.self)
         return registry

@@ -355,7 +355,7 @@ struct DeterministicExecutorState: Sendable, Equatable {
 }
 
 /// The harness executor's figures for one trial (in records under `executor`).
-public struct ExecutorStats: Sendable, Codable, Equatable {
+package struct ExecutorStats: Sendable, Codable, Equatable {
     /// Threads the executor ran jobs on.
     public var threads = 0
     /// Jobs enqueued (each resumption after an `await`, each hop onto a default actor).

@@ -1,5 +1,5 @@
 /// How workers issue operations.
-public enum LoadMode: String, Sendable, Codable {
+package enum LoadMode: String, Sendable, Codable {
     /// Each worker starts its next operation when the last ends (saturation).
     case closed
     /// Each worker follows a schedule of intended start times (open loop).
@@ -8,7 +8,7 @@ public enum LoadMode: String, Sendable, Codable {
 
 /// The target rate of a paced run. In JSON: `{"opsPerSecond": 200000}` or
 /// `{"fractionOfCapacity": 0.5}`.
-public enum PacedRate: Sendable, Codable, Hashable {
+package enum PacedRate: Sendable, Codable, Hashable {
     /// Operations per second over all workers.
     case perSecond(Double)
     /// A fraction of the closed-loop throughput the (untimed) warm-up achieved.
@@ -37,7 +37,7 @@ public enum PacedRate: Sendable, Codable, Hashable {
 }
 
 /// The open/closed-loop choice of a trial (plan key `load`).
-public struct LoadSettings: Sendable, Codable, Hashable {
+package struct LoadSettings: Sendable, Codable, Hashable {
     /// Closed or paced.
     public var mode: LoadMode
     /// The target rate (paced only).
@@ -57,7 +57,7 @@ public struct LoadSettings: Sendable, Codable, Hashable {
 }
 
 /// How well a paced run kept to its schedule.
-public struct PacingReport: Sendable, Codable, Equatable {
+package struct PacingReport: Sendable, Codable, Equatable {
     /// The rate asked for, over all workers.
     public var targetOpsPerSecond: Double
     /// The rate achieved.

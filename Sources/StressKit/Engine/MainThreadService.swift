@@ -17,7 +17,7 @@ import Foundation
 /// done. (Not `dispatchMain()`: on Linux it parks the main thread and other
 /// threads drain the main queue, so a `DispatchQueue.main.sync` block would
 /// run on its caller.)
-public enum MainThreadService {
+package enum MainThreadService {
     /// Makes the main thread a participant of `board`'s trial, when it next
     /// runs a main-queue block (at once, in a trial process).
     static func attach(_ board: SiteBoard) {

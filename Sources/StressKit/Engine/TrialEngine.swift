@@ -1,5 +1,5 @@
 /// A strategy made for one trial, in the form the engine drives.
-public enum StrategyInstance: Sendable {
+package enum StrategyInstance: Sendable {
     /// Driven by OS threads.
     case blocking(any BlockingStrategy)
     /// Driven by tasks.
@@ -15,7 +15,7 @@ public enum StrategyInstance: Sendable {
 }
 
 /// What the engine produces for one trial in this process.
-public struct EngineOutput: Sendable {
+package struct EngineOutput: Sendable {
     /// The figures.
     public var measurement: TrialMeasurement
     /// Broken invariants, from workers and final checks.
@@ -30,7 +30,7 @@ public struct EngineOutput: Sendable {
 }
 
 /// What a scenario trial's rounds came to.
-public struct ScenarioRounds: Sendable, Equatable {
+package struct ScenarioRounds: Sendable, Equatable {
     /// Rounds run, warm-up included (every one's outcome is counted).
     public var rounds: Int
     /// Rounds in the measured window.
@@ -47,7 +47,7 @@ public struct ScenarioRounds: Sendable, Equatable {
 /// worker loop is specialised for the workload's state type (its metadata is
 /// static, so nothing is looked up per operation) and calls the strategy through
 /// its protocol witness: one indirect call per critical section.
-public enum TrialEngine {
+package enum TrialEngine {
     /// Runs the trial and merges the workers' reports.
     ///
     /// A watchdog watches the workers; if none completes an operation for

@@ -1,5 +1,5 @@
 /// When the measured window ends.
-public enum StopCondition: Sendable, Equatable {
+package enum StopCondition: Sendable, Equatable {
     /// After this many nanoseconds of wall time.
     case duration(nanoseconds: UInt64)
     /// After each worker has completed this many operations.
@@ -7,7 +7,7 @@ public enum StopCondition: Sendable, Equatable {
 }
 
 /// What the engine needs to run one trial in this process.
-public struct TrialSettings: Sendable {
+package struct TrialSettings: Sendable {
     /// Number of workers.
     public var threads: Int
     /// The trial seed; worker seeds derive from it.

@@ -12,7 +12,7 @@
 /// reports at the latest ``reportMarginNs(timeoutNs:)`` before the trial's
 /// timeout, so that a stuck trial ends as a `deadlock` or `hang` with every
 /// worker's position, never as a bare `timeout`.
-public enum WatchdogTiming {
+package enum WatchdogTiming {
     /// How long a stall the watchdog cannot judge at once (a worker in the
     /// code under test that has not run, while another thread of the process
     /// still could) may last before it is reported all the same: ten limits,

@@ -1,5 +1,5 @@
 /// How one cell of a new run compares with the same cell of a baseline run.
-public enum ComparisonVerdict: String, Sendable, Codable, CaseIterable {
+package enum ComparisonVerdict: String, Sendable, Codable, CaseIterable {
     /// Significantly better, by more than the tolerance.
     case improved
     /// The whole confidence interval lies within the tolerance.
@@ -14,7 +14,7 @@ public enum ComparisonVerdict: String, Sendable, Codable, CaseIterable {
 }
 
 /// The comparison of one cell.
-public struct CellComparison: Sendable, Codable, Equatable {
+package struct CellComparison: Sendable, Codable, Equatable {
     /// The cell.
     public var cell: CellKey
     /// The baseline cell it was matched with, when its key differs (the
@@ -43,7 +43,7 @@ public struct CellComparison: Sendable, Codable, Equatable {
 }
 
 /// A whole comparison: settings, every matched cell, and the cells only one side has.
-public struct ComparisonReport: Sendable, Codable, Equatable {
+package struct ComparisonReport: Sendable, Codable, Equatable {
     /// The settings used.
     public var settings: ComparisonSettings
     /// The baseline file, when it came from one.
@@ -125,7 +125,7 @@ public struct ComparisonReport: Sendable, Codable, Equatable {
 /// entirely within the tolerance; anything else (or fewer than
 /// ``ComparisonSettings/minimumSamples`` a side) is `inconclusive`. Only
 /// `regressed` fails the gate.
-public enum BaselineComparer {
+package enum BaselineComparer {
     /// Compares `new` with `baseline`.
     public static func compare(
         baseline: [TrialResult], new: [TrialResult], settings: ComparisonSettings, baselineFile: String? = nil

@@ -2,7 +2,7 @@
 /// repetition and the seed. Thresholds are evaluated per cell, and a baseline
 /// comparison matches the cells of two runs on ``matchKey`` (the same without
 /// the experiment's name) and then checks their ``MeasurementSettings``.
-public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+package struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     /// The experiment's name.
     public var experiment: String
     /// The workload and its parameters.
@@ -59,7 +59,7 @@ public struct CellKey: Sendable, Hashable, Codable, Comparable, CustomStringConv
 }
 
 /// The repetitions of one cell in one run, in repetition order.
-public struct Cell: Sendable {
+package struct Cell: Sendable {
     /// The cell's identity.
     public var key: CellKey
     /// Its trials.

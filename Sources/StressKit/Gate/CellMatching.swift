@@ -1,5 +1,5 @@
 /// The baseline cell a cell of the new run is compared with, if any.
-public struct CellMatch: Sendable {
+package struct CellMatch: Sendable {
     /// The cell of the new run.
     public var new: Cell
     /// Its counterpart in the baseline: same workload, parameters, strategy,
@@ -22,7 +22,7 @@ public struct CellMatch: Sendable {
 /// is reported as not comparable rather than compared. The experiment name
 /// only breaks ties, as when one plan runs one workload in two experiments
 /// with different windows.
-public struct CellMatching: Sendable {
+package struct CellMatching: Sendable {
     /// One entry per cell of the new run, in its order.
     public var matches: [CellMatch]
     /// Baseline cells no cell of the new run matched (not run, or renamed

@@ -1,6 +1,6 @@
 /// How a run is compared with a baseline: which figure, how big a change
 /// matters, and how sure the gate must be.
-public struct ComparisonSettings: Sendable, Codable, Equatable {
+package struct ComparisonSettings: Sendable, Codable, Equatable {
     /// The figure compared, one sample per repetition (default ``defaultMetric``).
     public var metric: GateMetric
     /// The relative change that matters: a cell regresses only when its whole
@@ -80,7 +80,7 @@ public struct ComparisonSettings: Sendable, Codable, Equatable {
 /// What a plan says about its gate: thresholds (plan-wide and per experiment)
 /// and comparison settings. Built by ``PlanLoader`` from the `thresholds` and
 /// `gate` keys.
-public struct GatePolicy: Sendable {
+package struct GatePolicy: Sendable {
     /// Thresholds for every experiment.
     public var planThresholds: [Threshold]
     /// Thresholds of single experiments, by experiment name.

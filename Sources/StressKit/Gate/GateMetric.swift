@@ -3,7 +3,7 @@
 /// Latencies are in nanoseconds (percentiles of the service-time histogram),
 /// throughput in operations per second, the rest are counts. Names are the
 /// ones plans use (`p99`, `ops_per_s`).
-public enum GateMetric: String, Sendable, Codable, CaseIterable {
+package enum GateMetric: String, Sendable, Codable, CaseIterable {
     /// Latency percentiles.
     case p50, p90, p99
     /// The 99.9th percentile (also written `p999`).

@@ -1,6 +1,6 @@
 /// The performance part of a run's verdict: every threshold check and, with a
 /// baseline, every cell comparison. Stored in the results file under `gate`.
-public struct GateReport: Sendable, Codable, Equatable {
+package struct GateReport: Sendable, Codable, Equatable {
     /// Every threshold on every cell.
     public var thresholds: [ThresholdCheck]
     /// The baseline comparison, when there was a baseline.

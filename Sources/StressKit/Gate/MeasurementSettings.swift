@@ -7,7 +7,7 @@
 ///
 /// The seed, timeout and watchdog limit are left out: they do not change what
 /// is measured.
-public struct MeasurementSettings: Sendable, Equatable {
+package struct MeasurementSettings: Sendable, Equatable {
     /// The measured window: a duration or operations per worker.
     public var durationNs: Int?
     public var opsPerThread: Int?

@@ -10,7 +10,7 @@
 /// distribution sit one clock step apart. A p50 of a 30-80 ns operation thus
 /// moves between repetitions in whole 10 ns steps, and five samples of it are
 /// mostly ties.
-public enum MetricResolution {
+package enum MetricResolution {
     /// Values below this are recorded exactly (unit buckets) by a 3-digit
     /// HdrHistogram, so gaps between them are the clock's.
     static let unitBucketLimit: UInt64 = 2048

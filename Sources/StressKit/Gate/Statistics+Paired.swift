@@ -154,7 +154,7 @@ extension Statistics {
 }
 
 /// Which test a paired comparison uses on the pairs' log-ratios.
-public enum PairedTestKind: String, Sendable, Codable, CaseIterable {
+package enum PairedTestKind: String, Sendable, Codable, CaseIterable {
     /// Wilcoxon's signed-rank test (the default): uses the ranks of the
     /// differences' sizes, assumes they are symmetric about their centre.
     case wilcoxon

@@ -3,7 +3,7 @@ import Foundation
 /// The small statistics the gate needs, written out so every number in a
 /// verdict can be checked by hand. All of it is deterministic: the bootstrap
 /// takes its seed from the caller.
-public enum Statistics {
+package enum Statistics {
     /// The median (the mean of the middle two for an even count); nil when empty.
     public static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }

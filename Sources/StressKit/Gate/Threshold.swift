@@ -3,7 +3,7 @@
 ///
 /// Made by ``ThresholdParser`` when the plan loads; evaluated per cell (all
 /// repetitions of one experiment × strategy × threads) by ``ThresholdEvaluator``.
-public struct Threshold: Sendable, Equatable, CustomStringConvertible {
+package struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// What is bounded.
     public var metric: GateMetric
     /// How the observed value must relate to the bound.

@@ -1,5 +1,5 @@
 /// The verdict of one threshold on one cell.
-public struct ThresholdCheck: Sendable, Codable, Equatable {
+package struct ThresholdCheck: Sendable, Codable, Equatable {
     /// Held, did not hold, or could not be judged (a baseline bound without a baseline).
     public enum Status: String, Sendable, Codable {
         case passed, failed
@@ -29,7 +29,7 @@ public struct ThresholdCheck: Sendable, Codable, Equatable {
 }
 
 /// What a baseline run has to say about one cell, for a threshold relative to it.
-public enum BaselineLookup: Sendable {
+package enum BaselineLookup: Sendable {
     /// No baseline run was given.
     case noBaseline
     /// The baseline has no cell like it.
@@ -50,7 +50,7 @@ public enum BaselineLookup: Sendable {
 }
 
 /// Evaluates thresholds per cell.
-public enum ThresholdEvaluator {
+package enum ThresholdEvaluator {
     /// Every threshold of `policy` on every cell of `results`. `baseline`, when
     /// given, supplies the values baseline bounds scale; its cells are matched
     /// as a baseline comparison matches them (``CellMatching``), and the

@@ -1,5 +1,5 @@
 /// A threshold expression that could not be read: what was expected, and where.
-public struct ThresholdSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ThresholdSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong and what was expected instead.
     public var message: String
     /// 1-based character position in the expression where the problem starts.
@@ -28,7 +28,7 @@ public struct ThresholdSyntaxError: Error, Sendable, Equatable, CustomStringConv
 ///              a rate for ops_per_s (2M, 150k, 2000000), a whole number for counts
 /// factor    := a positive number (0.9) or a percentage (90%)
 /// ```
-public enum ThresholdParser {
+package enum ThresholdParser {
     /// Parses `text`, or throws what was expected where.
     public static func parse(_ text: String) throws(ThresholdSyntaxError) -> Threshold {
         var tokens = Tokens(text)

@@ -6,7 +6,7 @@ import Darwin
 import CStressSupport
 
 /// How a child process ended.
-public enum ChildTermination: Sendable, Equatable {
+package enum ChildTermination: Sendable, Equatable {
     /// It exited with this status.
     case exited(Int32)
     /// A signal killed it.
@@ -18,7 +18,7 @@ public enum ChildTermination: Sendable, Equatable {
 }
 
 /// What the parent collected from a child.
-public struct ChildCapture: Sendable {
+package struct ChildCapture: Sendable {
     /// How it ended.
     public var termination: ChildTermination
     /// Everything the child wrote to its result descriptor.
@@ -39,7 +39,7 @@ public struct ChildCapture: Sendable {
 /// exiting (its watchdog reported a deadlock and its workers are stuck for good),
 /// and when the parent is interrupted. The child runs in its own process group,
 /// so a Ctrl-C at the terminal reaches only the parent, which then ends the child.
-public enum ChildProcess {
+package enum ChildProcess {
     /// The descriptor the child writes its result record to.
     public static let resultDescriptor: Int32 = 3
     /// Kept bytes of the child's combined output.

@@ -12,14 +12,14 @@ public struct RunOptions: Sendable {
     /// Use this seed for every selected trial instead of its derived seed (to
     /// rerun one trial exactly, with `only`).
     public var seed: UInt64?
-    /// Override every trial's timeout.
-    public var timeoutNs: UInt64?
-    /// Override every trial's watchdog stall limit (`deadlock_after`).
-    public var deadlockAfterNs: UInt64?
+    /// Every trial's timeout in nanoseconds (``timeout``).
+    package var timeoutNs: UInt64?
+    /// Every trial's stall limit in nanoseconds (``deadlockAfter``).
+    package var deadlockAfterNs: UInt64?
     /// Override every trial's fuzzing profile (the `--fuzz` option).
     public var fuzz: FuzzProfile?
     /// Run every experiment under this allocator only (the `--allocator` option).
-    public var allocator: AllocatorKind?
+    package var allocator: AllocatorKind?
     /// End every trial at its first violation (the `--stop-on-violation` option).
     public var stopOnViolation: Bool
     /// Stop after the first trial that does not pass.
@@ -33,12 +33,12 @@ public struct RunOptions: Sendable {
     /// The command line turns this on; a library caller decides for itself.
     public var handleInterrupts: Bool
     /// Run only this slice of the matrix (`--shard i/n`); applied before `only`.
-    public var shard: TrialShard?
+    package var shard: TrialShard?
     /// Trials per cell for every experiment, overriding the plan (`--repetitions`).
     public var repetitions: Int?
     /// Every trial's measured window, overriding the plan's `duration` or
     /// `ops` (`--duration`: a quick smoke run of a whole plan, as in CI).
-    public var durationNs: UInt64?
+    package var durationNs: UInt64?
     /// The baseline the run is compared with (`--baseline`). The runner does
     /// not read it; rerun commands carry it, because a comparison raises the
     /// repetitions of experiments that leave them to the default, which
@@ -66,31 +66,80 @@ public struct RunOptions: Sendable {
 
     /// How this run's trials and cells are rerun exactly: the executable and
     /// every override above that changes which trials exist or how they run.
-    public var rerun: RerunCommand { RerunCommand(executable: executableName, launcher: launcher, overridesOf: self) }
+    package var rerun: RerunCommand { RerunCommand(executable: executableName, launcher: launcher, overridesOf: self) }
 
-    /// Options.
+    /// Options for a run of `isolation`; every other setting left out keeps
+    /// what the plan says.
+    ///
+    /// - Parameters:
+    ///   - isolation: where trials run (the default: child processes of this
+    ///     binary, which must then be one that answers `_trial`).
+    ///   - only: trial ids or id prefixes to run; empty runs every trial.
+    ///   - seed: one seed for every selected trial (to rerun one exactly).
+    ///   - timeout: every trial's timeout, overriding the plan's.
+    ///   - deadlockAfter: every trial's stall limit (`deadlock_after`).
+    ///   - fuzz: every trial's fuzzing profile.
+    ///   - stopOnViolation: end every trial at its first violation.
+    ///   - failFast: stop after the first trial that does not pass.
+    ///   - streamPath: a file each finished trial's record is appended to.
+    ///   - handleInterrupts: catch SIGINT and SIGTERM and stop cleanly.
+    ///   - repetitions: trials per cell, overriding the plan.
+    ///   - baselineFile: the baseline the run is compared with (for rerun commands).
+    ///   - executableName: the name rerun commands start with.
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
-        timeoutNs: UInt64? = nil, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
-        allocator: AllocatorKind? = nil, stopOnViolation: Bool = false, failFast: Bool = false,
-        streamPath: String? = nil, handleInterrupts: Bool = false, shard: TrialShard? = nil,
+        timeout: Duration? = nil, deadlockAfter: Duration? = nil, fuzz: FuzzProfile? = nil,
+        stopOnViolation: Bool = false, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false,
         repetitions: Int? = nil, baselineFile: String? = nil, executableName: String = "stressbench"
     ) {
         self.repetitions = repetitions
         self.baselineFile = baselineFile
         self.executableName = executableName
-        self.shard = shard
-        self.allocator = allocator
         self.stopOnViolation = stopOnViolation
         self.fuzz = fuzz
         self.isolation = isolation
         self.only = only
         self.seed = seed
-        self.timeoutNs = timeoutNs
-        self.deadlockAfterNs = deadlockAfterNs
+        self.timeoutNs = timeout.map(Quantities.nanoseconds)
+        self.deadlockAfterNs = deadlockAfter.map(Quantities.nanoseconds)
         self.failFast = failFast
         self.streamPath = streamPath
         self.handleInterrupts = handleInterrupts
+    }
+
+    /// Every trial's timeout, overriding the plan's; nil keeps the plan's.
+    public var timeout: Duration? {
+        get { timeoutNs.map { .nanoseconds($0) } }
+        set { timeoutNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// Every trial's stall limit (`deadlock_after`), overriding the plan's; nil keeps the plan's.
+    public var deadlockAfter: Duration? {
+        get { deadlockAfterNs.map { .nanoseconds($0) } }
+        set { deadlockAfterNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// Every trial's measured window, overriding the plan's `duration` or `ops`; nil keeps the plan's.
+    public var duration: Duration? {
+        get { durationNs.map { .nanoseconds($0) } }
+        set { durationNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// The earlier form, with durations in nanoseconds.
+    @available(*, deprecated, message: "use init(isolation:only:seed:timeout:deadlockAfter:...) with Duration values")
+    public init(
+        isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
+        timeoutNs: UInt64?, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
+        stopOnViolation: Bool = false, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false,
+        repetitions: Int? = nil, baselineFile: String? = nil, executableName: String = "stressbench"
+    ) {
+        self.init(isolation: isolation, only: only, seed: seed, fuzz: fuzz, stopOnViolation: stopOnViolation,
+                  failFast: failFast, streamPath: streamPath, handleInterrupts: handleInterrupts,
+                  repetitions: repetitions, baselineFile: baselineFile, executableName: executableName)
+        self.timeoutNs = timeoutNs
+        self.deadlockAfterNs = deadlockAfterNs
     }
 }
 
@@ -105,20 +154,21 @@ public struct PlanRunner: Sendable {
     /// How to run.
     public let options: RunOptions
 
-    /// A runner.
+    /// A runner of plans whose workloads, scenarios and strategies `registry`
+    /// holds, run as `options` says.
     public init(registry: StressRegistry, options: RunOptions = RunOptions()) {
         self.registry = registry
         self.options = options
     }
 
     /// The whole matrix of `plan` under these options (before the shard and `only`).
-    public func matrix(of plan: Plan) -> [TrialSpec] {
+    package func matrix(of plan: Plan) -> [TrialSpec] {
         TrialMatrix.expand(overridden(plan))
     }
 
     /// Why `plan`, with these options' overrides (`--repetitions`,
     /// `--allocator`), has too many trials to run; nil when it has not.
-    public func sizeProblem(of plan: Plan) -> String? {
+    package func sizeProblem(of plan: Plan) -> String? {
         TrialMatrix.sizeProblem(overridden(plan))
     }
 
@@ -134,7 +184,7 @@ public struct PlanRunner: Sendable {
     }
 
     /// The trials of `plan` this runner will run, with option overrides applied.
-    public func selectedTrials(of plan: Plan) -> [TrialSpec] {
+    package func selectedTrials(of plan: Plan) -> [TrialSpec] {
         let matrix = matrix(of: plan)
         return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
@@ -161,7 +211,7 @@ public struct PlanRunner: Sendable {
     ///
     /// Throws only when the stream file cannot be created; once trials run,
     /// every outcome is a record.
-    public func run(
+    package func run(
         _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
     ) throws(RunError) -> RunReport {
         if let problem = sizeProblem(of: plan) { throw RunError(description: problem) }
@@ -235,7 +285,7 @@ public struct PlanRunner: Sendable {
 
     /// Runs one trial as the options say and returns its record, whatever happens
     /// to the trial.
-    public func runTrial(_ spec: TrialSpec) -> TrialResult {
+    package func runTrial(_ spec: TrialSpec) -> TrialResult {
         var preload: [String] = []
         if spec.interpose == true {
             guard case .childProcess(let executable, _) = options.isolation else {

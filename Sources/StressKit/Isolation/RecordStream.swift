@@ -8,7 +8,7 @@ import Foundation
 import Synchronization
 
 /// A failure to set up a run's outputs (not of any trial).
-public struct RunError: Error, Sendable, CustomStringConvertible {
+package struct RunError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public let description: String
 }
@@ -148,7 +148,7 @@ final class RecordStream {
 
 /// SIGINT/SIGTERM handling for a run: the first signal asks the run to stop;
 /// a second SIGINT exits at once (status 130).
-public enum Interruption {
+package enum Interruption {
     /// Installs the handlers (idempotent).
     public static func install() { stress_interrupts_install() }
     /// Whether a stop was asked for.

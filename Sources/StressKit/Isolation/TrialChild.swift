@@ -8,7 +8,7 @@ import Foundation
 ///
 /// A custom executable that wants child-process isolation for its own workloads
 /// calls this from its trial command (`StressBenchCLI` does it for you).
-public enum TrialChild {
+package enum TrialChild {
     /// Environment variable naming the descriptor to write the result to.
     public static let resultDescriptorVariable = "STRESSBENCH_RESULT_FD"
     /// Environment variable with the parent's process id, set by the parent.
@@ -69,7 +69,7 @@ public enum TrialChild {
 }
 
 /// Runs one trial in this process and turns what the engine reports into a record.
-public enum LocalTrial {
+package enum LocalTrial {
     /// The record of running `spec` here.
     ///
     /// If the watchdog finds the trial stalled, `onStall` gets the `deadlock` or

@@ -1,6 +1,6 @@
 /// How long a trial is expected to take, before it runs: what shard balancing
 /// and the progress display's remaining-time estimate work from.
-public enum TrialDurationEstimate {
+package enum TrialDurationEstimate {
     /// Starting a trial process and reading its record, measured at about 0.1 s
     /// on a 2-core machine (debug builds are slower; the estimate only weighs
     /// trials against each other and is rescaled by the time really taken).

@@ -1,7 +1,7 @@
 /// Expands a plan into its trials: for each experiment, every strategy ×
 /// allocator × thread count × repetition, in that nesting order, or repetition
 /// first (``TrialOrder/interleaved``).
-public enum TrialMatrix {
+package enum TrialMatrix {
     /// Every trial of `plan`, with ids, seeds and timeouts worked out, in the
     /// order they run; a trial's ``TrialSpec/index`` is its place in that order.
     ///

@@ -10,7 +10,7 @@
 /// rather than by trial count; within a shard trials keep the plan's order. The
 /// slices depend only on the plan, so every machine computes the same ones and
 /// together they cover every trial exactly once.
-public struct TrialShard: Sendable, Equatable, CustomStringConvertible {
+package struct TrialShard: Sendable, Equatable, CustomStringConvertible {
     /// 1-based shard number.
     public let index: Int
     /// How many shards.
@@ -90,7 +90,7 @@ extension TrialShard: Codable {
 }
 
 /// A `--shard` value that is not `i/n`.
-public struct ShardSyntaxError: Error, Sendable, CustomStringConvertible {
+package struct ShardSyntaxError: Error, Sendable, CustomStringConvertible {
     /// What was expected.
     public var message: String
     /// The message.

@@ -41,11 +41,11 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// to this repetition's profile).
     public var fuzz: FuzzSettings
     /// The clock and sampling of operation timing.
-    public var timing: TimingSettings
+    package var timing: TimingSettings
     /// The allocator the trial process runs with.
-    public var allocator: AllocatorKind
+    package var allocator: AllocatorKind
     /// Closed loop or paced.
-    public var load: LoadSettings
+    package var load: LoadSettings
     /// End the trial at its first violation.
     public var stopOnViolation: Bool
     /// True when ``workload`` names a scenario (role `i` on worker `i`, in
@@ -66,7 +66,7 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     public var expect: [TrialOutcome]?
 
     /// A trial.
-    public init(
+    package init(
         id: String, index: Int, plan: String, experiment: String, workload: String,
         parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
         seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,

@@ -2,7 +2,7 @@ import CStressSupport
 import Foundation
 
 /// The memory allocator a trial process runs with (a plan dimension).
-public enum AllocatorKind: String, Sendable, Codable, CaseIterable {
+package enum AllocatorKind: String, Sendable, Codable, CaseIterable {
     /// The C library's malloc (glibc's ptmalloc on Linux).
     case system
     /// jemalloc, loaded into the trial process with `LD_PRELOAD`.
@@ -11,7 +11,7 @@ public enum AllocatorKind: String, Sendable, Codable, CaseIterable {
 
 /// What the allocator saw during the measured window. A figure the allocator
 /// cannot give is nil ("unavailable" in reports), never zero.
-public struct AllocatorMetrics: Sendable, Codable, Equatable {
+package struct AllocatorMetrics: Sendable, Codable, Equatable {
     /// `system` or `jemalloc`.
     public var name: String
     /// Bytes allocated per operation. jemalloc: by the worker threads inside
@@ -33,7 +33,7 @@ public struct AllocatorMetrics: Sendable, Codable, Equatable {
 
 /// jemalloc, seen from inside a process (through mallctl) and from the parent
 /// (where the library is).
-public enum Jemalloc {
+package enum Jemalloc {
     /// Whether jemalloc is this process's allocator.
     public static var isLoaded: Bool { stress_jemalloc_loaded() != 0 }
 

@@ -11,7 +11,7 @@ import Foundation
 /// A process inside a control-group namespace (most containers) sees only its
 /// own part of the hierarchy: a quota set above that, out of its sight, is not
 /// found.
-public enum CPUQuota: Sendable, Equatable, CustomStringConvertible {
+package enum CPUQuota: Sendable, Equatable, CustomStringConvertible {
     /// No quota limits the process's group or any group above it that the
     /// process can see.
     case unlimited

@@ -2,7 +2,7 @@ import CStressSupport
 import Foundation
 
 /// Where a result was measured: enough to tell two machines or builds apart.
-public struct EnvironmentInfo: Sendable, Codable, Equatable {
+package struct EnvironmentInfo: Sendable, Codable, Equatable {
     /// Operating system and kernel, e.g. "Debian GNU/Linux 12 (bookworm), Linux 6.1.0".
     public var os: String
     /// CPU model name, or "unavailable".
@@ -227,7 +227,7 @@ extension EnvironmentInfo {
 }
 
 /// The version of stressbench (the library and the tool share it).
-public enum StressKitVersion {
+package enum StressKitVersion {
     /// Semantic version of this build.
     public static let current = "0.1.0"
 }

@@ -1,5 +1,5 @@
 /// How evenly the workers shared the work.
-public struct Fairness: Sendable, Codable, Equatable {
+package struct Fairness: Sendable, Codable, Equatable {
     /// Coefficient of variation of per-worker op counts (stddev / mean; 0 = even).
     public var coefficientOfVariation: Double
     /// Jain's fairness index, (Σx)² / (n·Σx²): 1 = perfectly even, 1/n = one worker did everything.

@@ -7,7 +7,7 @@ import Histogram
 /// an increment in memory the worker owns, with no allocation and no lock.
 /// Merging adds counts bucket by bucket, which is the only correct way to combine
 /// percentiles (averaging percentiles is not).
-public struct LatencyHistogram: Sendable {
+package struct LatencyHistogram: Sendable {
     /// The largest value tracked; larger values are recorded as this. (About
     /// 17 minutes in nanoseconds, and still minutes in raw ticks of a 3 GHz
     /// counter, which the hot loop records before converting.)

@@ -6,7 +6,7 @@ import Darwin
 
 /// Nanosecond timestamps from `CLOCK_MONOTONIC` (a vDSO call on Linux, no
 /// system call). Every latency and duration stressbench reports comes from here.
-public enum MonotonicClock {
+package enum MonotonicClock {
     /// Nanoseconds since an arbitrary fixed point; only differences mean anything.
     @inline(__always)
     public static func now() -> UInt64 {

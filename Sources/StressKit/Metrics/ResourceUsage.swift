@@ -7,7 +7,7 @@ import Darwin
 /// CPU, context switches and memory of the trial process over the measured
 /// window (from `getrusage(RUSAGE_SELF)`: every thread of the process, including
 /// libdispatch's and the Swift concurrency pool's).
-public struct ResourceUsage: Sendable, Codable, Equatable {
+package struct ResourceUsage: Sendable, Codable, Equatable {
     /// User and system CPU time spent in the window.
     public var userCpuNs: Int
     public var systemCpuNs: Int

@@ -2,7 +2,7 @@ import CStressSupport
 import Foundation
 
 /// Which clock timestamps operations.
-public enum ClockSource: String, Sendable, Codable, CaseIterable {
+package enum ClockSource: String, Sendable, Codable, CaseIterable {
     /// `clock_gettime(CLOCK_MONOTONIC)`: about 25 ns a read on the reference machine.
     case monotonic
     /// The CPU's invariant time-stamp counter, calibrated against the monotonic
@@ -14,7 +14,7 @@ public enum ClockSource: String, Sendable, Codable, CaseIterable {
 }
 
 /// How a trial times its operations.
-public struct TimingSettings: Sendable, Codable, Hashable {
+package struct TimingSettings: Sendable, Codable, Hashable {
     /// Which operations are timed.
     public enum Sampling: Sendable, Hashable {
         /// One operation in `n` on average (seeded random gaps, so the timed ops

@@ -7,7 +7,7 @@
 /// operations, and differ only in the code inside them. ``notes`` lists what
 /// is worth saying but is what a pull request may well change (the version,
 /// the compiler).
-public struct BuildComparison: Sendable, Equatable {
+package struct BuildComparison: Sendable, Equatable {
     /// Why the two builds cannot be compared; empty when they can.
     public var blocking: [String]
     /// Differences that do not stop the comparison.

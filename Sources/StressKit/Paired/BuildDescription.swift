@@ -12,7 +12,7 @@ import Foundation
 /// each operation's name and weight and each step's name and the access it
 /// asks the strategy for. The code inside a step is not in it: that, and the
 /// strategies' code, is what a paired comparison is there to measure.
-public struct BuildDescription: Sendable, Codable, Equatable {
+package struct BuildDescription: Sendable, Codable, Equatable {
     /// The schema identifier of this document.
     public static let currentSchema = "stressbench.describe/1"
 
@@ -71,7 +71,7 @@ public struct BuildDescription: Sendable, Codable, Equatable {
 }
 
 /// What identifies a workload or scenario's operations, apart from their code.
-public struct WorkloadShape: Sendable, Codable, Equatable {
+package struct WorkloadShape: Sendable, Codable, Equatable {
     /// Its registered name.
     public var name: String
     /// `workload` or `scenario`; `missing` when the executable has no such name.
@@ -143,7 +143,7 @@ public struct WorkloadShape: Sendable, Codable, Equatable {
 }
 
 /// What identifies a strategy: its descriptor, apart from its summary.
-public struct StrategyShape: Sendable, Codable, Equatable {
+package struct StrategyShape: Sendable, Codable, Equatable {
     /// Its registered name.
     public var name: String
     /// `threads` or `tasks`, reentrant, shared reads, and the rest of its

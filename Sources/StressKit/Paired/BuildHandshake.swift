@@ -4,7 +4,7 @@ import Foundation
 /// --output-fd 3 [--repetitions N] [--allow-large]`, answered with a
 /// ``BuildDescription`` on descriptor 3. Every `stressbench`, and every
 /// team's own executable built on `StressBenchCLI`, answers it.
-public enum BuildHandshake {
+package enum BuildHandshake {
     /// The hidden subcommand that describes a plan.
     public static let describeCommand = "_describe"
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// One pair: the same trial (same spec, same seed) run once by each build,
 /// back to back.
-public struct TrialPair: Sendable, Codable, Equatable {
+package struct TrialPair: Sendable, Codable, Equatable {
     /// The repetition both trials ran (their trial id ends in `/r<repetition>`).
     public var repetition: Int
     /// True when the old build's trial ran first (the order alternates from
@@ -21,7 +21,7 @@ public struct TrialPair: Sendable, Codable, Equatable {
 }
 
 /// The paired comparison of one cell.
-public struct PairedCellComparison: Sendable, Codable, Equatable {
+package struct PairedCellComparison: Sendable, Codable, Equatable {
     /// The cell.
     public var cell: CellKey
     /// Every pair, in the order they ran.
@@ -60,7 +60,7 @@ public struct PairedCellComparison: Sendable, Codable, Equatable {
 /// tolerance (or, for a quantised metric, a change within its resolution),
 /// `not-comparable` when the two builds' trials were measured differently
 /// (the clock `auto` chose, say), and `inconclusive` anything else.
-public enum PairedComparer {
+package enum PairedComparer {
     /// Compares the trials of the old build with those of the new one, cell
     /// by cell, pairing trials of the same repetition.
     public static func compare(old: [TrialResult], new: [TrialResult], orderOldFirst: [String: Bool] = [:],

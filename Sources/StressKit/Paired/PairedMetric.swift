@@ -20,7 +20,7 @@ import Foundation
 /// test (docs/paired-gate.md has the calibration). Where trials block (a
 /// contended lock that parks its waiters), CPU time leaves the waits out:
 /// compare ``nsPerOp`` too.
-public enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertible {
+package enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Wall time per operation per worker over the measured window:
     /// elapsed × threads / operations (the inverse of ops/s per worker).
     case nsPerOp

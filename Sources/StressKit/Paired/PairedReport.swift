@@ -1,7 +1,7 @@
 import Foundation
 
 /// One side of a paired comparison: the executable and what it said about itself.
-public struct PairedBuild: Sendable, Codable, Equatable {
+package struct PairedBuild: Sendable, Codable, Equatable {
     /// The executable's path, as given.
     public var executable: String
     /// `stressbench <version>` of that build.
@@ -29,7 +29,7 @@ public struct PairedBuild: Sendable, Codable, Equatable {
 /// ``cells`` holds the verdicts, one per cell; ``oldTrials`` and
 /// ``newTrials`` every record of each build's trials, as `run --json` would
 /// write them, so nothing measured is lost.
-public struct PairedReport: Sendable, Codable, Equatable {
+package struct PairedReport: Sendable, Codable, Equatable {
     /// The schema identifier of this format; bumped on any incompatible change.
     public static let currentSchema = "stressbench.ab/1"
 

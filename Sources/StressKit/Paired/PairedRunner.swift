@@ -16,7 +16,7 @@ import Foundation
 /// input, the same environment and the same CPU affinity (the parent's),
 /// the same timeout; a trial of either build that crashes, deadlocks or
 /// times out becomes its record and the run goes on.
-public struct PairedRunner: Sendable {
+package struct PairedRunner: Sendable {
     /// The runners of each side; they differ only in the executable.
     let old: PlanRunner
     let new: PlanRunner

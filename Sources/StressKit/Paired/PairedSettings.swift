@@ -1,6 +1,6 @@
 /// How `stressbench ab` judges the pairs of a cell: which figure, how big a
 /// change matters, how sure it must be, and which test.
-public struct PairedSettings: Sendable, Codable, Equatable {
+package struct PairedSettings: Sendable, Codable, Equatable {
     /// The figure each pair's ratio is taken of (default ``PairedMetric/cpuNsPerOp``).
     public var metric: PairedMetric
     /// The relative change that matters: a cell regresses only when its

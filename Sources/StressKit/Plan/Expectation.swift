@@ -69,7 +69,7 @@ public struct Expectation: Sendable, Equatable {
 }
 
 /// How a finished trial stands against what its plan expects of it.
-public enum ExpectationStatus: String, Sendable, Codable, CaseIterable {
+package enum ExpectationStatus: String, Sendable, Codable, CaseIterable {
     /// It passed, and the plan expects it to.
     case passed
     /// It failed the way the plan expects ("caught, as expected"): counts as passing.
@@ -91,7 +91,7 @@ extension TrialResult {
     public var expectedOutcomes: [TrialOutcome] { trial.expect ?? [.passed] }
 
     /// How this trial stands against what its plan expects of it.
-    public var expectation: ExpectationStatus {
+    package var expectation: ExpectationStatus {
         if outcome == .skipped { return .skipped }
         let expected = expectedOutcomes
         if expected.contains(outcome) { return outcome == .passed ? .passed : .caught }

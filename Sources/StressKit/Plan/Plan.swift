@@ -1,6 +1,6 @@
 /// A validated plan: what to run. Made by ``PlanLoader`` from a YAML or JSON file;
 /// every value in it has been checked against the registry.
-public struct Plan: Sendable {
+package struct Plan: Sendable {
     /// The plan's name (the `name` key, or the file's base name).
     public var name: String
     /// Where it was read from (for messages and rerun commands).
@@ -30,7 +30,7 @@ public struct Plan: Sendable {
 }
 
 /// The order a plan's trials run in.
-public enum TrialOrder: String, Sendable, CaseIterable {
+package enum TrialOrder: String, Sendable, CaseIterable {
     /// Each cell's repetitions one after another: experiment, then strategy,
     /// allocator, threads, repetition, in that nesting order.
     case matrix
@@ -47,7 +47,7 @@ public enum TrialOrder: String, Sendable, CaseIterable {
 
 /// One experiment: a workload with parameters, crossed with strategies, thread
 /// counts and repetitions.
-public struct Experiment: Sendable {
+package struct Experiment: Sendable {
     /// Unique within the plan; the first part of every trial id.
     public var name: String
     /// Free text.
@@ -132,7 +132,7 @@ public struct Experiment: Sendable {
 }
 
 /// The values an experiment gets when neither it nor the plan's `defaults` set them.
-public enum PlanDefaults {
+package enum PlanDefaults {
     /// `threads`.
     public static let threads = [1, 2, 4]
     /// `duration`.

@@ -1,5 +1,5 @@
 /// Where in a plan file something is: `experiments[1].threads[0]`.
-public struct PlanKeyPath: Sendable, Equatable, CustomStringConvertible {
+package struct PlanKeyPath: Sendable, Equatable, CustomStringConvertible {
     enum Component: Sendable, Equatable {
         case key(String)
         case index(Int)
@@ -37,7 +37,7 @@ public struct PlanKeyPath: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One thing wrong with a plan, located as precisely as the parser allows.
-public struct PlanProblem: Sendable, Equatable, CustomStringConvertible {
+package struct PlanProblem: Sendable, Equatable, CustomStringConvertible {
     /// The plan file.
     public var file: String
     /// The key path of the offending value.
@@ -63,7 +63,7 @@ public struct PlanProblem: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A plan that cannot be used, with every problem found (not just the first).
-public struct PlanError: Error, Sendable, CustomStringConvertible {
+package struct PlanError: Error, Sendable, CustomStringConvertible {
     /// The problems, in file order.
     public var problems: [PlanProblem]
 

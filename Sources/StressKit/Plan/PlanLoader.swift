@@ -20,7 +20,7 @@ import Yams
 ///
 /// All problems are collected and thrown together as a ``PlanError``, each with
 /// the file, the key path (`experiments[1].threads[0]`) and the line.
-public struct PlanLoader: Sendable {
+package struct PlanLoader: Sendable {
     /// The registry workload and strategy names are checked against.
     public let registry: StressRegistry
     /// Accept plans past the size limits without `allow_large: true` in

@@ -2,7 +2,7 @@
 /// with it, but a run a user may not have meant. Plan errors are the same on
 /// every machine; these depend on the machine, so `validate` and `run` print
 /// them and go on.
-public enum PlanWarnings {
+package enum PlanWarnings {
     /// The warnings for `plan` on a machine whose processes may use
     /// `usableCores` cores (nil when unknown: no per-core warning).
     public static func warnings(_ plan: Plan, usableCores: Int?) -> [String] {

@@ -1,9 +1,21 @@
 /// Parsing of the human quantities plans use: durations (`500ms`, `1.5s`) and
 /// counts (`100k`, `2M`).
-public enum Quantities {
+package enum Quantities {
     private static let durationUnits: [(String, Double)] = [
         ("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("min", 60e9), ("h", 3600e9),
     ]
+
+    /// Nanoseconds of `duration`: negative durations are 0, and durations past
+    /// what a `UInt64` holds are its maximum (Swift callers give `Duration`s;
+    /// the engine counts nanoseconds).
+    package static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return .max }
+        let (sum, overflowed) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        return overflowed ? .max : sum
+    }
 
     /// Nanoseconds from `"250ms"`, `"1.5s"`, `"100us"`, `"2m"`; a bare number is
     /// seconds. Nil when the text is not a duration or does not fit 64 bits

@@ -1,6 +1,6 @@
 /// A registered workload type, erased so the engine and the plan loader can use
 /// it by name.
-public struct WorkloadEntry: Sendable {
+package struct WorkloadEntry: Sendable {
     /// Name, summary, parameters.
     public let descriptor: WorkloadDescriptor
     /// Builds the workload from parameters, to check them (throws what `init` throws).
@@ -34,7 +34,7 @@ public struct WorkloadEntry: Sendable {
 
 /// A registered scenario type, erased so the engine and the plan loader can
 /// use it by name.
-public struct ScenarioEntry: Sendable {
+package struct ScenarioEntry: Sendable {
     /// Name, summary, parameters.
     public let descriptor: ScenarioDescriptor
     /// Builds the scenario from parameters and says how many roles it has
@@ -65,7 +65,7 @@ public struct ScenarioEntry: Sendable {
 }
 
 /// A registered strategy type, erased.
-public struct StrategyEntry: Sendable {
+package struct StrategyEntry: Sendable {
     /// Name, summary, semantics.
     public let descriptor: StrategyDescriptor
     /// Makes an instance for one trial.
@@ -123,11 +123,11 @@ public struct StrategyEntry: Sendable {
 /// and `strategies: all` use.
 public struct StressRegistry: Sendable {
     /// The workloads, in registration order.
-    public private(set) var workloads: [WorkloadEntry] = []
+    package private(set) var workloads: [WorkloadEntry] = []
     /// The scenarios, in registration order.
-    public private(set) var scenarios: [ScenarioEntry] = []
+    package private(set) var scenarios: [ScenarioEntry] = []
     /// The strategies, in registration order.
-    public private(set) var strategies: [StrategyEntry] = []
+    package private(set) var strategies: [StrategyEntry] = []
 
     /// An empty registry.
     public init() {}
@@ -157,22 +157,22 @@ public struct StressRegistry: Sendable {
     }
 
     /// The workload named `name`.
-    public func workload(named name: String) -> WorkloadEntry? {
+    package func workload(named name: String) -> WorkloadEntry? {
         workloads.first { $0.descriptor.name == name }
     }
 
     /// The scenario named `name`.
-    public func scenario(named name: String) -> ScenarioEntry? {
+    package func scenario(named name: String) -> ScenarioEntry? {
         scenarios.first { $0.descriptor.name == name }
     }
 
     /// The strategy named `name`.
-    public func strategy(named name: String) -> StrategyEntry? {
+    package func strategy(named name: String) -> StrategyEntry? {
         strategies.first { $0.descriptor.name == name }
     }
 
     /// The strategies `all` expands to: every one that is not hidden.
-    public var defaultStrategies: [StrategyEntry] { strategies.filter { !$0.descriptor.hidden } }
+    package var defaultStrategies: [StrategyEntry] { strategies.filter { !$0.descriptor.hidden } }
 
     private func upsert<E>(_ list: inout [E], _ entry: E, name: (E) -> String) {
         if let i = list.firstIndex(where: { name($0) == name(entry) }) { list[i] = entry } else { list.append(entry) }

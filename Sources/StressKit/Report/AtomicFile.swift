@@ -29,7 +29,7 @@ import Foundation
 ///   names is written by the rules above and the link stays a link. A link
 ///   to a missing file creates that file.
 /// - A directory, a socket: an error.
-public enum AtomicFile {
+package enum AtomicFile {
     /// The path that means standard output.
     public static let standardOutputPath = "-"
 
@@ -230,7 +230,7 @@ public enum AtomicFile {
 
 /// A file or directory that could not be written, with the system's reason
 /// (`Permission denied`, `No space left on device`, ...).
-public struct FileWriteError: Error, LocalizedError, Sendable, CustomStringConvertible {
+package struct FileWriteError: Error, LocalizedError, Sendable, CustomStringConvertible {
     /// The file or directory.
     public var path: String
     /// The system's words for the error.

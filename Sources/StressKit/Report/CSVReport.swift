@@ -4,7 +4,7 @@ import Foundation
 /// Times are integer nanoseconds; a cell is empty when the figure is unavailable
 /// (for example a crashed trial has no latency), never zero. New columns are
 /// only ever appended, so a reader that goes by position keeps working.
-public enum CSVReport {
+package enum CSVReport {
     /// The columns, in order.
     public static let columns = [
         "trial_id", "plan", "experiment", "workload", "parameters", "strategy", "threads", "repetition", "seed",

@@ -4,7 +4,7 @@ import Foundation
 /// threads), summed up for a results file's reader: the gate metric's median
 /// over the repetitions with a distribution-free interval, and what the
 /// trials came to. The `cells` key of the JSON; the trials stay the source.
-public struct CellSummary: Sendable, Codable, Equatable {
+package struct CellSummary: Sendable, Codable, Equatable {
     /// `experiment/strategy[/allocator]/tN`: what `--only` takes to rerun the cell.
     public var cell: String
     /// The experiment, strategy, workers and allocator.

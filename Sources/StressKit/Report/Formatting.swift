@@ -1,7 +1,7 @@
 import Foundation
 
 /// Short human forms for tables.
-public enum Formatting {
+package enum Formatting {
     /// `45ns`, `1.23µs`, `4.5ms`, `2.1s`.
     public static func latency(_ ns: Int) -> String {
         let x = Double(ns)

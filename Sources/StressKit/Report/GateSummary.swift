@@ -1,6 +1,6 @@
 /// The gate's part of the terminal report: failed thresholds and the baseline
 /// comparison table, each failing line with the command that reruns the cell.
-public enum GateSummary {
+package enum GateSummary {
     /// The text (empty when the run was not gated); rerun commands use `rerun`.
     public static func render(_ gate: GateReport?, planFile: String, rerun: RerunCommand = .standard) -> String {
         guard let gate else { return "" }

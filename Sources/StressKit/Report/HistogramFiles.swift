@@ -3,7 +3,7 @@ import Foundation
 /// HdrHistogram percentile-distribution files (`.hgrm`), one per trial that
 /// timed something, in the format HdrHistogram's plotter reads (values in
 /// microseconds).
-public enum HistogramFiles {
+package enum HistogramFiles {
     /// The file name of `trial`'s distribution: its id with `/` as `_`.
     public static func fileName(_ trial: TrialSpec) -> String {
         trial.id.replacingOccurrences(of: "/", with: "_") + ".hgrm"

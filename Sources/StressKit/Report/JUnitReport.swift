@@ -7,7 +7,7 @@ import Foundation
 /// passed is a failure; `skipped` is skipped), and, when the run was gated, one test
 /// case per threshold check and per baseline comparison of a cell (a failed
 /// threshold or a regression is a failure).
-public enum JUnitReport {
+package enum JUnitReport {
     /// The whole document.
     public static func render(_ report: RunReport) -> String {
         var suites: [String] = [trialSuite(report)]

@@ -1,7 +1,7 @@
 /// A Markdown summary of a run, for `$GITHUB_STEP_SUMMARY` or a pull-request
 /// comment: the verdict, one row per cell, the baseline comparison, failed
 /// thresholds, and every trial that did not pass with its rerun command.
-public enum MarkdownReport {
+package enum MarkdownReport {
     /// The whole text.
     public static func render(_ report: RunReport) -> String {
         let code = report.exitCode

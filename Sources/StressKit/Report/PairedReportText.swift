@@ -3,7 +3,7 @@ import Foundation
 /// The text forms of a paired comparison (``PairedReport``): the terminal
 /// summary, Markdown for a pull request and JUnit XML for CI, each with one
 /// line, row or test case per cell.
-public enum PairedReportText {
+package enum PairedReportText {
     /// The command that runs the pairs of `cell` again, with the same builds.
     public static func rerunCommand(_ cell: CellKey, of report: PairedReport, executable: String = "stressbench") -> String {
         let allocator = cell.allocator.map { "/\($0)" } ?? ""

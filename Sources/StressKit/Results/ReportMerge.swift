@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why result files cannot be merged.
-public struct MergeError: Error, Sendable, CustomStringConvertible {
+package struct MergeError: Error, Sendable, CustomStringConvertible {
     /// One line per problem.
     public var problems: [String]
     /// One problem per line.
@@ -21,7 +21,7 @@ extension RunReport {
     /// or cut short by `--only` or `--fail-fast`). Files written before
     /// results recorded the matrix size cannot be checked for completeness.
     /// The gate is not carried over: run `compare` on the merged file.
-    public static func merge(_ reports: [(file: String, report: RunReport)], allowPartial: Bool = false) throws(MergeError) -> RunReport {
+    package static func merge(_ reports: [(file: String, report: RunReport)], allowPartial: Bool = false) throws(MergeError) -> RunReport {
         var problems: [String] = []
         guard let first = reports.first else { throw MergeError(problems: ["nothing to merge: name at least one results file"]) }
         for (file, r) in reports where r.schema != currentSchema {

@@ -7,7 +7,7 @@ import Foundation
 /// `--duration` how long they run,
 /// whose comparison raises default repetitions) and runs them the same way
 /// (`--fuzz`, `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`).
-public struct RerunCommand: Sendable, Codable, Equatable {
+package struct RerunCommand: Sendable, Codable, Equatable {
     /// The executable as the user invoked it: `stressbench` (found on PATH),
     /// `.build/release/stressbench`, or a team's own build of it.
     public var executable: String

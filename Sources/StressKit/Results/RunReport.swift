@@ -78,36 +78,36 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var startedAt: String
     public var finishedAt: String
     /// Where it ran.
-    public var environment: EnvironmentInfo
+    package var environment: EnvironmentInfo
     /// True when the run was stopped before every trial had run (see ``stop``).
     public var interrupted: Bool
     /// The slice of the matrix this run ran (`--shard i/n`); nil for a whole
     /// run (and for a merged file).
-    public var shard: TrialShard?
+    package var shard: TrialShard?
     /// How many trials the plan's whole matrix has (before `--shard` and
     /// `--only`), so `merge` can tell a complete set of shards from one with a
     /// shard missing. Nil in files written before it was recorded.
     public var matrixTrials: Int?
     /// Why the run stopped early (a signal, `--fail-fast`); nil when every
     /// selected trial ran. The trials never started are `skipped` records.
-    public var stop: RunStop?
+    package var stop: RunStop?
     /// One record per trial, in the order they ran (the plan's order, or a
     /// shard's slice of it).
     public var trials: [TrialResult]
     /// Thresholds and the baseline comparison; nil when the run was not gated.
-    public var gate: GateReport?
+    package var gate: GateReport?
     /// How to rerun this run's trials and cells exactly (the executable and
     /// the command-line overrides in effect); nil in files from before it was recorded.
-    public var rerun: RerunCommand?
+    package var rerun: RerunCommand?
     /// True when the run accepts trials it could not run (`--allow-skipped`):
     /// see ``uncheckedTrials``. Nil (written as nothing) otherwise.
     public var skipsAllowed: Bool?
     /// Every cell summed up (the gate metric's median and interval, the
     /// outcomes), written by `run` with its JSON; nil in files from before it was.
-    public var cells: [CellSummary]?
+    package var cells: [CellSummary]?
 
     /// A report.
-    public init(
+    package init(
         plan: String, planFile: String, startedAt: Date, finishedAt: Date, interrupted: Bool = false, stop: RunStop? = nil,
         trials: [TrialResult]
     ) {

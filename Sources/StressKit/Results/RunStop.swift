@@ -1,7 +1,7 @@
 /// Why a run ended before every selected trial had run. The trials it never
 /// started are still in the report, as `skipped` records that say why, so a
 /// reader sees what is missing.
-public struct RunStop: Sendable, Codable, Equatable {
+package struct RunStop: Sendable, Codable, Equatable {
     /// What stopped the run.
     public enum Reason: String, Sendable, Codable {
         /// SIGINT or SIGTERM to the run (Ctrl-C); the exit code is 128 + the signal.

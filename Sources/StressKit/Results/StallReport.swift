@@ -62,7 +62,7 @@ public struct StalledWorker: Sendable, Codable, Equatable {
     /// What the kernel said of its thread, for a worker in the code under
     /// test that had not run during the stall: blocked in the kernel in code
     /// the harness does not see (Linux only).
-    public var kernelWait: KernelWaitState?
+    package var kernelWait: KernelWaitState?
 
     /// What reports call it: "worker 2", or ``participant`` ("the main thread").
     public var name: String { participant ?? "worker \(thread)" }

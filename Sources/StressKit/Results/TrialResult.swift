@@ -100,7 +100,7 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     /// Figures the workload reports about itself (``Workload/metrics(_:)``).
     public var workloadMetrics: [String: Double]
     /// How operations were timed.
-    public var timing: TimingInfo?
+    package var timing: TimingInfo?
     /// Time spent waiting to acquire (lock, queue entry, actor hop), per timed
     /// operation, summed over its guarded steps; nil when no step waited.
     public var acquireLatency: LatencySummary?
@@ -110,17 +110,17 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     /// ones too (about `timing.sampleEvery` of them).
     public var maxStallNs: [Int]?
     /// How evenly the workers shared the work (nil for one worker).
-    public var fairness: Fairness?
+    package var fairness: Fairness?
     /// CPU, context switches and memory of the trial process in the window.
-    public var resources: ResourceUsage?
+    package var resources: ResourceUsage?
     /// The allocator and what it counted (figures nil where unavailable).
-    public var allocator: AllocatorMetrics?
+    package var allocator: AllocatorMetrics?
     /// Paced runs: the latency a caller with this arrival schedule would see,
     /// from each operation's intended start to its end (free of coordinated
     /// omission). `latency` stays the service time.
     public var responseLatency: LatencySummary?
     /// Paced runs: target and achieved rate, largest lag, whether it kept up.
-    public var pacing: PacingReport?
+    package var pacing: PacingReport?
     /// The merged acquire-wait histogram as `[value_ns, count]` buckets (so
     /// repetitions can be merged); nil when no step waited.
     public var acquireHistogram: [[UInt64]]?
@@ -132,7 +132,7 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
 }
 
 /// How a trial timed its operations, as recorded in its result.
-public struct TimingInfo: Sendable, Codable, Equatable {
+package struct TimingInfo: Sendable, Codable, Equatable {
     /// `tsc` or `monotonic` (what `auto` resolved to).
     public var clock: String
     /// One operation in this many was timed (1: every one), over all workers:
@@ -153,7 +153,7 @@ public struct TimingInfo: Sendable, Codable, Equatable {
 }
 
 /// Why a trial did not produce its own record.
-public struct FailureReport: Sendable, Codable, Equatable {
+package struct FailureReport: Sendable, Codable, Equatable {
     /// A one-line explanation.
     public var message: String
     /// The signal that killed the trial process (`SIGILL`, `SIGKILL`, ...).
@@ -191,13 +191,13 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// Broken invariants.
     public var violations: ViolationReport
     /// Why it failed, for `deadlock`, `hang`, `timeout`, `crashed`, `error` and `skipped`.
-    public var failure: FailureReport?
+    package var failure: FailureReport?
     /// Where every worker was, for `deadlock` and `hang`.
     public var stall: StallReport?
     /// The command that reruns exactly this trial (set for every trial that did not pass).
     public var rerunCommand: String?
     /// Where it ran.
-    public var environment: EnvironmentInfo
+    package var environment: EnvironmentInfo
     /// A scenario's trial: how many rounds it ran (warm-up included; every
     /// one's outcome is counted); for a stalled one (a `deadlock` or a
     /// `hang`), how many every role had completed before the stall. Nil for
@@ -206,10 +206,10 @@ public struct TrialResult: Sendable, Codable, Equatable {
     public var rounds: Int?
     /// A trial whose worker tasks ran on the harness executor: what it did
     /// (jobs, reorders, delays, sleeps, threads). Nil otherwise.
-    public var executorStats: ExecutorStats?
+    package var executorStats: ExecutorStats?
     /// A scenario's trial: each distinct outcome of its rounds with its count
     /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
-    public var outcomes: [OutcomeCount]?
+    package var outcomes: [OutcomeCount]?
     /// How long the trial took as the harness saw it, from starting it to
     /// having its record (process start, warm-up, a watchdog's wait or a
     /// crash included): the figure for a crashed or deadlocked trial, which
@@ -217,7 +217,7 @@ public struct TrialResult: Sendable, Codable, Equatable {
     public var wallNs: Int?
 
     /// A record.
-    public init(
+    package init(
         trial: TrialSpec, outcome: TrialOutcome, measurement: TrialMeasurement?,
         violations: ViolationReport, failure: FailureReport?, stall: StallReport? = nil,
         environment: EnvironmentInfo = .current
@@ -232,7 +232,7 @@ public struct TrialResult: Sendable, Codable, Equatable {
     }
 
     /// A record for a trial that produced no figures of its own.
-    public static func failed(_ trial: TrialSpec, _ outcome: TrialOutcome, _ failure: FailureReport) -> TrialResult {
+    package static func failed(_ trial: TrialSpec, _ outcome: TrialOutcome, _ failure: FailureReport) -> TrialResult {
         TrialResult(trial: trial, outcome: outcome, measurement: nil, violations: .none, failure: failure)
     }
 }

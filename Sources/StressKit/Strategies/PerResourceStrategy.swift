@@ -17,7 +17,7 @@
 /// independent: not an actor or a task strategy, not lock-free, not one
 /// domain for everything (`main-queue`, `target-queue`), and not deferring
 /// writes (`async-write-queue`).
-public class PerResourceStrategy: BlockingStrategy, @unchecked Sendable {
+package class PerResourceStrategy: BlockingStrategy, @unchecked Sendable {
     // @unchecked: immutable after init; the parts are Sendable strategies.
 
     /// The semantics the engine sees: the weakest common ground of any mix
@@ -119,7 +119,7 @@ extension StrategyEntry {
 extension StressRegistry {
     /// The strategy a trial runs: the registered one it names, or the
     /// per-resource mix of its parts.
-    public func strategy(for spec: TrialSpec) -> StrategyEntry? {
+    package func strategy(for spec: TrialSpec) -> StrategyEntry? {
         guard let partNames = spec.strategyParts, !partNames.isEmpty else { return strategy(named: spec.strategy) }
         let parts = partNames.compactMap { strategy(named: $0) }
         guard parts.count == partNames.count else { return nil }

@@ -8,7 +8,7 @@
 /// stored property does not pay. A strategy that keeps its primitives here
 /// pays neither: ``withObject(_:_:)`` lends the object (the table keeps it
 /// alive) instead of copying the reference.
-public struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
+package struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
     /// Owns the objects.
     private let objects: [Object]
     /// The same objects, unowned, so that reading one copies a pointer only.

@@ -10,7 +10,7 @@ extension StressTest {
     /// The validated plan these settings make: one experiment, the same
     /// ``Plan`` a plan file with the same keys becomes. Throws a
     /// ``StressTestError`` listing every setting at fault.
-    public func plan(fileID: String = #fileID, line: Int = #line, column: Int = #column) throws(StressTestError) -> Plan {
+    package func plan(fileID: String = #fileID, line: Int = #line, column: Int = #column) throws(StressTestError) -> Plan {
         try plan(at: StressTestCallSite(fileID: fileID, line: line, column: column))
     }
 

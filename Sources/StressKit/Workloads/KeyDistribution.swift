@@ -15,7 +15,7 @@ import Darwin
 /// binary search over raw memory that never allocates.
 ///
 /// Sampling only reads the table, so one instance is shared by every worker.
-public final class KeyDistribution: @unchecked Sendable {
+package final class KeyDistribution: @unchecked Sendable {
     // @unchecked: the table is written once in `init` and only read afterwards.
 
     /// The number of keys; samples are in `0..<count`.

@@ -5,7 +5,7 @@
 /// shows exactly where SB's `0, 0` does, with relaxed and with
 /// acquiring/releasing orderings (a store then a load of another location may
 /// reorder); only sequentially consistent atomics make the protocol correct.
-public struct DekkerScenario: LitmusScenario {
+package struct DekkerScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
         name: "dekker",
         summary: "Dekker-style entry: flag[i] = 1; enter if flag[other] == 0. Outcome entered0, entered1; 1, 1 breaks mutual exclusion",

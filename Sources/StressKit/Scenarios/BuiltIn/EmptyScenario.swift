@@ -3,7 +3,7 @@
 /// arbitration, the barriers amortised over a stride) with no work in it.
 /// Its `roles` parameter gives the cost at a larger meeting, up to
 /// ``maxRoles`` workers: a scenario of many roles runs the same way.
-public struct EmptyScenario: Scenario {
+package struct EmptyScenario: Scenario {
     /// The most roles `empty` takes (the plan's thread limit without opt-in).
     public static let maxRoles = PlanDefaults.maxThreadsWithoutOptIn
 

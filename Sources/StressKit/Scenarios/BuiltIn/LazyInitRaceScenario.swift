@@ -12,7 +12,7 @@
 /// - `publish-before-initialize`: the slow path publishes the instance in one
 ///   critical section and fills it in the next: the other thread can get an
 ///   instance that is not complete yet.
-public struct LazyInitRaceScenario: Scenario {
+package struct LazyInitRaceScenario: Scenario {
     public static let descriptor = ScenarioDescriptor(
         name: "lazy-init-race",
         summary: "two threads initialise a lazy property at once: one factory run, one complete instance. Outcome runs, same, complete",

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The memory orderings the litmus scenarios take as their `ordering`
 /// parameter, applied to every atomic access of a role.
-public enum LitmusOrdering: String, Sendable, CaseIterable {
+package enum LitmusOrdering: String, Sendable, CaseIterable {
     /// `.relaxed` loads and stores: atomic, but no ordering between locations.
     case relaxed
     /// `.acquiring` loads and `.releasing` stores.
@@ -52,7 +52,7 @@ extension Atomic where Value == Int {
 /// two-location litmus test. `@unchecked Sendable`: `r0` and `r1` are plain,
 /// each written by one role and read by the arbiter after the round barrier,
 /// which orders them.
-public final class LitmusState: @unchecked Sendable {
+package final class LitmusState: @unchecked Sendable {
     let x = Atomic<Int>(0), y = Atomic<Int>(0)
     var r0 = 0, r1 = 0
 }

@@ -3,7 +3,7 @@
 /// own load: a load satisfied late, after a later store. Allowed by the model
 /// with relaxed orderings (and seen on some ARM cores); release/acquire and
 /// sequential consistency forbid it; x86-64 never shows it.
-public struct LoadBufferingScenario: LitmusScenario {
+package struct LoadBufferingScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
         name: "load-buffering",
         summary: "LB litmus test: r0 = x; y = 1  ||  r1 = y; x = 1. Outcome r0, r1; 1, 1 is load buffering",

@@ -5,7 +5,7 @@
 /// sequential consistency forbid it. On x86-64 it never shows with any
 /// ordering: x86 keeps stores in order and loads in order (TSO). ARM and
 /// POWER do reorder, so a relaxed flag that passes here can fail there.
-public struct MessagePassingScenario: LitmusScenario {
+package struct MessagePassingScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
         name: "message-passing",
         summary: "MP litmus test: data = 1; flag = 1  ||  r0 = flag; r1 = data. Outcome r0, r1; 1, 0 is a broken publication",

@@ -10,7 +10,7 @@
 /// - `reenter`: the inner call takes the lock again: a deadlock, or a trap
 ///   where the primitive notices, under every non-recursive strategy; it
 ///   passes under recursive locks and actors, as real code would.
-public struct NestedTransactionOnceScenario: Scenario {
+package struct NestedTransactionOnceScenario: Scenario {
     public static let descriptor = ScenarioDescriptor(
         name: "nested-transaction-once",
         summary: "a transaction within a transaction, one-shot: the inner call re-enters the lock or not. Outcome the counter (2)",

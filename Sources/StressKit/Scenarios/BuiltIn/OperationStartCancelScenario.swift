@@ -14,7 +14,7 @@
 /// - `cancel-finishes`: `cancel` finishes an executing operation itself, and
 ///   the completion finishes it too without checking: it finishes twice, or
 ///   its work runs after it reported finished (the seeds' bug).
-public struct OperationStartCancelScenario: Scenario {
+package struct OperationStartCancelScenario: Scenario {
     public static let descriptor = ScenarioDescriptor(
         name: "operation-start-cancel",
         summary: "an NSOperation-style state machine's start races its cancel: it finishes exactly once, no work after finished. Outcome finishes, work-after-finish",

@@ -4,7 +4,7 @@
 /// both loads ran before either store became visible to the other core,
 /// which a store buffer does (x86 included). Allowed with relaxed and with
 /// acquiring/releasing orderings; sequential consistency forbids it.
-public struct StoreBufferingScenario: LitmusScenario {
+package struct StoreBufferingScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
         name: "store-buffering",
         summary: "SB litmus test: x = 1; r0 = y  ||  y = 1; r1 = x. Outcome r0, r1; 0, 0 is store buffering",

@@ -5,7 +5,7 @@
 /// call into another actor from inside one suspends the first, which can then run
 /// other work. So nested access never deadlocks, and atomicity ends at every
 /// `await`. Fairness follows the executor's FIFO job queue.
-public final class ActorStrategy: IsolatingStrategy, Sendable {
+package final class ActorStrategy: IsolatingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "actor",
         summary: "a Swift actor per resource; workers are tasks awaiting isolated methods",

@@ -9,7 +9,7 @@
 /// moving money between two accounts is not one word); `strategies: all` skips
 /// it for the others. Reentrancy and fairness do not apply: nothing is held,
 /// and every atomic instruction completes in bounded time.
-public final class AtomicStrategy: BlockingStrategy, Sendable {
+package final class AtomicStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "atomic",
         summary: "no locks: the workload's lock-free form on Synchronization.Atomic (a baseline; single-word state only)",

@@ -7,7 +7,7 @@ import Foundation
 /// On Linux it is swift-corelibs-foundation's class over a pthread mutex and
 /// condition variable; as a plain lock it costs about what `NSLock` does. Not
 /// reentrant: a second `lock()` on the owning thread never returns.
-public final class ConditionStrategy: BlockingStrategy, Sendable {
+package final class ConditionStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "condition",
         summary: "Foundation NSCondition as a lock (a pthread mutex and condition variable underneath on Linux)",

@@ -17,7 +17,7 @@ actor SharedStateActor {
 /// rather than the real `MainActor`, whose executor is the main thread (that
 /// is the `main-actor` strategy). Workers are tasks. Reentrant across `await`, like
 /// every actor; FIFO in the executor's job queue.
-public final class GlobalActorStrategy: IsolatingStrategy, Sendable {
+package final class GlobalActorStrategy: IsolatingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "global-actor",
         summary: "one global actor for all state (the 'everything on the main actor' model); workers are tasks",

@@ -6,7 +6,7 @@
 /// else), so every section runs there, one at a time. Like `global-actor`,
 /// one domain for every resource: a nested access is a plain call once on
 /// the main actor. Reentrant across `await`, like every actor.
-public final class MainActorStrategy: IsolatingStrategy, Sendable {
+package final class MainActorStrategy: IsolatingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "main-actor",
         summary: "every access isolated to @MainActor (the main thread); workers are tasks",

@@ -14,7 +14,7 @@ import Dispatch
 /// libdispatch does. Like `serial-queue` it goes through the Swift overlay's
 /// `sync`, which copies its closure into a heap block on every call on Linux
 /// (80 bytes): the model is code that writes `DispatchQueue.main.sync { … }`.
-public final class MainQueueStrategy: BlockingStrategy, Sendable {
+package final class MainQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "main-queue",
         summary: "every access via DispatchQueue.main.sync (the 'everything on the main thread' model)",

@@ -6,7 +6,7 @@ import Synchronization
 /// (`os_unfair_lock` on Apple platforms), noncopyable, with the protected value
 /// inside. Not reentrant (re-locking on the owning thread deadlocks or traps).
 /// No fairness guarantee.
-public final class MutexStrategy: BlockingStrategy, Sendable {
+package final class MutexStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "mutex",
         summary: "Swift Synchronization.Mutex (SE-0433): the standard library's lock",

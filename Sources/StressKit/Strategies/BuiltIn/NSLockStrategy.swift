@@ -6,7 +6,7 @@ import Foundation
 /// swift-corelibs-foundation's class over a pthread mutex, so each call is an
 /// Objective-C-style method call plus the mutex. Not reentrant: a second `lock()`
 /// on the owning thread never returns. No fairness guarantee.
-public final class NSLockStrategy: BlockingStrategy, Sendable {
+package final class NSLockStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "nslock",
         summary: "Foundation NSLock: the everyday Apple-platform lock (pthread mutex underneath on Linux)",

@@ -12,7 +12,7 @@ import Darwin
 /// deadlocks. No fairness guarantee (glibc lets a running thread barge in ahead of
 /// a woken waiter). Each mutex sits on its own cache line so two resources never
 /// share one.
-public final class PthreadMutexStrategy: BlockingStrategy, @unchecked Sendable {
+package final class PthreadMutexStrategy: BlockingStrategy, @unchecked Sendable {
     // @unchecked: the mutexes live in raw memory that every worker touches; that
     // is what a mutex is for. The pointer itself never changes after init.
     public static let descriptor = StrategyDescriptor(

@@ -16,7 +16,7 @@ import Darwin
 /// result would then unlock twice, so this strategy traps with that error
 /// instead (recorded as `crashed`, with the message). Each lock sits on its own
 /// cache line.
-public final class RWLockStrategy: BlockingStrategy, @unchecked Sendable {
+package final class RWLockStrategy: BlockingStrategy, @unchecked Sendable {
     // @unchecked: the locks live in raw memory that every worker touches; that
     // is what a lock is for. The pointer never changes after init.
     public static let descriptor = StrategyDescriptor(

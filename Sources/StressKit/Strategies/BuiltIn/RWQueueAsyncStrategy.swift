@@ -10,7 +10,7 @@ import Dispatch
 /// latency is the cost of submitting it and each write allocates; ``quiesce()``
 /// drains the queue before final checks. Not reentrant: a nested barrier sync
 /// from inside the queue deadlocks.
-public final class RWQueueAsyncStrategy: BlockingStrategy, Sendable {
+package final class RWQueueAsyncStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue-async",
         summary: "concurrent DispatchQueue: reads via sync, writes via async(flags: .barrier)",

@@ -9,7 +9,7 @@
 /// `serial-queue` and `serial-queue-f`. Not reentrant: a barrier sync from
 /// inside the queue is a sync onto the queue the thread is already on, which
 /// libdispatch traps (the trial is recorded as `crashed`).
-public final class RWQueueFunctionStrategy: SectionPassingStrategy, Sendable {
+package final class RWQueueFunctionStrategy: SectionPassingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue-f",
         summary: "concurrent dispatch queue via the C dispatch_sync_f / dispatch_barrier_sync_f (rw-queue without the overlay)",

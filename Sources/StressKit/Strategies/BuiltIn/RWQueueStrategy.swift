@@ -11,7 +11,7 @@ import Dispatch
 /// `sync(execute:)` for a `Void` closure; writes the generic
 /// `sync<T>(flags:execute:)` (with `T` = `Void`), the overlay's only form that
 /// takes flags. Both copy the block to the heap on each call on Linux.
-public final class RWQueueStrategy: BlockingStrategy, Sendable {
+package final class RWQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "rw-queue",
         summary: "concurrent DispatchQueue: reads via sync, writes via sync(flags: .barrier)",

@@ -7,7 +7,7 @@ import Foundation
 /// class over a `PTHREAD_MUTEX_RECURSIVE` mutex: an owner check and a count on
 /// top of `NSLock`'s cost. Reentrant on the owning thread (the nested
 /// transaction completes); other threads block. No fairness guarantee.
-public final class RecursiveLockStrategy: BlockingStrategy, Sendable {
+package final class RecursiveLockStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "recursive-lock",
         summary: "Foundation NSRecursiveLock: reentrant on the owning thread (pthread recursive mutex on Linux)",

@@ -8,7 +8,7 @@ import Dispatch
 /// `deadlock` whose cycle has the worker waiting for itself). FIFO-ish:
 /// libdispatch wakes waiters in order, but a thread that arrives as the
 /// semaphore is signalled may take it first.
-public final class SemaphoreStrategy: BlockingStrategy, Sendable {
+package final class SemaphoreStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "semaphore",
         summary: "DispatchSemaphore(value: 1) as a lock: wait to enter, signal to leave",

@@ -12,7 +12,7 @@ import Dispatch
 /// the backlog drains on the queue's thread (before final checks, ``quiesce()``
 /// waits for it). Not reentrant: a nested `sync` onto the queue deadlocks or
 /// traps. FIFO.
-public final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
+package final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "serial-queue-async",
         summary: "serial DispatchQueue: writes via async (fire-and-forget), reads via sync",

@@ -9,7 +9,7 @@
 /// The difference between this and `serial-queue` is what the overlay costs.
 /// Not reentrant: a `dispatch_sync_f` onto the queue the thread is already
 /// running on deadlocks or traps, exactly as with `sync`. FIFO.
-public final class SerialQueueFunctionStrategy: SectionPassingStrategy, Sendable {
+package final class SerialQueueFunctionStrategy: SectionPassingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "serial-queue-f",
         summary: "serial dispatch queue via the C dispatch_sync_f: serial-queue without the Swift overlay's block copy",

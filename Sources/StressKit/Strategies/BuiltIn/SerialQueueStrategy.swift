@@ -10,7 +10,7 @@ import Dispatch
 /// are already running on deadlocks, and libdispatch traps on some of those
 /// ("dispatch_sync called on queue already owned by current thread"). FIFO:
 /// blocks run in the order they were submitted.
-public final class SerialQueueStrategy: BlockingStrategy, Sendable {
+package final class SerialQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "serial-queue",
         summary: "serial DispatchQueue, all access via sync (the 'global work queue' pattern)",

@@ -10,7 +10,7 @@ import Synchronization
 /// holder is preempted (more workers than cores). Not reentrant: locking again
 /// on the holding thread spins forever. Not fair: a thread that just released
 /// can take it straight back. Each lock word sits on its own cache line.
-public final class SpinlockStrategy: BlockingStrategy, @unchecked Sendable {
+package final class SpinlockStrategy: BlockingStrategy, @unchecked Sendable {
     // @unchecked: the lock words live in raw memory every worker touches
     // atomically; that is what a lock is. The pointer never changes after init.
     public static let descriptor = StrategyDescriptor(

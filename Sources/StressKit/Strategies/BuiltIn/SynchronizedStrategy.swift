@@ -9,7 +9,7 @@
 /// usually synchronizes on. Reentrant: a thread may enter an object it already
 /// holds (the transaction-within-a-transaction pattern completes). No fairness
 /// guarantee (a pthread recursive mutex underneath).
-public final class SynchronizedStrategy: BlockingStrategy, Sendable {
+package final class SynchronizedStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "synchronized",
         summary: "Objective-C @synchronized(obj): a global table of recursive mutexes keyed by object, per-thread cache",

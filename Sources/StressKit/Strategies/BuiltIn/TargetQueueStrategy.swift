@@ -12,7 +12,7 @@ import Dispatch
 /// plus that hop. Not reentrant, and more deadlock-prone than it looks: a
 /// `sync` from one resource's queue to *another* resource's queue also
 /// deadlocks, because both drain on the same target. FIFO per queue.
-public final class TargetQueueStrategy: BlockingStrategy, Sendable {
+package final class TargetQueueStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "target-queue",
         summary: "a serial queue per resource, all targeting one shared serial queue (the Firebase pattern); sync",

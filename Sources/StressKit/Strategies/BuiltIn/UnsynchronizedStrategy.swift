@@ -2,7 +2,7 @@
 /// threads every workload with shared writes must show violations here, which
 /// proves the checks can see a race. Never use it as a baseline for cost without
 /// reading its violation count.
-public final class UnsynchronizedStrategy: BlockingStrategy, Sendable {
+package final class UnsynchronizedStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "unsynchronized",
         summary: "no protection (the control that must show violations with 2+ threads)",

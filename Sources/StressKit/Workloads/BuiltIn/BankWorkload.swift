@@ -31,7 +31,7 @@ import Synchronization
 ///   outer actor, which runs other work meanwhile: no deadlock, but the transfer
 ///   is no longer atomic, and audits and the final total see the damage. This
 ///   variant runs only cross-branch transfers and audits.
-public struct BankWorkload: Workload {
+package struct BankWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "bank",
         summary: "accounts; transfers, deposits, withdrawals, closing and audits; money is conserved and nothing goes negative",

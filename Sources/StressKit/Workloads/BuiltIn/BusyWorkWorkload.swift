@@ -10,7 +10,7 @@ import Foundation
 /// stands for a code change that makes each operation slower, which is what a
 /// baseline comparison must catch (a changed plan parameter would make the
 /// cells different, not slower).
-public struct BusyWorkWorkload: Workload {
+package struct BusyWorkWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "_busywork",
         summary: "calibration: a counter whose increments spin `work` rounds inside the critical section",

@@ -21,7 +21,7 @@
 /// - `write-through-read`: a `put` runs on the read side (a reader-writer queue's
 ///   plain `sync`, a read lock): fine for strategies where readers are exclusive
 ///   anyway, lost updates where readers share.
-public struct CacheWorkload: Workload {
+package struct CacheWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "cache",
         summary: "key-value store, read-heavy, uniform or Zipf keys; reads see stored values and a thread's own writes",

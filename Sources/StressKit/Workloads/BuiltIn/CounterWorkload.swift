@@ -27,7 +27,7 @@ import Synchronization
 /// more) to every measured operation: it changes the figures it would explain.
 /// `read_spin` lengthens each read's critical section by that many CPU pause
 /// hints, so that readers overlap often enough to be seen.
-public struct CounterWorkload: Workload {
+package struct CounterWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "counter",
         summary: "one shared Int: increments and reads; final count must equal increments done",

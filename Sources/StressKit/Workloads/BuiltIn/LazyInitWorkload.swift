@@ -16,7 +16,7 @@
 /// Variant `publish-before-initialize`: the slow path publishes the new instance
 /// (sets the flag callers test) in one critical section and writes its data in
 /// the next, so a caller in between gets an instance that is not initialised.
-public struct LazyInitWorkload: Workload {
+package struct LazyInitWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "lazy-init",
         summary: "shared instance created on first use, reset by generation; factory once, one complete instance per generation",

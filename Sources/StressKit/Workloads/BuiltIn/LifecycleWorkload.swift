@@ -27,7 +27,7 @@
 /// While it is suspended the pool's actor runs other callers' work, so two starts
 /// can both pass the check. The same split is a check-then-act race under every
 /// other strategy (the lock is released around the call).
-public struct LifecycleWorkload: Workload {
+package struct LifecycleWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "lifecycle",
         summary: "NSOperation-style state machine (inited → executing → finished) over a pool of recycled operations",

@@ -13,7 +13,7 @@
 /// - **count within capacity**: the buffer never holds more than `capacity`
 ///   items, nor fewer than none;
 /// - **item integrity**: every item taken is one some producer put.
-public struct QueueWorkload: Workload {
+package struct QueueWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "queue",
         summary: "bounded producer/consumer ring buffer; nothing lost or duplicated, per-producer order, count within capacity",
