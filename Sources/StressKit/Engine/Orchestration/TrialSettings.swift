@@ -1,11 +1,3 @@
-/// When the measured window ends.
-public enum StopCondition: Sendable, Equatable {
-    /// After this many nanoseconds of wall time.
-    case duration(nanoseconds: UInt64)
-    /// After each worker has completed this many operations.
-    case operations(perThread: Int)
-}
-
 /// What the engine needs to run one trial in this process.
 public struct TrialSettings: Sendable {
     /// Number of workers.
