@@ -1,13 +1,5 @@
-/// When the measured window ends.
-package enum StopCondition: Sendable, Equatable {
-    /// After this many nanoseconds of wall time.
-    case duration(nanoseconds: UInt64)
-    /// After each worker has completed this many operations.
-    case operations(perThread: Int)
-}
-
 /// What the engine needs to run one trial in this process.
-package struct TrialSettings: Sendable {
+public struct TrialSettings: Sendable {
     /// Number of workers.
     public var threads: Int
     /// The trial seed; worker seeds derive from it.

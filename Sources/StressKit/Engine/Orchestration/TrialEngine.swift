@@ -1,53 +1,10 @@
-/// A strategy made for one trial, in the form the engine drives.
-package enum StrategyInstance: Sendable {
-    /// Driven by OS threads.
-    case blocking(any BlockingStrategy)
-    /// Driven by tasks.
-    case isolating(any IsolatingStrategy)
-
-    /// The strategy's descriptor.
-    public var descriptor: StrategyDescriptor {
-        switch self {
-        case .blocking(let s): return type(of: s).descriptor
-        case .isolating(let s): return type(of: s).descriptor
-        }
-    }
-}
-
-/// What the engine produces for one trial in this process.
-package struct EngineOutput: Sendable {
-    /// The figures.
-    public var measurement: TrialMeasurement
-    /// Broken invariants, from workers and final checks.
-    public var violations: ViolationReport
-    /// A scenario's rounds and their outcomes; nil for a workload.
-    public var rounds: ScenarioRounds?
-    /// What the harness executor did, when the worker tasks ran on it.
-    public var executor: ExecutorStats?
-    /// The loop each worker ran its measured window in, for the tests that
-    /// check which loop the engine chose.
-    var measuredLoops: [MeasuredLoopKind] = []
-}
-
-/// What a scenario trial's rounds came to.
-package struct ScenarioRounds: Sendable, Equatable {
-    /// Rounds run, warm-up included (every one's outcome is counted).
-    public var rounds: Int
-    /// Rounds in the measured window.
-    public var measuredRounds: Int
-    /// Measured rounds per second of the measured window.
-    public var roundsPerSecond: Double
-    /// Each distinct outcome with its count and grade.
-    public var outcomes: [OutcomeCount]
-}
-
 /// Runs one trial of one workload under one strategy, in this process.
 ///
 /// The engine knows workloads and strategies only through their protocols. The
 /// worker loop is specialised for the workload's state type (its metadata is
 /// static, so nothing is looked up per operation) and calls the strategy through
 /// its protocol witness: one indirect call per critical section.
-package enum TrialEngine {
+public enum TrialEngine {
     /// Runs the trial and merges the workers' reports.
     ///
     /// A watchdog watches the workers; if none completes an operation for

@@ -2,69 +2,6 @@ import CStressSupport
 import Foundation
 import Synchronization
 
-/// The phases of a trial, published by the coordinator and read by every worker
-/// once per operation (a relaxed load of a line nobody writes until the phase
-/// changes, so it costs no coherence traffic in between).
-final class TrialControl: Sendable {
-    static let warmup = 0, measure = 1, stop = 2
-    let phase = Atomic<Int>(TrialControl.warmup)
-    /// Opens when the trial stops, waking a coordinator that sleeps in ``sleep(upTo:)``.
-    private let stopped = ConditionSignal()
-    /// ``TrialSettings/stopRequested``, polled only by the coordinator.
-    private let stopRequested: (@Sendable () -> Bool)?
-
-    init(stopRequested: (@Sendable () -> Bool)? = nil) { self.stopRequested = stopRequested }
-
-    @inline(__always)
-    var current: Int { phase.load(ordering: .relaxed) }
-
-    func enter(_ next: Int) {
-        phase.store(next, ordering: .releasing)
-        if next == TrialControl.stop { stopped.open() }
-    }
-
-    /// Moves from warm-up to the measured window unless a worker already
-    /// stopped the trial (stop on first violation).
-    func beginMeasuring() {
-        _ = phase.compareExchange(expected: TrialControl.warmup, desired: TrialControl.measure, ordering: .acquiringAndReleasing)
-    }
-
-    /// Sleeps up to `ns`, returning early if the trial was stopped (by a
-    /// worker, or from outside: then it stops the trial). One timed wait when
-    /// nobody outside can ask to stop, so the coordinator does not wake up
-    /// during the window; else waits of 20 ms between asking.
-    func sleep(upTo ns: UInt64) {
-        guard let stopRequested else {
-            _ = stopped.wait(upTo: ns)
-            return
-        }
-        let until = MonotonicClock.now() &+ ns
-        while current != TrialControl.stop {
-            if stopRequested() {
-                enter(TrialControl.stop)
-                return
-            }
-            let now = MonotonicClock.now()
-            guard now < until else { return }
-            _ = stopped.wait(upTo: Swift.min(until &- now, 20_000_000))
-        }
-    }
-
-    /// For a trial without a timed window: waits until `done()` while asking
-    /// the outside whether to stop, and stops the trial if it says so. Returns
-    /// at once when nobody outside can ask.
-    func watch(until done: () -> Bool) {
-        guard let stopRequested else { return }
-        while !done() {
-            if stopRequested() {
-                enter(TrialControl.stop)
-                return
-            }
-            MonotonicClock.sleep(nanoseconds: 5_000_000)
-        }
-    }
-}
-
 /// Drives a trial with OS threads, for blocking strategies.
 ///
 /// Each worker: meet at the start barrier, run untimed warm-up ops until the
@@ -280,45 +217,4 @@ enum ThreadDriver {
         if timed { worker.finishTiming(start) }
         worker.end(i, result, step: step, measured: true)
     }
-}
-
-/// The paced rate per worker, worked out by the coordinator between the
-/// warm-up and the measured window.
-final class PacingSchedule: @unchecked Sendable {
-    // @unchecked: written once by the coordinator before the measure barrier and
-    // only read by workers after it (the barrier orders the two).
-    private(set) var perWorkerRate: Double = 0
-    private(set) var capacity: Double?
-
-    func resolve(_ settings: TrialSettings, board: SiteBoard) {
-        guard settings.load.mode == .paced, let rate = settings.load.rate else { return }
-        switch rate {
-        case .perSecond(let r):
-            perWorkerRate = r / Double(settings.threads)
-        case .fractionOfCapacity(let f):
-            // Capacity is what the closed-loop warm-up achieved.
-            let done = (0..<board.workers).reduce(UInt64(0)) { $0 + board.read($1).completed }
-            let measured = settings.warmupNs > 0 ? Double(done) / (Double(settings.warmupNs) / 1e9) : 0
-            capacity = measured
-            perWorkerRate = measured * f / Double(settings.threads)
-        }
-    }
-}
-
-/// Where workers leave their reports when they stop (once each, after the
-/// measured loop: the only lock a worker takes in a trial).
-final class ReportSlots: Sendable {
-    private let slots: Mutex<[WorkerReport?]>
-    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
-    func deposit(_ report: WorkerReport, at index: Int) { slots.withLock { $0[index] = report } }
-    /// How many workers have stopped.
-    var deposited: Int { slots.withLock { $0.count { $0 != nil } } }
-    var collected: [WorkerReport] { slots.withLock { $0.compactMap { $0 } } }
-}
-
-/// A failure of the harness itself while running a trial (not of the code under test).
-package struct EngineError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,35 +1,4 @@
 import CStressSupport
-/// Picks operations by weight from a worker's random stream: one draw and a
-/// short scan over cumulative thresholds, no allocation.
-struct OperationPicker: Sendable {
-    private let thresholds: [UInt64]
-    /// The only operation with a weight, when there is exactly one: then no
-    /// random draw is needed.
-    let single: Int?
-
-    init(weights: [Double]) {
-        let weighted = weights.indices.filter { weights[$0] > 0 }
-        single = weighted.count == 1 ? weighted[0] : nil
-        let total = weights.reduce(0) { $0 + Swift.max(0, $1) }
-        var running = 0.0
-        var t: [UInt64] = []
-        for w in weights {
-            running += Swift.max(0, w)
-            let fraction = total > 0 ? running / total : 1
-            t.append(fraction >= 1 ? UInt64.max : UInt64(fraction * 18_446_744_073_709_551_615.0))
-        }
-        thresholds = t
-    }
-
-    @inline(__always)
-    func pick(_ random: inout SplitMix64) -> Int {
-        if let single { return single }
-        let x = random.next()
-        for i in 0..<thresholds.count where x < thresholds[i] { return i }
-        return thresholds.count - 1
-    }
-}
-
 /// Everything one worker owns during a trial: its frame, its statistics and its
 /// operations' names. Nothing here is shared, so recording needs no lock and no
 /// atomic; counts and histograms live in raw memory the worker allocated, so
@@ -306,45 +275,5 @@ struct Worker {
         )
         counts.deallocate()
         return report
-    }
-}
-
-/// What a worker hands back when it stops. Its histograms are the worker's
-/// own, in clock ticks; whoever merges the reports frees them
-/// (``freeHistograms()``).
-struct WorkerReport: Sendable {
-    var histogram: TickHistogram
-    var acquireHistogram: TickHistogram
-    /// Nil when the worker timed fewer than two operations.
-    var maxStallNs: UInt64?
-    var allocatedBytes: UInt64?
-    var responseHistogram: TickHistogram
-    var maxLagNs: UInt64
-    var firstViolationAt: UInt64?
-    var measuredCounts: [Int]
-    var allCounts: [Int]
-    var warmupOps: Int
-    var violationCount: Int
-    var samples: [ViolationSample]
-    var tally: Tally
-    var startNs: UInt64
-    var endNs: UInt64
-    /// Operations this worker timed (the sample behind its histogram).
-    var timedOps: Int
-    /// A scenario's worker: the outcomes it counted. Not freed with the
-    /// histograms: the scenario's merge reads every table after the common
-    /// merge, and frees them itself (``OutcomeTable/mergeAndFree(_:grade:)``).
-    var outcomes: OutcomeTable?
-    /// The loop the measured window ran in.
-    var measuredLoop: MeasuredLoopKind
-
-    var measuredOps: Int { measuredCounts.reduce(0, &+) }
-
-    /// Frees the histograms once they are merged (not the outcome table:
-    /// see ``outcomes``).
-    func freeHistograms() {
-        histogram.deallocate()
-        acquireHistogram.deallocate()
-        responseHistogram.deallocate()
     }
 }

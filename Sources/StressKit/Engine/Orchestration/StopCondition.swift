@@ -1,0 +1,7 @@
+/// When the measured window ends.
+public enum StopCondition: Sendable, Equatable {
+    /// After this many nanoseconds of wall time.
+    case duration(nanoseconds: UInt64)
+    /// After each worker has completed this many operations.
+    case operations(perThread: Int)
+}
