@@ -216,8 +216,11 @@ final class AsyncTests: XCTestCase {
         let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         var byExperiment: [String: [TrialResult]] = [:]
         for trial in report.trials { byExperiment[trial.trial.experiment, default: []].append(trial) }
-        for (name, trials) in byExperiment where name.hasSuffix("-correct") || name.hasSuffix("-reserve") {
-            for trial in trials { XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial)) }
+        let correct = byExperiment.keys.filter { $0.hasSuffix("-correct") || $0.hasSuffix("-reserve") }
+        XCTAssertEqual(Set(correct), ["bank-account-correct", "bank-account-reserve", "connection-pool-correct",
+                                      "stream-relay-correct", "legacy-fetcher-correct"])
+        for name in correct {
+            for trial in byExperiment[name] ?? [] { XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial)) }
         }
         func first(_ experiment: String) throws -> TrialResult { try XCTUnwrap(byExperiment[experiment]?.first, experiment) }
         func message(_ trial: TrialResult) -> String { trial.violations.samples.first?.message ?? "" }

@@ -150,6 +150,7 @@ final class FaultInjectionTests: XCTestCase {
                 seed: 4
                 fuzz: { stagger: 2s }
             """)
+        XCTAssertEqual(report.trials.map(\.trial.strategy), ["pthread-mutex", "actor"])
         for r in report.trials {
             XCTAssertEqual(r.outcome, .passed, WorkloadTestSupport.describe(r))
         }

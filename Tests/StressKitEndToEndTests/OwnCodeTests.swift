@@ -33,6 +33,7 @@ final class OwnCodeTests: XCTestCase {
 
         let ledgers = ["ledger", "ledger-recursive-lock", "ledger-rwlock", "ledger-lock-and-condition"]
         for name in ["correct", "image-store-correct"] + ledgers.map({ "\($0)-correct" }) {
+            XCTAssertFalse((byExperiment[name] ?? []).isEmpty, "no trial of \(name)")
             for trial in byExperiment[name] ?? [] {
                 XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
             }

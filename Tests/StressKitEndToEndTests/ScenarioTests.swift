@@ -172,6 +172,7 @@ final class ScenarioTests: XCTestCase {
                 parameters: { ordering: sequentially-consistent }
                 strategies: [unsynchronized]
             """)
+        XCTAssertEqual(report.trials.map(\.trial.experiment), ["store-buffering", "dekker"])
         for trial in report.trials {
             XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
             XCTAssertFalse(trial.outcomes?.contains { $0.outcome == "0, 0" && $0.grade != "acceptable" } ?? true)
@@ -217,6 +218,7 @@ final class ScenarioTests: XCTestCase {
               - { name: check-then-create, scenario: lazy-init-race, parameters: { variant: check-then-create } }
               - { name: publish-early, scenario: lazy-init-race, parameters: { variant: publish-before-initialize } }
             """)
+        XCTAssertEqual(report.trials.count, 6, "3 experiments under 2 strategies")
         for trial in report.trials {
             XCTAssertEqual(trial.outcome, .violated, WorkloadTestSupport.describe(trial))
             let forbidden = try XCTUnwrap(trial.outcomes?.first { $0.grade == "forbidden" }, trial.trial.id)

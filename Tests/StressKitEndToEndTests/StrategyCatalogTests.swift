@@ -110,6 +110,7 @@ final class StrategyCatalogTests: XCTestCase {
         XCTAssertEqual(descriptors.count, sharing.count)
         XCTAssert(descriptors.allSatisfy(\.sharedReads))
         let report = try TestSupport.runInProcess(Self.occupancyPlan(descriptors))
+        XCTAssertEqual(report.trials.map(\.trial.strategy).sorted(), sharing.sorted())
         for trial in report.trials {
             XCTAssertEqual(trial.outcome, .passed, "\(trial.trial.id): \(Self.explain(trial))")
             let readers = trial.measurement?.workloadMetrics["max_concurrent_readers"] ?? 0

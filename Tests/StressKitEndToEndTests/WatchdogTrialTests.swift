@@ -21,6 +21,7 @@ final class WatchdogTrialTests: XCTestCase {
                 repetitions: 2
                 deadlock_after: 20ms
             """)
+        XCTAssertEqual(report.trials.count, 4, "2 strategies, 2 repetitions")
         for trial in report.trials {
             XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
         }
@@ -82,6 +83,7 @@ final class WatchdogTrialTests: XCTestCase {
                 duration: 300ms
                 deadlock_after: 20ms
             """)
+        XCTAssertEqual(report.trials.count, 1)
         for trial in report.trials {
             XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
         }

@@ -293,6 +293,7 @@ final class ExtendedStepTests: XCTestCase {
                 warmup: 0
                 stop_on_violation: true
             """, registry: registry)
+        XCTAssertEqual(report.trials.map(\.trial.strategy), ["condition", "pthread-mutex"])
         for trial in report.trials {
             XCTAssertEqual(trial.outcome, .violated, WorkloadTestSupport.describe(trial))
             let message = trial.violations.samples.first?.message ?? ""

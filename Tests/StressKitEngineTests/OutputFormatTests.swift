@@ -191,7 +191,9 @@ final class OutputFormatTests: XCTestCase {
         XCTAssertTrue(md.contains("- `e/mutex/t2/r1`: **violated**"), md)
         XCTAssertTrue(md.contains("rerun: `stressbench run synthetic.yaml --only e/mutex/t2/r1 --seed 2`"), md)
         // Every table row has as many cells as its header: a '|' in a message is escaped.
-        for table in md.components(separatedBy: "\n\n") where table.hasPrefix("| cell") {
+        let tables = md.components(separatedBy: "\n\n").filter { $0.hasPrefix("| cell") }
+        XCTAssertEqual(tables.count, 2, "the cells and the comparison: \(md)")
+        for table in tables {
             let rows = table.split(separator: "\n").map { $0.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count }
             XCTAssertEqual(Set(rows).count, 1, table)
         }

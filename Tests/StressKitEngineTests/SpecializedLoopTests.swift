@@ -234,6 +234,7 @@ final class SpecializedLoopTests: XCTestCase {
                     warmup: 0s
                     timing: {sample: \(sample)}
                 """, file: "test.yaml", registry: registry)
+            XCTAssertEqual(report.trials.map(\.trial.strategy), locks + ["counting-lock"])
             for t in report.trials {
                 let label = "\(t.trial.id) one_step \(oneStep) kernel \(kernel) access \(access) sample \(sample)"
                 XCTAssertEqual(t.outcome, .violated, label)
