@@ -113,10 +113,43 @@ let package = Package(
             dependencies: ["StressBenchCLI", "StressKit", "StressKitFixtures", "OwnCodeExample", "AsyncExample"],
             path: "Tests/Fixtures/stressbench-fixtures"
         ),
+        // The tests, in three targets as swift-argument-parser splits its own;
+        // `swift test` runs them all (on Linux they link into one test binary).
+        // What the three share: the built binaries' paths, plans run in process
+        // or through `stressbench`, made-up result records, the docs as the tests
+        // read them. A plain target, so it links no executable.
+        .target(
+            name: "StressKitTestSupport",
+            dependencies: ["StressKit", "StressKitTesting", "StressKitFixtures"],
+            path: "Tests/StressKitTestSupport"
+        ),
+        // Pure logic, no trial run and no process started: plans, quantities,
+        // thresholds, statistics, the matrix, reports of made-up records, the
+        // watchdog's rules, the docs held to the code. Seconds.
         .testTarget(
-            name: "StressKitTests",
-            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "InterposerPayload", "StressKitFixtures", "stressbench", "stressbench-fixtures", "stressbench-dev", "custom-stressbench", "OwnCodeExample", "AsyncExample", "ab-calibration-base", "ab-calibration-plus1"],
-            exclude: ["page-views.yaml", "HostilePlans"]
+            name: "StressKitUnitTests",
+            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "StressKitFixtures", "StressKitTestSupport",
+                           "OwnCodeExample", "AsyncExample"]
+        ),
+        // Trials run in this process: workloads, strategies, loops, fuzzing,
+        // measurement, the records a real run writes; and `StressTest` as a
+        // team's tests call it, whose isolated trials run this test binary
+        // again (no executable of the package needed).
+        .testTarget(
+            name: "StressKitEngineTests",
+            dependencies: ["StressKit", "StressKitTesting", "StressKitTestSupport"],
+            exclude: ["page-views.yaml"]
+        ),
+        // Processes: the `stressbench` command line and its exit codes, trials in
+        // child processes (crashes, hangs, stalls, signals), the examples'
+        // executables, the test binary run again by `StressTest`. The only test
+        // target that needs the executables built.
+        .testTarget(
+            name: "StressKitEndToEndTests",
+            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "InterposerPayload", "StressKitFixtures", "StressKitTestSupport",
+                           "stressbench", "stressbench-fixtures", "stressbench-dev", "custom-stressbench", "OwnCodeExample", "AsyncExample",
+                           "ab-calibration-base", "ab-calibration-plus1"],
+            exclude: ["HostilePlans"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -11,8 +11,8 @@ Usage (Python 3 standard library only):
       The named cases never depend on --seed; --count above their number adds
       seeded random combinations (random-NNN.yaml), below it keeps the first
       N. --clean first removes OUTDIR's *.yaml, *.yml and *.json files.
-      The corpus in Tests/StressKitTests/HostilePlans is regenerated with
-        scripts/hostile-plans.py generate --clean Tests/StressKitTests/HostilePlans
+      The corpus in Tests/StressKitEndToEndTests/HostilePlans is regenerated with
+        scripts/hostile-plans.py generate --clean Tests/StressKitEndToEndTests/HostilePlans
 
   scripts/hostile-plans.py mutate OUTDIR [--seed N] [--count N] [--corpus DIR]
       Writes --count mutated plans (default 100) made from the seed corpus

@@ -1,0 +1,142 @@
+import Foundation
+import StressKit
+import StressKitTestSupport
+import XCTest
+
+/// Client files compiled against the StressKit this test run built, as a
+/// team's package would: code written for a renamed public name still
+/// compiles, warned; code that uses Foundation's `Operation` next to
+/// StressKit compiles as it did, without a word.
+final class DeprecatedNamesTests: XCTestCase {
+    /// Type-checks `source` as a client file (Swift 6 mode) against the
+    /// modules next to the test binary; returns the exit status and the
+    /// diagnostics' lines (`file:line:col: warning: …`).
+    private func typecheck(_ source: String, file: StaticString = #filePath) throws -> (status: Int32, diagnostics: [String]) {
+        guard let swiftc = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+            .map({ "\($0)/swiftc" }).first(where: FileManager.default.isExecutableFile(atPath:))
+        else { throw XCTSkip("needs swiftc on PATH") }
+        // .build/<triple>/debug, with the modules in Modules/ and the
+        // dependencies' sources in .build/checkouts.
+        let build = URL(fileURLWithPath: TestSupport.stressbenchPath).deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: build.appendingPathComponent("Modules/StressKit.swiftmodule").path) else {
+            throw XCTSkip("no StressKit.swiftmodule next to the test binary")
+        }
+        let checkouts = build.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("checkouts")
+        let root = URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        // The C modules StressKit's interface refers to: its own targets',
+        // its dependencies', and those SwiftPM generates.
+        var maps: [String] = []
+        for dir in [root.appendingPathComponent("Sources"), checkouts, build] {
+            let walker = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)
+            while let url = walker?.nextObject() as? URL {
+                if url.lastPathComponent == "module.modulemap" { maps.append(url.path) }
+                // The build directory's C targets' maps are in `X.build/`; the
+                // ones below (`X.build/include/`) are Swift targets' own.
+                if dir == build, url.pathComponents.count > build.pathComponents.count + 1 { walker?.skipDescendants() }
+            }
+        }
+        let dir = try TestSupport.temporaryDirectory()
+        let client = dir.appendingPathComponent("Client.swift")
+        try source.write(to: client, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: swiftc)
+        process.arguments = ["-typecheck", "-swift-version", "6", "-module-name", "Client", client.path,
+                             "-I", build.appendingPathComponent("Modules").path] + maps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        var diagnostics = text.split(separator: "\n").map(String.init).filter { $0.hasPrefix(client.path + ":") }
+            .map { String($0.dropFirst(dir.path.count + 1)) }
+        if process.terminationStatus != 0 && diagnostics.isEmpty { diagnostics = [text] }
+        return (process.terminationStatus, diagnostics)
+    }
+
+    /// A workload written before the rename, in a file that imports only
+    /// StressKit: compiles, each use of the old name warned with the new one.
+    func testAWorkloadWrittenWithTheOldNameCompilesWarned() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            struct Reads: Workload {
+                static let descriptor = WorkloadDescriptor(name: "reads", summary: "reads")
+                final class State: Sendable {}
+                init(parameters: WorkloadParameters) throws {}
+                func makeState(threads: Int) -> State { State() }
+                func operations() -> [Operation<State>] {
+                    [Operation("read", weight: 1, steps: [.read("load") { _, _ in .next }])]
+                }
+            }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics, [
+            "Client.swift:8:27: warning: 'Operation' is deprecated: renamed to 'StressOperation' [#DeprecatedDeclaration]",
+            "Client.swift:9:10: warning: 'Operation' is deprecated: renamed to 'StressOperation' [#DeprecatedDeclaration]",
+        ])
+    }
+
+    /// A file that imports Foundation and StressKit: `StressOperation` for
+    /// the workload, and Foundation's `Operation` (NSOperation) everywhere
+    /// it is written without generic arguments, inside the workload too.
+    func testFoundationsOperationStaysFoundationsNextToStressKit() throws {
+        let result = try typecheck("""
+            import Foundation
+            import StressKit
+
+            final class Fetch: Operation, @unchecked Sendable {
+                override func main() {}
+            }
+
+            func enqueue(_ operation: Operation, on queue: OperationQueue) { queue.addOperation(operation) }
+
+            struct Jobs: Workload {
+                static let descriptor = WorkloadDescriptor(name: "jobs", summary: "jobs")
+                final class State: Sendable {}
+                init(parameters: WorkloadParameters) throws {}
+                func makeState(threads: Int) -> State { State() }
+                func operations() -> [StressOperation<State>] {
+                    [StressOperation("start", weight: 1, steps: [.write("start") { _, _ in .next }])]
+                }
+                func cancel(_ operation: Operation) { operation.cancel() }
+                func make() -> Operation { BlockOperation {} }
+            }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics, [], "no ambiguity, no warning")
+    }
+
+    /// The old workload in a file that imports Foundation too fails as it
+    /// did before the rename: there the name is Foundation's (the reason
+    /// for the rename), and the error names it.
+    func testTheOldNameNextToFoundationIsFoundationsAsBefore() throws {
+        let result = try typecheck("""
+            import Foundation
+            import StressKit
+
+            struct Reads: Workload {
+                static let descriptor = WorkloadDescriptor(name: "reads", summary: "reads")
+                final class State: Sendable {}
+                init(parameters: WorkloadParameters) throws {}
+                func makeState(threads: Int) -> State { State() }
+                func operations() -> [Operation<State>] { [] }
+            }
+            """)
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertEqual(result.diagnostics, ["Client.swift:9:27: error: cannot specialize non-generic type 'Operation'"])
+    }
+
+    /// `TrialResult.rerunCommand(planFile:)`, renamed `makeRerunCommand(planFile:)`.
+    func testTheRerunCommandBuildersOldNameCompilesWarned() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            func rerun(_ record: TrialResult) -> String { record.rerunCommand ?? record.rerunCommand(planFile: "plan.yaml") }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics.count, 1, result.diagnostics.joined(separator: "\n"))
+        XCTAssertTrue(result.diagnostics.first?.contains("warning: 'rerunCommand(planFile:)' is deprecated: renamed to 'makeRerunCommand(planFile:)'") == true,
+                      result.diagnostics.joined(separator: "\n"))
+    }
+}
