@@ -1,5 +1,5 @@
 /// What the engine produces for one trial in this process.
-public struct EngineOutput: Sendable {
+package struct EngineOutput: Sendable {
     /// The figures.
     public var measurement: TrialMeasurement
     /// Broken invariants, from workers and final checks.

@@ -1,5 +1,5 @@
 /// How workers issue operations.
-public enum LoadMode: String, Sendable, Codable {
+package enum LoadMode: String, Sendable, Codable {
     /// Each worker starts its next operation when the last ends (saturation).
     case closed
     /// Each worker follows a schedule of intended start times (open loop).

@@ -1,5 +1,5 @@
 /// The open/closed-loop choice of a trial (plan key `load`).
-public struct LoadSettings: Sendable, Codable, Hashable {
+package struct LoadSettings: Sendable, Codable, Hashable {
     /// Closed or paced.
     public var mode: LoadMode
     /// The target rate (paced only).

@@ -1,6 +1,6 @@
 /// The target rate of a paced run. In JSON: `{"opsPerSecond": 200000}` or
 /// `{"fractionOfCapacity": 0.5}`.
-public enum PacedRate: Sendable, Codable, Hashable {
+package enum PacedRate: Sendable, Codable, Hashable {
     /// Operations per second over all workers.
     case perSecond(Double)
     /// A fraction of the closed-loop throughput the (untimed) warm-up achieved.

@@ -1,5 +1,5 @@
 /// How well a paced run kept to its schedule.
-public struct PacingReport: Sendable, Codable, Equatable {
+package struct PacingReport: Sendable, Codable, Equatable {
     /// The rate asked for, over all workers.
     public var targetOpsPerSecond: Double
     /// The rate achieved.

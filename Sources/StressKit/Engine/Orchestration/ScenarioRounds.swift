@@ -1,5 +1,5 @@
 /// What a scenario trial's rounds came to.
-public struct ScenarioRounds: Sendable, Equatable {
+package struct ScenarioRounds: Sendable, Equatable {
     /// Rounds run, warm-up included (every one's outcome is counted).
     public var rounds: Int
     /// Rounds in the measured window.

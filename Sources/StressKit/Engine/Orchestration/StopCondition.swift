@@ -1,5 +1,5 @@
 /// When the measured window ends.
-public enum StopCondition: Sendable, Equatable {
+package enum StopCondition: Sendable, Equatable {
     /// After this many nanoseconds of wall time.
     case duration(nanoseconds: UInt64)
     /// After each worker has completed this many operations.

@@ -1,5 +1,5 @@
 /// A strategy made for one trial, in the form the engine drives.
-public enum StrategyInstance: Sendable {
+package enum StrategyInstance: Sendable {
     /// Driven by OS threads.
     case blocking(any BlockingStrategy)
     /// Driven by tasks.

@@ -4,7 +4,7 @@
 /// worker loop is specialised for the workload's state type (its metadata is
 /// static, so nothing is looked up per operation) and calls the strategy through
 /// its protocol witness: one indirect call per critical section.
-public enum TrialEngine {
+package enum TrialEngine {
     /// Runs the trial and merges the workers' reports.
     ///
     /// A watchdog watches the workers; if none completes an operation for

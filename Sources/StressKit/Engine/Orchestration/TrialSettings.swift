@@ -1,5 +1,5 @@
 /// What the engine needs to run one trial in this process.
-public struct TrialSettings: Sendable {
+package struct TrialSettings: Sendable {
     /// Number of workers.
     public var threads: Int
     /// The trial seed; worker seeds derive from it.

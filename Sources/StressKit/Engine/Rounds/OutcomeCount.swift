@@ -1,5 +1,5 @@
 /// One distinct outcome of a scenario trial, as result records give it.
-public struct OutcomeCount: Sendable, Codable, Equatable {
+package struct OutcomeCount: Sendable, Codable, Equatable {
     /// The values joined by `, ` (`0, 0`).
     public var outcome: String
     /// Rounds that came to it, warm-up included.

@@ -8,7 +8,7 @@ import Darwin
 /// platform tells (Linux: `/proc/self/task/<tid>/stat`, `wchan` and
 /// `syscall`): how a stall report names a worker blocked in code the harness
 /// cannot see, such as a plain `NSLock` or `pthread_mutex_t` taken twice.
-public struct KernelWaitState: Sendable, Codable, Equatable {
+package struct KernelWaitState: Sendable, Codable, Equatable {
     /// The scheduler's state letter: `S` asleep in the kernel (blocked until
     /// something wakes it), `D` in an uninterruptible wait (disk I/O), `R`
     /// running or waiting for a CPU.

@@ -6,7 +6,7 @@ import Darwin
 import CStressSupport
 
 /// What a worker is doing at a point in time, as it publishes it.
-public enum WorkerPhase: UInt64, Sendable, CaseIterable {
+package enum WorkerPhase: UInt64, Sendable, CaseIterable {
     /// Not yet in its loop.
     case starting = 0
     /// Inside an operation, outside any critical section.
