@@ -4,7 +4,9 @@
 //
 // Module layering (each depends only on the ones above it):
 //   CStressSupport  tiny C shims the Swift overlays do not expose (cpu pause, dispatch_*_f)
-//   StressKit       everything reusable: plans, engine, strategies, workloads, metrics, reports
+//   StressCore      vocabulary, primitives, fuzzing, the engine, built-in strategies and workloads
+//   StressRunner    plans, the trial matrix, child processes, results, gate, reports
+//   StressKit       what users import: the two above re-exported, plus StressTest
 //   StressBenchCLI  the argument-parser front end, public so a team can ship its own
 //                   `stressbench` with its own workloads and strategies registered
 //   stressbench     the executable: a one-line main over StressBenchCLI
@@ -49,15 +51,36 @@ let package = Package(
         // links, so the product above is missing after it (Plugins/InterposerBuilder).
         .plugin(name: "InterposerBuilder", capability: .buildTool()),
         .target(name: "InterposerPayload", plugins: ["InterposerBuilder"]),
+        // The layers, each depending only on those before it:
+        //   StressCore    the vocabulary (workload, scenario, step, strategy),
+        //                 the harness-aware primitives, fuzzing, the engine and
+        //                 the built-in strategies, workloads and scenarios
+        //   StressRunner  plan → matrix of trials → child processes → records,
+        //                 and what reads records: the gate, paired comparison,
+        //                 the report renderers
+        //   StressKit     what a team imports: both of the above re-exported,
+        //                 plus StressTest
+        // What crosses a layer but is not for users is `package`, not `public`.
         .target(
-            name: "StressKit",
+            name: "StressCore",
             dependencies: [
                 "CStressSupport",
-                "InterposerPayload",
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer", condition: .when(platforms: [.linux])),
             ]
+        ),
+        .target(
+            name: "StressRunner",
+            dependencies: [
+                "StressCore",
+                "CStressSupport",
+                "InterposerPayload",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
+            name: "StressKit",
+            dependencies: ["StressCore", "StressRunner", "CStressSupport", .product(name: "Yams", package: "Yams")]
         ),
         // Links XCTest and Swift Testing (both ship with the toolchain); only
         // test targets depend on it, so `stressbench` itself links neither.

@@ -1,6 +1,8 @@
 import Foundation
 import InterposerPayload
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import StressKitTestSupport
 import XCTest
 

@@ -1,5 +1,7 @@
 import Foundation
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import StressKitTestSupport
 import XCTest
 

@@ -1,5 +1,7 @@
 import CStressSupport
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import StressKitTestSupport
 import XCTest
 

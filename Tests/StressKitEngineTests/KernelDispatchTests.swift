@@ -1,5 +1,7 @@
 import Foundation
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import XCTest
 
 /// Which measured loop the engine really runs for a strategy: the one

@@ -1,6 +1,8 @@
 import CStressSupport
 import Dispatch
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import StressKitTestSupport
 import XCTest
 

@@ -1,4 +1,6 @@
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import StressKitTestSupport
 import XCTest
 

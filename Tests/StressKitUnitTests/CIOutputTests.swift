@@ -3,6 +3,8 @@ import Foundation
 import FoundationXML
 #endif
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import StressKitTestSupport
 import XCTest
 

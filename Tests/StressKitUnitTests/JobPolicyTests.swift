@@ -1,4 +1,6 @@
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import XCTest
 
 /// The harness executor's decisions at a job boundary (`JobPolicy`): pure and

@@ -1,5 +1,7 @@
 import Foundation
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import XCTest
 
 /// Hostile and absurd plans: loading is bounded, sizes are limited, fuzz

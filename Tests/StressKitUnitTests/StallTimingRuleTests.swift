@@ -1,6 +1,8 @@
 import CStressSupport
 import Foundation
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import StressKitFixtures
 import Synchronization
 import XCTest

@@ -1,5 +1,7 @@
 import CStressSupport
 @testable import StressKit
+@testable import StressCore
+@testable import StressRunner
 import XCTest
 
 /// The watchdog's wait-for analysis, on made-up site boards: who holds what,

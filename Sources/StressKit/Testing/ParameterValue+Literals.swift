@@ -1,3 +1,6 @@
+import StressCore
+import StressRunner
+
 /// Parameter values written as literals, as a test gives them:
 /// `StressTest(workload: "counter", parameters: ["variant": "split-rmw", "read_ratio": 0.5])`.
 extension ParameterValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,

@@ -1,4 +1,6 @@
 import Foundation
+import StressCore
+import StressRunner
 
 /// The `async` forms, for Swift Testing's `async` tests: the run waits and
 /// works on a thread of its own, so the test gives its cooperative thread

@@ -1,4 +1,6 @@
 import Yams
+import StressCore
+import StressRunner
 
 /// A stress test's settings as a plan: written as the YAML tree a plan file
 /// would compose to (never as text), checked by ``PlanLoader``, and its

@@ -1,4 +1,6 @@
 import Foundation
+import StressCore
+import StressRunner
 
 /// Running a stress test: in this process, or each trial in a child process
 /// of the test binary (the parent side here, the child side in ``TestChild``).

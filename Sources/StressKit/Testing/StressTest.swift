@@ -1,3 +1,6 @@
+import StressCore
+import StressRunner
+
 /// A stress test written in Swift: a workload or scenario, the strategies it
 /// runs under, thread counts, a window, fuzzing and a seed, run from a Swift
 /// Testing `@Test` or an XCTest method, with no plan file and no YAML.

@@ -1,3 +1,6 @@
+import StressCore
+import StressRunner
+
 /// A stress test that cannot run as written: each problem names the builder
 /// setting at fault (`strategies[1]`, `parameters["pages"]`, `threads`) and
 /// says what is wrong, and the error names the call it was thrown from.

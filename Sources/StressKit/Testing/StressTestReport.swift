@@ -1,3 +1,6 @@
+import StressCore
+import StressRunner
+
 /// What a ``StressTest`` run did: every trial's record, which of them failed,
 /// and, for the first failure, the message a test fails with.
 public struct StressTestReport: Sendable {

@@ -1,3 +1,6 @@
+import StressCore
+import StressRunner
+
 extension StressTest {
     /// Which test of a test binary a stress test runs in: how a child process
     /// of that binary runs that test alone, and how `swift test` selects it

@@ -1,0 +1,61 @@
+/// What the engine needs to run one trial in this process.
+package struct TrialSettings: Sendable {
+    /// Number of workers.
+    public var threads: Int
+    /// The trial seed; worker seeds derive from it.
+    public var seed: UInt64
+    /// Untimed warm-up before the measured window (0 for none).
+    public var warmupNs: UInt64
+    /// When the measured window ends.
+    public var stop: StopCondition
+    /// How many violation messages each worker keeps in full (all are counted).
+    public var samplesPerWorker: Int
+    /// The watchdog reports a deadlock or hang when no worker has completed an
+    /// operation for this long.
+    public var stallAfterNs: UInt64
+    /// Thread fuzzing (profile `off` by default).
+    public var fuzz: FuzzSettings
+    /// The clock and how many operations are timed.
+    public var timing: TimingSettings
+    /// Closed loop, or paced at a rate (resolved to ops/s per worker by the engine).
+    public var load: LoadSettings
+    /// End the trial at the first violation a worker sees (to find bugs fast;
+    /// the figures then cover a shortened window).
+    public var stopOnViolation: Bool
+    /// Asked by the coordinating thread (never by a worker) every few
+    /// milliseconds while the trial runs: when it returns true the trial ends
+    /// early, as if its window were over. An in-process run stops the running
+    /// trial on Ctrl-C with it. Nil: the trial ends only by its stop condition.
+    public var stopRequested: (@Sendable () -> Bool)?
+    /// Where worker tasks run their jobs; nil for the automatic choice (see ``ExecutorChoice``).
+    public var executor: ExecutorChoice?
+    /// The latest the watchdog reports a stall, from its start (about the
+    /// start of the trial process): a little before the trial's timeout, so
+    /// that a stall it cannot judge sooner ends as a `deadlock` or `hang`
+    /// with every worker's position rather than a bare `timeout` (see
+    /// ``WatchdogTiming``). Nil (a run without a timeout): ten limits, at least 2 s.
+    public var latestStallReportNs: UInt64?
+
+    /// Settings.
+    public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,
+                stallAfterNs: UInt64 = PlanDefaults.deadlockAfterNs, fuzz: FuzzSettings = FuzzSettings(.off),
+                timing: TimingSettings = .standard, load: LoadSettings = .closed, stopOnViolation: Bool = false) {
+        self.load = load
+        self.stopOnViolation = stopOnViolation
+        self.fuzz = fuzz
+        self.timing = timing
+        self.threads = threads
+        self.seed = seed
+        self.warmupNs = warmupNs
+        self.stop = stop
+        self.samplesPerWorker = samplesPerWorker
+        self.stallAfterNs = stallAfterNs
+    }
+
+    /// These settings with fuzzing off.
+    var withoutFuzzing: TrialSettings {
+        var s = self
+        s.fuzz = FuzzSettings(.off)
+        return s
+    }
+}

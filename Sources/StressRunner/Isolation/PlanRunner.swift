@@ -1,0 +1,428 @@
+import Foundation
+import Synchronization
+import StressCore
+
+/// Options for running a plan.
+public struct RunOptions: Sendable {
+    /// Where trials run (default: child processes of the running binary).
+    public var isolation: TrialIsolation
+    /// Run only trials whose id equals one of these or starts with one of these
+    /// followed by `/` (so `bank` selects an experiment, `bank/mutex` a strategy
+    /// in it). Empty: run everything.
+    public var only: [String]
+    /// Use this seed for every selected trial instead of its derived seed (to
+    /// rerun one trial exactly, with `only`).
+    public var seed: UInt64?
+    /// Every trial's timeout in nanoseconds (``timeout``).
+    package var timeoutNs: UInt64?
+    /// Every trial's stall limit in nanoseconds (``deadlockAfter``).
+    package var deadlockAfterNs: UInt64?
+    /// Override every trial's fuzzing profile (the `--fuzz` option).
+    public var fuzz: FuzzProfile?
+    /// Run every experiment under this allocator only (the `--allocator` option).
+    package var allocator: AllocatorKind?
+    /// End every trial at its first violation (the `--stop-on-violation` option).
+    public var stopOnViolation: Bool
+    /// Stop after the first trial that does not pass.
+    public var failFast: Bool
+    /// Append each trial's record, as soon as it finishes, as one JSON line to
+    /// this file (created or truncated at the start), so a run killed halfway
+    /// still leaves every finished trial readable.
+    public var streamPath: String?
+    /// Catch SIGINT and SIGTERM: stop starting trials, end the running one, and
+    /// return what finished, marked interrupted (a second SIGINT exits at once).
+    /// The command line turns this on; a library caller decides for itself.
+    public var handleInterrupts: Bool
+    /// Run only this slice of the matrix (`--shard i/n`); applied before `only`.
+    package var shard: TrialShard?
+    /// Trials per cell for every experiment, overriding the plan (`--repetitions`).
+    public var repetitions: Int?
+    /// Every trial's measured window, overriding the plan's `duration` or
+    /// `ops` (`--duration`: a quick smoke run of a whole plan, as in CI).
+    package var durationNs: UInt64?
+    /// The baseline the run is compared with (`--baseline`). The runner does
+    /// not read it; rerun commands carry it, because a comparison raises the
+    /// repetitions of experiments that leave them to the default, which
+    /// decides which trials exist.
+    public var baselineFile: String?
+    /// `--executor`: where every trial's worker tasks run their jobs, overriding the plan.
+    public var executor: ExecutorChoice?
+    /// The name rerun commands start with: the executable as invoked
+    /// (`stressbench`, or a team's own build of it).
+    public var executableName: String
+    /// What ran the executable (`["swift", "run", "-c", "release"]`), for
+    /// rerun commands; nil when it was invoked directly. See ``RerunCommand/invocation(argv0:searchPath:)``.
+    public var launcher: [String]?
+    /// The plan was loaded with `--allow-large` (rerun commands carry it, so
+    /// the plan loads again).
+    public var allowLarge = false
+    /// Accept trials this run cannot run (`--allow-skipped`): a run that
+    /// skipped every trial, or one its plan expects to fail, for lack of
+    /// jemalloc, the interposer or a child process, then exits by what did
+    /// run instead of with 3 (``RunReport/uncheckedTrials``).
+    public var allowSkipped = false
+    /// Variables added to each trial process's environment (a ``StressTest``
+    /// run isolated names the call its re-run test binary must take the trial at).
+    public var childEnvironment: [String: String] = [:]
+
+    /// How this run's trials and cells are rerun exactly: the executable and
+    /// every override above that changes which trials exist or how they run.
+    package var rerun: RerunCommand { RerunCommand(executable: executableName, launcher: launcher, overridesOf: self) }
+
+    /// Options for a run of `isolation`; every other setting left out keeps
+    /// what the plan says.
+    ///
+    /// - Parameters:
+    ///   - isolation: where trials run (the default: child processes of this
+    ///     binary, which must then be one that answers `_trial`).
+    ///   - only: trial ids or id prefixes to run; empty runs every trial.
+    ///   - seed: one seed for every selected trial (to rerun one exactly).
+    ///   - timeout: every trial's timeout, overriding the plan's.
+    ///   - deadlockAfter: every trial's stall limit (`deadlock_after`).
+    ///   - fuzz: every trial's fuzzing profile.
+    ///   - stopOnViolation: end every trial at its first violation.
+    ///   - failFast: stop after the first trial that does not pass.
+    ///   - streamPath: a file each finished trial's record is appended to.
+    ///   - handleInterrupts: catch SIGINT and SIGTERM and stop cleanly.
+    ///   - repetitions: trials per cell, overriding the plan.
+    ///   - baselineFile: the baseline the run is compared with (for rerun commands).
+    ///   - executableName: the name rerun commands start with.
+    public init(
+        isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
+        timeout: Duration? = nil, deadlockAfter: Duration? = nil, fuzz: FuzzProfile? = nil,
+        stopOnViolation: Bool = false, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false,
+        repetitions: Int? = nil, baselineFile: String? = nil, executableName: String = "stressbench"
+    ) {
+        self.repetitions = repetitions
+        self.baselineFile = baselineFile
+        self.executableName = executableName
+        self.stopOnViolation = stopOnViolation
+        self.fuzz = fuzz
+        self.isolation = isolation
+        self.only = only
+        self.seed = seed
+        self.timeoutNs = timeout.map(Quantities.nanoseconds)
+        self.deadlockAfterNs = deadlockAfter.map(Quantities.nanoseconds)
+        self.failFast = failFast
+        self.streamPath = streamPath
+        self.handleInterrupts = handleInterrupts
+    }
+
+    /// Every trial's timeout, overriding the plan's; nil keeps the plan's.
+    public var timeout: Duration? {
+        get { timeoutNs.map { .nanoseconds($0) } }
+        set { timeoutNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// Every trial's stall limit (`deadlock_after`), overriding the plan's; nil keeps the plan's.
+    public var deadlockAfter: Duration? {
+        get { deadlockAfterNs.map { .nanoseconds($0) } }
+        set { deadlockAfterNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// Every trial's measured window, overriding the plan's `duration` or `ops`; nil keeps the plan's.
+    public var duration: Duration? {
+        get { durationNs.map { .nanoseconds($0) } }
+        set { durationNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// The earlier form, with durations in nanoseconds.
+    @available(*, deprecated, message: "use init(isolation:only:seed:timeout:deadlockAfter:...) with Duration values")
+    public init(
+        isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
+        timeoutNs: UInt64?, deadlockAfterNs: UInt64? = nil, fuzz: FuzzProfile? = nil,
+        stopOnViolation: Bool = false, failFast: Bool = false,
+        streamPath: String? = nil, handleInterrupts: Bool = false,
+        repetitions: Int? = nil, baselineFile: String? = nil, executableName: String = "stressbench"
+    ) {
+        self.init(isolation: isolation, only: only, seed: seed, fuzz: fuzz, stopOnViolation: stopOnViolation,
+                  failFast: failFast, streamPath: streamPath, handleInterrupts: handleInterrupts,
+                  repetitions: repetitions, baselineFile: baselineFile, executableName: executableName)
+        self.timeoutNs = timeoutNs
+        self.deadlockAfterNs = deadlockAfterNs
+    }
+}
+
+/// Runs a plan's trials one after another and collects a record for each.
+///
+/// Each trial runs in its own child process by default: a trap or a hang in one
+/// trial becomes that trial's record (`crashed`, `timeout`) and the run goes on.
+public struct PlanRunner: Sendable {
+    /// The registry trials are looked up in (for in-process runs; a child looks
+    /// them up in its own binary's registry).
+    public let registry: StressRegistry
+    /// How to run.
+    public let options: RunOptions
+
+    /// A runner of plans whose workloads, scenarios and strategies `registry`
+    /// holds, run as `options` says.
+    public init(registry: StressRegistry, options: RunOptions = RunOptions()) {
+        self.registry = registry
+        self.options = options
+    }
+
+    /// The whole matrix of `plan` under these options (before the shard and `only`).
+    package func matrix(of plan: Plan) -> [TrialSpec] {
+        TrialMatrix.expand(overridden(plan))
+    }
+
+    /// Why `plan`, with these options' overrides (`--repetitions`,
+    /// `--allocator`), has too many trials to run; nil when it has not.
+    package func sizeProblem(of plan: Plan) -> String? {
+        TrialMatrix.sizeProblem(overridden(plan))
+    }
+
+    /// `plan` with the options that change which trials exist applied.
+    private func overridden(_ plan: Plan) -> Plan {
+        var plan = plan
+        for i in plan.experiments.indices {
+            if let allocator = options.allocator { plan.experiments[i].allocators = [allocator] }
+            if let repetitions = options.repetitions { plan.experiments[i].repetitions = repetitions }
+            if let d = options.durationNs { plan.experiments[i].stop = .duration(nanoseconds: d) }
+        }
+        return plan
+    }
+
+    /// The trials of `plan` this runner will run, with option overrides applied.
+    package func selectedTrials(of plan: Plan) -> [TrialSpec] {
+        let matrix = matrix(of: plan)
+        return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
+            var s = spec
+            if let seed = options.seed { s.seed = seed }
+            if let t = options.timeoutNs { s.timeoutNs = Int(clamping: t) }
+            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(clamping: d) }
+            if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
+            if options.stopOnViolation { s.stopOnViolation = true }
+            if let e = options.executor { s.executor = e }
+            return s
+        }
+    }
+
+    private func isSelected(_ spec: TrialSpec) -> Bool {
+        RunReport.isSelected(spec.id, by: options.only)
+    }
+
+    /// Runs every selected trial of `plan`. `progress` is called before each trial
+    /// starts (with nil result) and after it ends.
+    ///
+    /// When the run stops early (a signal, `failFast`), the report says why in
+    /// ``RunReport/stop`` and every trial it did not start is a `skipped` record
+    /// saying so (also appended to the stream).
+    ///
+    /// Throws only when the stream file cannot be created; once trials run,
+    /// every outcome is a record.
+    package func run(
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
+    ) throws(RunError) -> RunReport {
+        if let problem = sizeProblem(of: plan) { throw RunError(description: problem) }
+        let started = Date()
+        let trials = selectedTrials(of: plan)
+        if options.handleInterrupts { Interruption.install() }
+        let stream = try openStream()
+        var results: [TrialResult] = []
+        var stop: RunStop?
+        for (i, spec) in trials.enumerated() {
+            if let signal = interruption() {
+                stop = RunStop(reason: .signal, signal: signal)
+                break
+            }
+            progress?(i, trials.count, spec, nil)
+            let started = MonotonicClock.now()
+            var result = runTrial(spec)
+            result.wallNs = Int(clamping: MonotonicClock.now() &- started)
+            if result.expectation != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
+            results.append(result)
+            stream?.append(result)
+            progress?(i, trials.count, spec, result)
+            if let signal = interruption() {
+                stop = RunStop(reason: .signal, signal: signal, trial: result.outcome == .skipped ? spec.id : nil)
+            } else if options.failFast && result.expectation.isFailure {
+                stop = RunStop(reason: .failFast, trial: spec.id)
+            }
+            if stop != nil { break }
+        }
+        if let stop {
+            let skipped = trials.dropFirst(results.count).map { spec in
+                var skipped = TrialResult.failed(spec, .skipped, FailureReport(message: "not run: the run was \(stop.summary)"))
+                skipped.rerunCommand = rerunCommand(for: spec, planFile: plan.file)
+                return skipped
+            }
+            results += skipped
+            // One write for all of them, and no flush: a stop must stay prompt
+            // however many trials the plan has left.
+            stream?.append(contentsOf: skipped, flush: false)
+        }
+        var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
+        report.rerun = options.rerun
+        report.shard = options.shard
+        report.matrixTrials = matrix(of: plan).count
+        if options.allowSkipped { report.skipsAllowed = true }
+        return report
+    }
+
+    /// The NDJSON stream, when asked for. A signal that arrives while it waits
+    /// for a FIFO's reader ends the wait: the run then has no stream and stops
+    /// before its first trial, as an interrupted run, rather than failing.
+    private func openStream() throws(RunError) -> RecordStream? {
+        guard let path = options.streamPath else { return nil }
+        do throws(RunError) {
+            return try RecordStream(path: path, signals: { Interruption.count })
+        } catch where options.handleInterrupts && Interruption.requested {
+            return nil
+        }
+    }
+
+    /// The name of the signal that asked this run to stop, when it handles them.
+    private func interruption() -> String? {
+        guard options.handleInterrupts, let signal = Interruption.signal else { return nil }
+        return ChildProcess.signalName(signal)
+    }
+
+    /// The command that reruns exactly `trial`, with this run's overrides.
+    func rerunCommand(for trial: TrialSpec, planFile: String) -> String {
+        options.rerun.trial(trial, planFile: planFile)
+    }
+
+    /// Runs one trial as the options say and returns its record, whatever happens
+    /// to the trial.
+    package func runTrial(_ spec: TrialSpec) -> TrialResult {
+        var preload: [String] = []
+        if spec.interpose == true {
+            guard case .childProcess(let executable, _) = options.isolation else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: "interpose: true trials run in a child process with LD_PRELOAD; this run is in-process",
+                    missing: "a child process"))
+            }
+            guard let library = Interposer.libraryPath(besides: executable) else {
+                return .failed(spec, .skipped, FailureReport(message: Interposer.missingMessage(besides: executable), missing: "the interposer"))
+            }
+            preload.append(library)
+        }
+        if spec.allocator == .jemalloc {
+            guard case .childProcess = options.isolation else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: "jemalloc trials run in a child process with LD_PRELOAD; this run is in-process",
+                    missing: "a child process"))
+            }
+            guard let library = Jemalloc.libraryPath else {
+                return .failed(spec, .skipped, FailureReport(
+                    message: Jemalloc.missingMessage,
+                    missing: "jemalloc"))
+            }
+            preload.append(library)
+        }
+        switch options.isolation {
+        case .inProcess:
+            return runHere(spec)
+        case .childProcess(let executable, let arguments):
+            return runInChild(spec, executable: executable, arguments: arguments, preload: preload)
+        }
+    }
+
+    /// Runs `spec` in this process. When this run handles interrupts, Ctrl-C
+    /// ends the running trial (as it ends a child process), and the trial is
+    /// then recorded `skipped`: its figures cover a cut-short window.
+    private func runHere(_ spec: TrialSpec) -> TrialResult {
+        // On the main thread, the trial runs on a thread of its own while the
+        // main thread serves the main queue (MainThreadService).
+        MainThreadService.run { [self] in runHereServed(spec) }
+    }
+
+    private func runHereServed(_ spec: TrialSpec) -> TrialResult {
+        guard options.handleInterrupts else { return LocalTrial.run(spec, registry: registry) }
+        let cut = Mutex(false)
+        var result = LocalTrial.run(spec, registry: registry, stopRequested: {
+            guard Interruption.requested else { return false }
+            cut.withLock { $0 = true }
+            return true
+        })
+        if cut.withLock({ $0 }) {
+            let signal = Interruption.signal.map(ChildProcess.signalName) ?? "a signal"
+            result.outcome = .skipped
+            result.measurement = nil
+            result.failure = FailureReport(message: "interrupted by \(signal) before it finished; stopped early"
+                                           + (result.violations.count > 0 ? " (the violations it saw are kept)" : ""))
+        }
+        return result
+    }
+
+    private func runInChild(_ spec: TrialSpec, executable: String, arguments: [String], preload: [String]) -> TrialResult {
+        let input: [UInt8]
+        do {
+            input = Array(try ResultCoding.encoder(pretty: false).encode(spec))
+        } catch {
+            return .failed(spec, .error, FailureReport(message: "cannot encode the trial spec: \(error)"))
+        }
+        let capture: ChildCapture
+        let inherited = ProcessInfo.processInfo.environment
+        var environment = options.childEnvironment
+        // The runtime's backtracer can take seconds per crash; the trap message
+        // itself is printed without it. A user who sets SWIFT_BACKTRACE gets it:
+        // the crash handler hands the signal on after its own report.
+        if inherited["SWIFT_BACKTRACE"] == nil && environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        environment[TrialChild.parentVariable] = String(getpid())
+        if !preload.isEmpty {
+            environment["LD_PRELOAD"] = (preload + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
+        }
+        do {
+            capture = try ChildProcess.run(
+                executable: executable, arguments: arguments,
+                environment: environment,
+                input: input, timeoutNs: UInt64(spec.timeoutNs)
+            )
+        } catch {
+            return .failed(spec, .error, FailureReport(message: error.description))
+        }
+        return Self.interpret(capture, spec: spec)
+            .explainingSilentTrap(strategy: registry.strategy(for: spec)?.descriptor)
+            .namingCrashCause()
+    }
+}
+
+extension TrialResult {
+    /// The command that reruns exactly this trial with `stressbench` and no
+    /// overrides (a run's own records carry the exact one in ``rerunCommand``).
+    public func makeRerunCommand(planFile: String) -> String {
+        RerunCommand.standard.trial(trial, planFile: planFile)
+    }
+}
+
+extension PlanRunner {
+    /// Loads plan text, runs it, and returns the report: the one-call form for a
+    /// team's own tests.
+    ///
+    /// ```swift
+    /// var registry = StressRegistry.builtIn
+    /// registry.register(workload: MyCacheWorkload.self)
+    /// let report = try PlanRunner.run(yaml: """
+    ///     experiments:
+    ///       - workload: my-cache
+    ///         strategies: [pthread-mutex, actor]
+    ///         threads: [4]
+    ///         ops: 10000
+    ///     """, registry: registry)
+    /// XCTAssertEqual(report.exitCode, .passed)
+    /// ```
+    ///
+    /// Trials run in this process unless `options` says otherwise (point
+    /// ``TrialIsolation/childProcess(executable:arguments:)`` at an executable
+    /// that registers the same types to get isolation). For a test, ``StressTest``
+    /// says the same without YAML, and `.isolated()` runs each trial in a child
+    /// process of the test binary itself.
+    public static func run(
+        yaml text: String, file: String = "<inline plan>", registry: StressRegistry,
+        options: RunOptions = RunOptions(isolation: .inProcess)
+    ) throws -> RunReport {
+        let plan = try PlanLoader(registry: registry).load(text: text, file: file)
+        return try PlanRunner(registry: registry, options: options).run(plan)
+    }
+
+    /// Loads the plan file at `path`, runs it, and returns the report.
+    public static func run(
+        file path: String, registry: StressRegistry, options: RunOptions = RunOptions(isolation: .inProcess)
+    ) throws -> RunReport {
+        let plan = try PlanLoader(registry: registry).load(file: path)
+        return try PlanRunner(registry: registry, options: options).run(plan)
+    }
+}

@@ -1,0 +1,163 @@
+import StressCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CStressSupport
+import Foundation
+import Synchronization
+
+/// A failure to set up a run's outputs (not of any trial).
+package struct RunError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+}
+
+/// Newline-delimited JSON: one trial record per line, appended and flushed to
+/// disk as each trial finishes. A run killed at any point leaves every finished
+/// trial readable; at worst the last line is cut short, which readers skip.
+///
+/// A regular file is emptied when the run starts and is not written
+/// atomically, by design: it grows record by record. `-` and `/dev/stdout`
+/// stream to standard output, another descriptor's name (`/dev/stderr`) to
+/// that descriptor, and a device or FIFO is written through, never replaced
+/// (a FIFO is waited on for a reader, as ``AtomicFile`` does); a symlink is
+/// followed and a read-only file refused, as ``AtomicFile`` does.
+/// A record that cannot be appended (the disk is full) is reported once on
+/// standard error; the run goes on and the final files still have every record.
+///
+/// A wait for a reader (a FIFO's or a pipe's) ends with an error when a signal
+/// arrives during it: `abandonWhen` says so.
+final class RecordStream {
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    private let path: String
+    private var warned = false
+    /// How many signals asked the run to stop so far.
+    private let signals: () -> Int
+
+    /// Opens the stream at `path`. `signals` counts the signals that asked
+    /// the run to stop so far: a wait during which it grows is abandoned.
+    init(path: String, signals: @escaping () -> Int = { 0 }) throws(RunError) {
+        self.path = path
+        self.signals = signals
+        let destination: AtomicFile.Destination
+        do { destination = try AtomicFile.destination(of: path) } catch { throw RunError(description: error.description) }
+        switch destination {
+        case .standardOutput:
+            fd = STDOUT_FILENO
+            ownsDescriptor = false
+        case .descriptor(let number):
+            do { try DescriptorOutput.checkWritable(number, path: path) } catch { throw RunError(description: error.description) }
+            fd = number
+            ownsDescriptor = false
+        case .special(let target):
+            let before = signals()
+            do {
+                fd = try DescriptorOutput.open(special: target, path: path, readerWait: AtomicFile.fifoReaderWait,
+                                               abandonWhen: { signals() > before })
+            } catch {
+                throw RunError(description: error.description)
+            }
+            ownsDescriptor = true
+        case .regularFile(let target):
+            fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+            ownsDescriptor = true
+        }
+        guard fd >= 0 else { throw RunError(description: "cannot create \(path.terminalSafe): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { if ownsDescriptor { close(fd) } }
+
+    /// Appends one record as a line (a single write) and flushes it to disk.
+    func append(_ result: TrialResult) {
+        append(contentsOf: [result])
+    }
+
+    /// Appends `results`, one line each, in a single write, flushed to disk
+    /// when `flush` says so. A finished trial's record is flushed: a run
+    /// killed the next moment keeps it. The thousands of `skipped` records of
+    /// an interrupted run are not: they hold no result, the final files have
+    /// them too, and one `fsync` of a large file on a disk other work keeps
+    /// busy took seconds, which a stop that a container allows ten seconds
+    /// cannot spend.
+    func append(contentsOf results: [TrialResult], flush: Bool = true) {
+        guard !results.isEmpty else { return }
+        let (lines, failures) = Self.encodeLines(results)
+        if let failure = failures.first { warn(failure) }
+        let before = signals()
+        do {
+            try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
+        } catch {
+            warn("cannot append to \(path.terminalSafe): \(error.reason)")
+            return
+        }
+        if flush && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+            // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the lines are written.
+            warn("cannot flush \(path.terminalSafe) to disk: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// `results` as JSON lines, in order, and the records that could not be
+    /// encoded. A batch (the skipped records of an interrupted run) is
+    /// encoded in slices on every core: encoding is most of what stopping
+    /// costs, and a signal's sender may wait only seconds.
+    static func encodeLines(_ results: [TrialResult]) -> (lines: Data, failures: [String]) {
+        let slices = results.count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, results.count / 32))
+        let size = (results.count + slices - 1) / slices
+        let encoded = Mutex([Int: (Data, [String])]())
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let encoder = ResultCoding.encoder(pretty: false)
+            var lines = Data()
+            var failures: [String] = []
+            for result in results[(slice * size)..<min(results.count, (slice + 1) * size)] {
+                do {
+                    lines.append(try encoder.encode(result))
+                    lines.append(UInt8(ascii: "\n"))
+                } catch {
+                    failures.append("cannot encode the record of \(result.trial.id): \(error)")
+                }
+            }
+            encoded.withLock { $0[slice] = (lines, failures) }
+        }
+        return encoded.withLock { parts in
+            (0..<slices).reduce(into: (lines: Data(), failures: [String]())) { all, slice in
+                guard let part = parts[slice] else { return }
+                all.lines.append(part.0)
+                all.failures += part.1
+            }
+        }
+    }
+
+    /// Says once that the stream is incomplete; a run with a full disk would
+    /// otherwise print the same line after every trial.
+    private func warn(_ message: String) {
+        guard !warned else { return }
+        warned = true
+        FileHandle.standardError.write(Data("stressbench: warning: \(message); the stream may miss records from here on (the final files still have them)\n".utf8))
+    }
+
+    /// Reads a stream back, skipping a final line cut short by a crash.
+    static func read(_ path: String) throws -> [TrialResult] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.split(separator: UInt8(ascii: "\n")).compactMap {
+            try? ResultCoding.decoder().decode(TrialResult.self, from: Data($0))
+        }
+    }
+}
+
+/// SIGINT/SIGTERM handling for a run: the first signal asks the run to stop;
+/// a second SIGINT exits at once (status 130).
+package enum Interruption {
+    /// Installs the handlers (idempotent).
+    public static func install() { stress_interrupts_install() }
+    /// Whether a stop was asked for.
+    public static var requested: Bool { stress_interrupt_count() > 0 }
+    /// How many SIGINT/SIGTERM signals arrived so far (0 before ``install()``):
+    /// a wait for a reader during which this grows is abandoned.
+    public static var count: Int { Int(stress_interrupt_count()) }
+    /// The signal that asked (SIGINT or SIGTERM), or nil.
+    public static var signal: Int32? { requested ? stress_interrupt_signal() : nil }
+}

@@ -1,0 +1,102 @@
+import StressCore
+
+/// One cell of the matrix: a workload with its parameters, under one strategy, at
+/// one thread count, for one repetition, with its own seed. Everything a trial
+/// process needs to run it, and the identity every result record carries.
+public struct TrialSpec: Sendable, Codable, Hashable {
+    /// A stable, readable identifier: `experiment/strategy/t<threads>/r<repetition>`,
+    /// with `/jemalloc` before the thread count for jemalloc trials.
+    /// `stressbench run PLAN --only ID` runs just this trial.
+    public var id: String
+    /// Position in the order the plan's trials run (0-based): the matrix, or
+    /// repetition first (``TrialOrder/interleaved``).
+    public var index: Int
+    /// The plan's name.
+    public var plan: String
+    /// The experiment's name.
+    public var experiment: String
+    /// The workload's registered name.
+    public var workload: String
+    /// Its validated parameters (defaults filled in).
+    public var parameters: WorkloadParameters
+    /// The strategy's registered name.
+    public var strategy: String
+    /// Number of workers (threads, or tasks for actor strategies).
+    public var threads: Int
+    /// Repetition number (0-based).
+    public var repetition: Int
+    /// The trial's seed; every worker's stream derives from it. Below 2^53 so it
+    /// survives JSON readers that use doubles.
+    public var seed: UInt64
+    /// Untimed warm-up before the measured window.
+    public var warmupNs: Int
+    /// Length of the measured window, when the experiment is time-bound.
+    public var durationNs: Int?
+    /// Operations per worker in the measured window, when it is count-bound.
+    public var opsPerThread: Int?
+    /// How long the parent waits for the trial process before killing it.
+    public var timeoutNs: Int
+    /// How long the watchdog lets every worker go without completing an
+    /// operation before it reports a deadlock or a hang.
+    public var deadlockAfterNs: Int
+    /// The thread-fuzzing settings this trial uses (a portfolio already resolved
+    /// to this repetition's profile).
+    public var fuzz: FuzzSettings
+    /// The clock and sampling of operation timing.
+    package var timing: TimingSettings
+    /// The allocator the trial process runs with.
+    package var allocator: AllocatorKind
+    /// Closed loop or paced.
+    package var load: LoadSettings
+    /// End the trial at its first violation.
+    public var stopOnViolation: Bool
+    /// True when ``workload`` names a scenario (role `i` on worker `i`, in
+    /// rounds) rather than a workload; nil for a workload.
+    public var scenario: Bool?
+    /// For a per-resource mix (``strategy`` is then the plan's name for it):
+    /// the strategies guarding resource 0, 1, …, the last one guarding the
+    /// rest. Nil for a registered strategy.
+    public var strategyParts: [String]?
+    /// True when the trial process runs with the pthread interposer preloaded
+    /// (the plan's `interpose: true`); nil otherwise.
+    public var interpose: Bool?
+    /// The plan's (or `--executor`'s) choice of executor for worker tasks; nil
+    /// for the automatic one (see ``ExecutorChoice``).
+    public var executor: ExecutorChoice?
+    /// The outcomes the plan expects of this trial (its `expect` key); nil
+    /// when it must pass, as every trial must unless the plan says otherwise.
+    public var expect: [TrialOutcome]?
+
+    /// A trial.
+    package init(
+        id: String, index: Int, plan: String, experiment: String, workload: String,
+        parameters: WorkloadParameters, strategy: String, threads: Int, repetition: Int,
+        seed: UInt64, warmupNs: Int, durationNs: Int?, opsPerThread: Int?, timeoutNs: Int,
+        deadlockAfterNs: Int = Int(PlanDefaults.deadlockAfterNs), fuzz: FuzzSettings = FuzzSettings(.off),
+        timing: TimingSettings = .standard, allocator: AllocatorKind = .system, load: LoadSettings = .closed,
+        stopOnViolation: Bool = false, scenario: Bool? = nil, expect: [TrialOutcome]? = nil
+    ) {
+        self.expect = expect
+        self.scenario = scenario
+        self.stopOnViolation = stopOnViolation
+        self.load = load
+        self.timing = timing
+        self.allocator = allocator
+        self.deadlockAfterNs = deadlockAfterNs
+        self.fuzz = fuzz
+        self.id = id
+        self.index = index
+        self.plan = plan
+        self.experiment = experiment
+        self.workload = workload
+        self.parameters = parameters
+        self.strategy = strategy
+        self.threads = threads
+        self.repetition = repetition
+        self.seed = seed
+        self.warmupNs = warmupNs
+        self.durationNs = durationNs
+        self.opsPerThread = opsPerThread
+        self.timeoutNs = timeoutNs
+    }
+}
