@@ -30,7 +30,9 @@ import Synchronization
 /// Never a stall: workers in the harness's own code (being created, between
 /// operations, paused by the fuzzer, waiting for a paced start), or all at a
 /// barrier with nobody in the code under test. The clock starts only once
-/// every worker has reached the start barrier (``SiteBoard/arm()``); a start
+/// every worker has reached the start barrier (``SiteBoard/arm()``; on the
+/// deterministic executor's own clock, at the first look after it: see
+/// ``ExecutorClock/firstLookOrigin(armedAt:now:)``); a start
 /// slower than ``startLimitNs`` is a `hang` of its own, which says so.
 final class Watchdog: Sendable {
     let board: SiteBoard
