@@ -58,8 +58,32 @@ final class AsyncWatchdogTests: XCTestCase {
                 XCTAssertTrue(stall.workers.allSatisfy { $0.description.hasPrefix("work/await: suspended in an await") },
                               "\(mode), \(executor): \(stall.workers)")
                 XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
+                // Nothing outside the executor could resume them: at the limit, not after the grace.
+                XCTAssertFalse(stall.summary.contains("after the watchdog's grace"), "\(mode), \(executor): \(stall.summary)")
             }
         }
+    }
+
+    /// A worker awaiting a callback from a thread outside the deterministic
+    /// executor (a `DispatchQueue`'s) is suspended with nothing of its own on
+    /// the executor, which sits idle; but it is not stuck while that thread
+    /// can still run. One that keeps the CPU for 1.5 s (five stall limits:
+    /// to the executor, a callback thread the OS runs late on a loaded
+    /// machine looks the same) is no stall.
+    func testACallbackThreadThatCanStillRunIsNoStallOnTheDeterministicExecutor() throws {
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - workload: _fault
+                parameters: {mode: slow-callback, after_ops: 30}
+                strategies: [unsynchronized]
+                threads: [3]
+                ops: 200
+                warmup: 0
+                deadlock_after: 300ms
+                executor: deterministic
+            """)
+        let trial = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
     }
 
     /// On the deterministic executor a job holds the only thread: nothing
@@ -148,7 +172,27 @@ final class AsyncWatchdogTests: XCTestCase {
         XCTAssertLessThanOrEqual(third, wall + 150_000_000, "never ahead of the wall clock")
         XCTAssertNil(own.held)
 
+        // The first look after arming dates progress to the arming on the
+        // wall clock, to itself on the executor's.
+        XCTAssertEqual(ExecutorClock().firstLookOrigin(armedAt: 5, now: 9), 5)
+        XCTAssertEqual(own.firstLookOrigin(armedAt: 5, now: 9), 9)
+
         XCTAssertEqual(ExecutorClock.kernelWaitLimit(stallAfterNs: 100_000_000), 2_000_000_000)
         XCTAssertEqual(ExecutorClock.kernelWaitLimit(stallAfterNs: 500_000_000), 5_000_000_000)
+    }
+
+    /// The executor clock starts at the moment its first state was read, not
+    /// at the look's later wall time: a watchdog the OS runs late between the
+    /// two does not count the delay as the executor's time.
+    func testTheExecutorClockStartsWhenItsFirstStateWasRead() {
+        var clock = ExecutorClock()
+        let read = { (cpu: UInt64, at: UInt64) in
+            DeterministicExecutorState(runningJob: nil, idleNs: 0, cpuNs: cpu, threadId: 42, wallNs: at)
+        }
+        // Read at 1 s; the look's wall time 1.3 s.
+        XCTAssertEqual(clock.reading(wall: 1_300_000_000, read(10_000_000, 1_000_000_000)), 1_000_000_000)
+        XCTAssertEqual(clock.threadId, 42)
+        // 5 ms more of the CPU: 5 ms later, not 305 ms.
+        XCTAssertEqual(clock.reading(wall: 1_310_000_000, read(15_000_000, 1_305_000_000)), 1_005_000_000)
     }
 }

@@ -50,8 +50,10 @@ final class JobScheduler: @unchecked Sendable {
     private var readyScratch: [Int] = []
     private var threads: [OSThread] = []
     /// The CPU-time clock of the deterministic executor's one thread (0
-    /// until it has started; see `stress_thread_cpu_clock`).
+    /// until it has started; see `stress_thread_cpu_clock`), and its kernel
+    /// thread id (0 until then).
     private var threadCpuClock: UInt64 = 0
+    private var threadId: UInt64 = 0
     /// How long the deterministic executor has had nothing to do (no job
     /// running or ready, no sleep pending, not held), and since when it has
     /// now (0: it has work). Its thread's CPU time plus this is the
@@ -187,18 +189,22 @@ final class JobScheduler: @unchecked Sendable {
     /// CPU-time clock.
     func deterministicState() -> DeterministicExecutorState? {
         guard deterministic else { return nil }
-        let (job, idle, clock) = locked {
-            (runningCount > 0 ? started : nil, idleNs &+ (idleSince == 0 ? 0 : MonotonicClock.now() &- idleSince), threadCpuClock)
+        let (job, idle, clock, thread, wall) = locked {
+            let now = MonotonicClock.now()
+            return (runningCount > 0 ? started : nil, idleNs &+ (idleSince == 0 ? 0 : now &- idleSince), threadCpuClock, threadId, now)
         }
         // The thread's CPU time, read outside the lock (a system call).
-        return DeterministicExecutorState(runningJob: job, idleNs: idle, cpuNs: stress_cpu_clock_ns(clock))
+        return DeterministicExecutorState(runningJob: job, idleNs: idle, cpuNs: stress_cpu_clock_ns(clock), threadId: thread, wallNs: wall)
     }
 
     // MARK: - The threads
 
     private func serve() {
         pthread_mutex_lock(lock)
-        if deterministic { threadCpuClock = stress_thread_cpu_clock() }
+        if deterministic {
+            threadCpuClock = stress_thread_cpu_clock()
+            threadId = stress_thread_id()
+        }
         while true {
             releaseDueTimers()
             if !held, let w = nextWorker() {
@@ -320,38 +326,6 @@ enum HarnessThreads {
         let allowed = Int(stress_cpus_allowed())
         return max(2, allowed > 0 ? allowed : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }()
-}
-
-/// What the harness executor knows of one worker's task at a moment.
-struct WorkerActivity: Sendable, Equatable {
-    /// Jobs of it ready to run.
-    var queued: Int
-    /// When the job of it now running started (monotonic ns); nil when none runs.
-    var runningSinceNs: UInt64?
-    /// Whether it sleeps (`Task.sleep`) with a deadline the executor holds.
-    var sleeping: Bool
-    /// Jobs of it run so far: when this moves, the worker made progress.
-    var jobsRun: UInt64
-    /// The number of its running job (``DeterministicExecutorState/runningJob``
-    /// counts the same way), nil when none runs.
-    var runningJob: UInt64? = nil
-
-    /// Suspended, and nothing the executor holds will resume it: only code
-    /// elsewhere (another task, a continuation's owner) can.
-    var isSuspended: Bool { queued == 0 && runningSinceNs == nil && !sleeping }
-}
-
-/// The deterministic executor's one thread, as the watchdog sees it.
-struct DeterministicExecutorState: Sendable, Equatable {
-    /// The number of the job running on it (each job started gets the next
-    /// one), or nil while none runs.
-    var runningJob: UInt64?
-    /// How long it has had nothing to do so far (no job running or ready,
-    /// no sleep pending, not held by the coordinator): only then can a
-    /// suspended worker wait for something that is not the executor's.
-    var idleNs: UInt64 = 0
-    /// The CPU time its thread has used (`UInt64.max` when it cannot be read).
-    var cpuNs: UInt64
 }
 
 /// The harness executor's figures for one trial (in records under `executor`).

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CStressSupport
+import Dispatch
 import StressKit
 import Synchronization
 
@@ -27,7 +28,11 @@ import Synchronization
 /// deadlocks without a continuation). Mode `nap` keeps worker 0's thread
 /// off the CPU for 1.5 s once (a kernel sleep: what a thread the OS does not
 /// run on a loaded machine looks like), then goes on: correct code, never a
-/// stall; mode `block` does that for good (blocked in the kernel).
+/// stall; mode `block` does that for good (blocked in the kernel). Mode
+/// `slow-callback` makes worker 0 await a callback that a `DispatchQueue`'s
+/// thread, outside the harness executor, delivers after keeping the CPU for
+/// 1.5 s (what a callback thread the OS runs late on a loaded machine looks
+/// like to the executor): correct code, never a stall.
 public struct FaultInjectionWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "_fault",
@@ -35,7 +40,7 @@ public struct FaultInjectionWorkload: Workload {
         parameters: [
             .choice("mode", "what goes wrong", default: "none",
                     choices: ["none", "trap", "overflow", "hang", "self-deadlock", "exit", "kill", "garbage", "lock-order", "partial-lock-order", "stop", "exit-after-record",
-                              "await-self", "await-cycle", "nap", "block"]),
+                              "await-self", "await-cycle", "nap", "block", "slow-callback"]),
             .choice("where", "inside the critical section, outside any, or in an async step after an await",
                     default: "critical-section", choices: ["critical-section", "outside", "await"]),
             .integer("after_ops", "worker 0's op number at which the fault fires (every worker's, for await-self and await-cycle)",
@@ -148,6 +153,24 @@ public struct FaultInjectionWorkload: Workload {
                 ]),
                 StressOperation("count", weight: partial ? 1 : 0, steps: [count]),
             ]
+        }
+        if mode == "slow-callback" {
+            return [StressOperation("work", weight: 1, steps: [
+                .async("await") { state, frame in
+                    if frame.thread == 0 && frame.opNumber == afterOps {
+                        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                            DispatchQueue(label: "slow-callback").async {
+                                // Runs (or waits for a CPU) all along: never asleep in the kernel.
+                                let end = DispatchTime.now().uptimeNanoseconds + 1_500_000_000
+                                while DispatchTime.now().uptimeNanoseconds < end { stress_cpu_relax() }
+                                done.resume()
+                            }
+                        }
+                    }
+                    state.counter.add(1, ordering: .relaxed)
+                    return .next
+                },
+            ])]
         }
         if mode == "await-self" || mode == "await-cycle" {
             let cycle = mode == "await-cycle"

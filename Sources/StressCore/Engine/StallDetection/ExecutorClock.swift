@@ -15,8 +15,12 @@
 /// ``kernelWaitLimit(stallAfterNs:)`` of wall time.)
 ///
 /// The executor keeps its idle time itself, so the clock does not depend on
-/// when the watchdog looks; it is anchored to the wall clock at the first
-/// reading and never runs ahead of it.
+/// when the watchdog looks; it is anchored to the wall clock at the moment
+/// the first state read was taken (not at the look's own wall time, which
+/// the OS may have delayed by then) and never runs ahead of it. Nothing
+/// before that first reading is known on this clock: the watchdog counts a
+/// worker's stall from its first look after arming, not from the arming
+/// (see `Watchdog.watch()`).
 struct ExecutorClock {
     /// The wall time minus the executor's at the first reading.
     private var origin: UInt64?
@@ -30,6 +34,8 @@ struct ExecutorClock {
     /// The wall time and the thread's CPU time at the last reading.
     private(set) var wallNs: UInt64 = 0
     private(set) var cpuNs: UInt64 = .max
+    /// The executor thread's kernel id (0: not known yet).
+    private(set) var threadId: UInt64 = 0
 
     /// A job holding the deterministic executor's thread, as first seen.
     struct HeldJob: Equatable {
@@ -63,8 +69,12 @@ struct ExecutorClock {
             last = origin == nil ? wall : last
             return last
         }
+        threadId = state.threadId
         let own = cpu &+ state.idleNs
-        if origin == nil { origin = wall &- Swift.min(wall, own) }
+        // The moment the state describes: a look the OS delayed after reading
+        // it must not count the delay as the executor's time.
+        let anchor = state.wallNs == 0 ? wall : Swift.min(wall, state.wallNs)
+        if origin == nil { origin = anchor &- Swift.min(anchor, own) }
         let now = Swift.max(last, Swift.min(wall, own &+ (origin ?? 0)))
         last = now
         if let job = state.runningJob {
@@ -73,6 +83,19 @@ struct ExecutorClock {
             held = nil
         }
         return now
+    }
+
+    /// What the watchdog's first look after arming dates every worker's
+    /// last progress to, that look being this clock's reading `now`: the
+    /// arming (`armedAt`) on the wall clock; on the executor's, this look.
+    /// That clock starts at its first reading and knows nothing of the
+    /// executor's time before it. When the OS ran the watchdog late (a loaded
+    /// machine, or the scheduler's lock held by an executor thread the OS had
+    /// preempted), counting the wall time since the arming made a worker that
+    /// happened to await an actor at that first look "suspended" for as long:
+    /// a false deadlock, which a replay did not reproduce.
+    func firstLookOrigin(armedAt: UInt64, now: UInt64) -> UInt64 {
+        isDeterministic ? now : armedAt
     }
 
     /// How long a job may hold the thread without using the CPU (under 1%

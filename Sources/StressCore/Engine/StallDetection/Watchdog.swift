@@ -30,7 +30,9 @@ import Synchronization
 /// Never a stall: workers in the harness's own code (being created, between
 /// operations, paused by the fuzzer, waiting for a paced start), or all at a
 /// barrier with nobody in the code under test. The clock starts only once
-/// every worker has reached the start barrier (``SiteBoard/arm()``); a start
+/// every worker has reached the start barrier (``SiteBoard/arm()``; on the
+/// deterministic executor's own clock, at the first look after it: see
+/// ``ExecutorClock/firstLookOrigin(armedAt:now:)``); a start
 /// slower than ``startLimitNs`` is a `hang` of its own, which says so.
 final class Watchdog: Sendable {
     let board: SiteBoard
@@ -119,26 +121,27 @@ final class Watchdog: Sendable {
                 continue
             }
             let now = clock.reading(wall: wall, executorState)
+            let firstLook = clock.firstLookOrigin(armedAt: armedAt, now: now)
             for w in 0..<board.participants {
                 let phase = raw[w].site.phase
                 let completed = !armed || snapshot[w].completed != progress[w].completed
                 if completed {
                     progress[w].completed = snapshot[w].completed
-                    progress[w].lastCompletion = armed ? now : armedAt
+                    progress[w].lastCompletion = armed ? now : firstLook
                 }
                 let jobs = activities[w]?.jobsRun ?? progress[w].jobsRun
                 let moved = raw[w].site != progress[w].site || jobs != progress[w].jobsRun
                 progress[w].site = raw[w].site
                 progress[w].jobsRun = jobs
                 if completed || moved || !phase.isInCodeUnderTest {
-                    progress[w].since = armed ? now : armedAt
+                    progress[w].since = armed ? now : firstLook
                     progress[w].cpuAtSince = stress_cpu_clock_ns(board.thread(w).cpuClock)
                 }
             }
             armed = true
             // The executor's view first: where it applies it says why a
             // task is stuck (a job that never returns, an await nothing resumes).
-            if let stall = asyncStall(snapshot, activities, progress, now: now, clock: clock)
+            if let stall = asyncStall(snapshot, activities, progress, now: now, clock: clock, quiet: &quiet)
                 ?? wholeTrialStall(snapshot, progress, now: now, quiet: &quiet) ?? partialStall(snapshot, progress, now: now) {
                 onStall(stall)
                 return

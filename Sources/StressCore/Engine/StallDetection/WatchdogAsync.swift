@@ -33,9 +33,11 @@ extension Watchdog {
     /// (``ExecutorClock``): a job is judged by the CPU its thread used while
     /// it held it, and the stall is the whole trial's, since nothing else can
     /// run meanwhile (``heldJobStall(_:_:now:clock:)``); a suspension counts
-    /// while the executor is idle.
+    /// while the executor is idle, and is reported at the limit only once
+    /// nothing outside the executor can resume it either
+    /// (``outsideMayResume(_:clock:)``).
     func asyncStall(_ snapshot: [ParticipantState], _ activities: [WorkerActivity?], _ progress: [Progress],
-                    now: UInt64, clock: ExecutorClock) -> StallReport? {
+                    now: UInt64, clock: ExecutorClock, quiet: inout QuietLooks) -> StallReport? {
         if clock.isDeterministic, let stall = heldJobStall(snapshot, activities, now: now, clock: clock) { return stall }
         for w in snapshot.indices where !clock.isDeterministic {
             guard let since = activities[w]?.runningSinceNs, now &- since >= stallAfterNs else { continue }
@@ -52,8 +54,17 @@ extension Watchdog {
         let suspended = snapshot.indices.filter { w in
             activities[w]?.isSuspended == true && now &- progress[w].since >= stallAfterNs
         }
-        guard !suspended.isEmpty else { return nil }
+        guard !suspended.isEmpty else {
+            quiet.outsideAsleepInARow = 0
+            return nil
+        }
         let since = suspended.map { progress[$0].since }.max() ?? now
+        var afterGrace = false
+        if clock.isDeterministic && outsideMayResume(&quiet, clock: clock) {
+            afterGrace = now &- since >= WatchdogTiming.graceNs(stallAfterNs: stallAfterNs)
+                || latestReportNs.map { clock.wallNs &- startedAt >= $0 } == true
+            guard afterGrace else { return nil }
+        }
         // Partial only if another worker went on meanwhile; else the whole
         // trial stalled, and the report says why these workers wait.
         let wentOn = othersWentOn(since: since, besides: graph(snapshot).stuckForGood(assuming: Set(suspended)), progress, now: now)
@@ -62,8 +73,33 @@ extension Watchdog {
             stall.summary += "; " + suspended.map { WaitForGraph.participantName($0, workers: board.workers) }.joined(separator: ", ")
                 + " stayed suspended in an await with nothing of theirs queued, running or sleeping on the harness executor"
         }
+        if afterGrace {
+            stall.summary += ". Reported after the watchdog's grace (10 × deadlock_after, at least 2s, or just before the timeout): "
+                + "a thread outside the harness executor could still run all that time, and did not resume them"
+        }
         stall.beganAfterNs = Int(since &- startedAt)
         return stall
+    }
+
+    /// Whether a thread outside the deterministic executor may yet resume
+    /// its suspended workers. Nothing of theirs is on the executor, so only
+    /// such a thread can: a callback's `DispatchQueue`, a timer's thread, a
+    /// thread of the code under test's own. Its time is on no executor
+    /// clock, and on a loaded machine the OS may leave it waiting for a CPU
+    /// longer than the limit. So the workers are stuck only once every
+    /// thread of the process but the harness's own (the watchdog, the
+    /// coordinator, the executor's thread) sits asleep in the kernel, on two
+    /// looks in a row (the threads are read one after another, so one look
+    /// may catch a thread just woken still asleep); a thread running,
+    /// waiting for a CPU or in an uninterruptible wait may still resume
+    /// them. One asleep on a timer longer than the limit (a callback due
+    /// later) cannot be told apart: that wait counts. Where the platform
+    /// does not say, nothing may resume them.
+    func outsideMayResume(_ quiet: inout QuietLooks, clock: ExecutorClock) -> Bool {
+        let harness = clock.threadId == 0 ? quiet.harnessThreads : quiet.harnessThreads.union([clock.threadId])
+        let asleep = KernelThreads.othersAsleep(ignoring: harness) != false
+        quiet.outsideAsleepInARow = asleep ? quiet.outsideAsleepInARow + 1 : 0
+        return quiet.outsideAsleepInARow < 2
     }
 
     /// The job holding the deterministic executor's only thread, when it has

@@ -31,6 +31,11 @@ extension Watchdog {
         /// so one look may catch a thread that had just been woken asleep
         /// still; two in a row, a tenth of the limit apart, do not.
         var inARow = 0
+        /// Looks in a row at which, with workers of the deterministic
+        /// executor suspended for the limit, every thread outside the
+        /// harness was asleep in the kernel (see
+        /// ``Watchdog/outsideMayResume(_:clock:)``).
+        var outsideAsleepInARow = 0
     }
 
     /// The stall of the whole trial, when it is time to report it (see the
