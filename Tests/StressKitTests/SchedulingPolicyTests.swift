@@ -57,12 +57,13 @@ private final class CountingCoordinator: FuzzCoordinator {
 final class SchedulingPolicyTests: XCTestCase {
     private final class Nothing: Sendable {}
 
-    /// Registers a fresh test policy under `name` (each test its own name:
-    /// the table is process-wide).
+    /// Registers a fresh test policy under `name` until the test ends (the
+    /// table is process-wide: other tests list the policies).
     private func register(_ name: String) -> (StressRegistry, SeamTally) {
         let tally = SeamTally()
         var registry = TestSupport.registry
         registry.register(policy: HighestFirstPolicy(name: name, tally: tally))
+        addTeardownBlock { SchedulingPolicies.unregister(name) }
         return (registry, tally)
     }
 
@@ -157,6 +158,16 @@ final class SchedulingPolicyTests: XCTestCase {
             runs.append(choices)
         }
         XCTAssertEqual(runs[0], runs[1], "the same seed, the same schedule")
+    }
+
+    /// A test's policy leaves with the test; a built-in never does.
+    func testATestPolicyIsGoneOnceUnregistered() {
+        SchedulingPolicies.register(HighestFirstPolicy(name: "test-passing-through", tally: SeamTally()))
+        XCTAssertNotNil(FuzzProfile(rawValue: "test-passing-through"))
+        SchedulingPolicies.unregister("test-passing-through")
+        SchedulingPolicies.unregister("pct")
+        XCTAssertNil(FuzzProfile(rawValue: "test-passing-through"))
+        XCTAssertEqual(FuzzProfile.allCases.map(\.rawValue), ["off", "light", "yield", "chaos", "pct", "portfolio"])
     }
 
     /// The engine, its drivers and the executor reach policies only through

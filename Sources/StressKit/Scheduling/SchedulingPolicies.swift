@@ -21,6 +21,13 @@ enum SchedulingPolicies {
         }
     }
 
+    /// Removes the policy called `name` (a test's own, once the test is
+    /// done: the table outlives it). The built-ins stay whatever the name.
+    static func unregister(_ name: String) {
+        guard !StressRegistry.builtInPolicies.contains(where: { $0.name == name }) else { return }
+        table.withLock { $0.removeAll { $0.name == name } }
+    }
+
     /// Every known policy's name, built-ins first in their documented order.
     static var names: [String] { table.withLock { $0.map(\.name) } }
 
