@@ -4,7 +4,8 @@ import Synchronization
 
 /// The harness's task executor: the jobs of a trial's worker tasks, one queue
 /// per worker, run by threads of the harness's own, which at every job
-/// boundary ask the trial's scheduling policy (its ``ExecutionScheduler``) which job runs next (see ``ExecutorChoice``).
+/// boundary ask the trial's scheduling policy (its ``ExecutionScheduler``)
+/// which job runs next (see ``ExecutorChoice``).
 ///
 /// Each worker task prefers its own ``WorkerExecutor`` (SE-0417), a facade
 /// that hands its jobs here tagged with the worker: so the harness knows
