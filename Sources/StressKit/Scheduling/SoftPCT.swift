@@ -10,7 +10,7 @@ import CStressSupport
 final class SoftPCT: FuzzCoordinator, @unchecked Sendable {
     // @unchecked: priorities and the hit counter are raw words read and written
     // with relaxed atomics by every worker (a perturbation, not a measurement);
-    // change points are written once by the coordinator before the measured
+    // change points are written once by the thread that starts the measured
     // window's barrier and only read afterwards.
     private let board: SiteBoard
     private let priorities: CacheLineArray<UInt64>
