@@ -10,8 +10,8 @@ import CStressSupport
 final class SoftPCT: FuzzCoordinator, @unchecked Sendable {
     // @unchecked: priorities and the hit counter are raw words read and written
     // with relaxed atomics by every worker (a perturbation, not a measurement);
-    // change points are written once by the thread that starts the measured
-    // window's barrier and only read afterwards.
+    // change points are written once, before the measured window's barrier,
+    // by the thread that opens it, and only read afterwards.
     private let board: SiteBoard
     private let priorities: CacheLineArray<UInt64>
     private let hits = UnsafeMutablePointer<UInt64>.allocate(capacity: 16)
