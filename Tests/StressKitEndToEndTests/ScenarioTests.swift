@@ -141,7 +141,7 @@ final class ScenarioTests: XCTestCase {
         let operations = [StressOperation<TwoIncrementsScenario.State>("a", weight: 1, steps: [.unguarded("x") { _, _ in .next }])]
         let board = SiteBoard(workers: 4, operations: operations)
         func orders(seed: UInt64) -> [[UInt64]] {
-            let shared = FuzzShared(board: board, settings: FuzzSettings(.pct), seed: seed)
+            let shared = SoftPCT(board: board, settings: FuzzSettings(.pct), seed: seed)
             return (0..<20).map { round in
                 shared.beginRound(round)
                 return shared.priorityOrder

@@ -7,7 +7,7 @@ import XCTest
 /// Thread fuzzing: reproducible decisions, plan syntax, and never a false alarm.
 final class FuzzingTests: XCTestCase {
     private func decisions(_ settings: FuzzSettings, seed: UInt64, thread: Int, count: Int) -> [Perturbation] {
-        var f = Fuzzer(settings: settings, seed: seed, thread: thread, threads: 4, shared: nil, probe: .detached)
+        var f = Fuzzer(settings: settings, seed: seed, thread: thread, threads: 4, coordinator: nil, probe: .detached)
         return (0..<count).map { _ in f.decide() }
     }
 
@@ -104,7 +104,7 @@ final class FuzzingTests: XCTestCase {
         var settings = FuzzSettings(.off)
         settings.spinProbability = 0.5
         settings.spinMaxNs = 100
-        frame.fuzz = Fuzzer(settings: settings, seed: 7, thread: 0, threads: 1, shared: nil, probe: .detached)
+        frame.fuzz = Fuzzer(settings: settings, seed: 7, thread: 0, threads: 1, coordinator: nil, probe: .detached)
         for _ in 0..<10 { frame.fuzzPoint() }
         XCTAssertEqual(frame.fuzz.index, 10)
         let hops = frame.nestedHops()

@@ -3,17 +3,24 @@
 @testable import StressRunner
 import XCTest
 
-/// The harness executor's decisions at a job boundary (`JobPolicy`): pure and
+/// The harness executor's decisions at a job boundary (each policy's
+/// ``ExecutionScheduler``): pure and
 /// seeded, so each property is checked exactly, over many seeds, with no
 /// thread involved.
 final class JobPolicyTests: XCTestCase {
+    /// The scheduler the harness executor gets for `profile`, found the way
+    /// it finds it: by the policy's name.
+    private func scheduler(_ profile: FuzzProfile, seed: UInt64, workers: Int) -> any ExecutionScheduler {
+        SchedulingPolicies.policy(for: profile).makeScheduler(settings: FuzzSettings(profile), seed: seed, workers: workers)
+    }
+
     /// `count` picks among `ready` (the same set every time), the oldest job
     /// always worker 0's.
     private func picks(_ profile: FuzzProfile, seed: UInt64, workers: Int = 4, count: Int = 3_000,
                        parallel: Bool = false) -> [Int] {
-        var policy = JobPolicy(fuzz: FuzzSettings(profile), seed: seed, workers: workers)
+        var policy = scheduler(profile, seed: seed, workers: workers)
         let ready = Array(0..<workers)
-        return (0..<count).map { i in policy.pick(ready: ready, oldest: 0, now: UInt64(i) * 1_000, parallel: parallel) }
+        return (0..<count).map { i in policy.nextWorker(among: ready, oldest: 0, now: UInt64(i) * 1_000, parallel: parallel) }
     }
 
     /// How many times the chosen worker changes along `sequence`.
@@ -40,7 +47,7 @@ final class JobPolicyTests: XCTestCase {
     func testPCTRunsOneWorkerAtATimeAndDemotesItAtEachChangePoint() {
         var firstWorkers: Set<Int> = []
         for seed in UInt64(1)...50 {
-            let sequence = picks(.pct, seed: seed, count: Int(JobPolicy.pctHorizon) + 500)
+            let sequence = picks(.pct, seed: seed, count: Int(SchedulingDraws.pctHorizon) + 500)
             XCTAssertTrue((1...2).contains(switches(sequence)), "seed \(seed): \(switches(sequence)) switches")
             let tail = sequence.suffix(500)
             XCTAssertEqual(Set(tail).count, 1, "seed \(seed): after the last change point one worker runs on")
@@ -79,10 +86,10 @@ final class JobPolicyTests: XCTestCase {
     /// its share of the time; PCT and `off` never delay.
     func testChaosDelaysAndStarvesOneVictimWhilePCTAndOffDoNot() {
         for profile in [FuzzProfile.off, .pct] {
-            var policy = JobPolicy(fuzz: FuzzSettings(profile), seed: 1, workers: 4)
+            var policy = scheduler(profile, seed: 1, workers: 4)
             XCTAssertTrue((0..<10_000).allSatisfy { policy.delay(for: $0 % 4, now: UInt64($0) * 1_000) == .none }, "\(profile)")
         }
-        var policy = JobPolicy(fuzz: FuzzSettings(.chaos), seed: 1, workers: 4)
+        var policy = scheduler(.chaos, seed: 1, workers: 4)
         var spins = 0, sleeps = 0, excluded = [Int](repeating: 0, count: 4)
         for i in 0..<100_000 {
             let now = UInt64(i) * 10_000  // 10 µs a pick: one second in all
@@ -91,7 +98,7 @@ final class JobPolicyTests: XCTestCase {
             case .sleep: sleeps += 1
             default: break
             }
-            let chosen = policy.pick(ready: [0, 1, 2, 3], oldest: i % 4, now: now, parallel: true)
+            let chosen = policy.nextWorker(among: [0, 1, 2, 3], oldest: i % 4, now: now, parallel: true)
             if chosen != i % 4 { excluded[i % 4] += 1 }
         }
         XCTAssertGreaterThan(spins, 0)

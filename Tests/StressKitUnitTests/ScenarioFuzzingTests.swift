@@ -12,14 +12,14 @@ import XCTest
 final class ScenarioFuzzingTests: XCTestCase {
     private final class Nothing: Sendable {}
 
-    private func shared(_ settings: FuzzSettings, workers: Int = 2, seed: UInt64 = 11) -> FuzzShared {
+    private func shared(_ settings: FuzzSettings, workers: Int = 2, seed: UInt64 = 11) -> SoftPCT {
         let operations = [StressOperation<Nothing>("a", weight: 1, steps: [.unguarded("x") { _, _ in .next }])]
-        return FuzzShared(board: SiteBoard(workers: workers, operations: operations), settings: settings, seed: seed)
+        return SoftPCT(board: SiteBoard(workers: workers, operations: operations), settings: settings, seed: seed)
     }
 
     /// Passes `points` fuzz points of a round, as its workers would.
-    private func run(points: Int, on shared: FuzzShared) {
-        for _ in 0..<points { shared.pctCount() }
+    private func run(points: Int, on shared: SoftPCT) {
+        for _ in 0..<points { shared.count() }
     }
 
     /// Depth d gives d − 1 change points per round, each below the round's
@@ -108,7 +108,7 @@ final class ScenarioFuzzingTests: XCTestCase {
         let settings = FuzzSettings(.chaos)
         XCTAssertGreaterThan(settings.staggerMaxNs, 0)
         func staggers(seed: UInt64) -> [UInt64] {
-            let f = Fuzzer(settings: settings, seed: seed, thread: 0, threads: 2, shared: nil, probe: .detached)
+            let f = Fuzzer(settings: settings, seed: seed, thread: 0, threads: 2, coordinator: nil, probe: .detached)
             return (0..<100).map { f.stagger(round: $0) }
         }
         let first = staggers(seed: 21)
@@ -117,7 +117,7 @@ final class ScenarioFuzzingTests: XCTestCase {
         XCTAssertGreaterThan(first.max() ?? 0, settings.staggerMaxNs / 2, "spread over the bound")
         XCTAssertEqual(first, staggers(seed: 21))
         XCTAssertNotEqual(first, staggers(seed: 22), "each worker (seed) its own")
-        let light = Fuzzer(settings: FuzzSettings(.light), seed: 21, thread: 0, threads: 2, shared: nil, probe: .detached)
+        let light = Fuzzer(settings: FuzzSettings(.light), seed: 21, thread: 0, threads: 2, coordinator: nil, probe: .detached)
         XCTAssertEqual(light.stagger(round: 3), 0, "light has no stagger")
     }
 }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// The harness's task executor: the jobs of a trial's worker tasks, one queue
 /// per worker, run by threads of the harness's own, which at every job
-/// boundary ask the ``JobPolicy`` which job runs next (see ``ExecutorChoice``).
+/// boundary ask the trial's scheduling policy (its ``ExecutionScheduler``)
+/// which job runs next (see ``ExecutorChoice``).
 ///
 /// Each worker task prefers its own ``WorkerExecutor`` (SE-0417), a facade
 /// that hands its jobs here tagged with the worker: so the harness knows
@@ -33,7 +34,7 @@ final class JobScheduler: @unchecked Sendable {
     private var heads: [Int]
     private var timers: [Timed] = []
     private var sequence: UInt64 = 0
-    private var policy: JobPolicy
+    private var policy: any ExecutionScheduler
     /// When each worker's running job started (0: none runs), and which job
     /// that is (its number in `started`).
     private var running: [UInt64]
@@ -75,7 +76,7 @@ final class JobScheduler: @unchecked Sendable {
         running = Array(repeating: 0, count: workers)
         runningJob = Array(repeating: 0, count: workers)
         jobsRun = Array(repeating: 0, count: workers)
-        policy = JobPolicy(fuzz: fuzz, seed: seed, workers: workers)
+        policy = SchedulingPolicies.policy(for: fuzz.profile).makeScheduler(settings: fuzz, seed: seed, workers: workers)
         readyScratch.reserveCapacity(workers)
         pthread_mutex_init(lock, nil)
         var attributes = pthread_condattr_t()
@@ -266,7 +267,7 @@ final class JobScheduler: @unchecked Sendable {
             if s < oldestSequence { oldestSequence = s; oldest = w }
         }
         guard oldest >= 0 else { return nil }
-        let chosen = policy.pick(ready: readyScratch, oldest: oldest, now: MonotonicClock.now(), parallel: !deterministic)
+        let chosen = policy.nextWorker(among: readyScratch, oldest: oldest, now: MonotonicClock.now(), parallel: !deterministic)
         if chosen != oldest { stats.reorderedJobs &+= 1 }
         return chosen
     }

@@ -13,9 +13,7 @@ extension FuzzSettings {
         if sleepProbability > 0 { pauses.append((sleepMaxNs, "sleep_max")) }
         if starveProbability > 0 { pauses.append((starveMaxNs, "starve_max")) }
         if pctDepth > 0 { pauses.append((pctWaitCapNs, "pct_wait_cap")) }
-        if profile == .portfolio {
-            pauses += (0..<4).compactMap { forRepetition($0).longestPause }
-        }
+        pauses += SchedulingPolicies.policy(for: profile).rotation.compactMap { FuzzSettings($0).longestPause }
         return pauses.max { $0.ns < $1.ns }
     }
 }

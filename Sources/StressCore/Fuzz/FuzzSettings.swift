@@ -1,24 +1,51 @@
-/// The named fuzzing profiles. Each is a preset of ``FuzzSettings``; a plan can
-/// start from one and tune any field.
-public enum FuzzProfile: String, Sendable, Codable, CaseIterable {
+/// The name of a scheduling policy: what a plan's `fuzz` key, `--fuzz` and
+/// ``StressTest/fuzz(_:)`` choose, and what the records' `fuzz` field and
+/// CSV column hold. The built-in ones are below; a team can register more.
+public struct FuzzProfile: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// The policy's name, as plans spell it.
+    public let rawValue: String
+
+    /// The profile called `rawValue`, or nil when no policy of this process
+    /// has that name (the way plans and `--fuzz` check a name).
+    public init?(rawValue: String) {
+        guard SchedulingPolicies.named(rawValue) != nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// A name taken as it is, known or not (records of other processes).
+    init(name: String) { rawValue = name }
+
+    /// Decodes the bare name, whether or not this process knows the policy:
+    /// a record from a run with a team's own policy still reads back.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Every policy this process knows: the built-ins in the order below,
+    /// then any a team registered.
+    public static var allCases: [FuzzProfile] { SchedulingPolicies.names.map(FuzzProfile.init(name:)) }
+
+    /// The name.
+    public var description: String { rawValue }
+
     /// No perturbation: the plain stress loop. The fuzz points cost one branch
     /// on a worker-local flag each.
-    case off
+    public static let off = FuzzProfile(name: "off")
     /// Rare short busy spins (1% of points, 50 ns to 2 µs): barely changes throughput.
-    case light
+    public static let light = FuzzProfile(name: "light")
     /// `sched_yield` (or `Task.yield()` in tasks) at 10% of points.
-    case yield
+    public static let yield = FuzzProfile(name: "yield")
     /// Everything, rr-chaos style: yields (5%), spins of 50 ns to 50 µs (5%),
     /// sleeps of 10 µs to 2 ms (0.2%), and starvation of one victim worker
     /// (holds of 1 to 5 ms, at most 10% of the run), plus a start stagger.
-    case chaos
+    public static let chaos = FuzzProfile(name: "chaos")
     /// Soft Probabilistic Concurrency Testing (Burckhardt et al., ASPLOS 2010):
     /// random worker priorities and depth−1 priority change points; at a point a
     /// worker waits (capped) while a higher-priority worker is runnable. The OS
     /// still schedules, so PCT's probability bound does not apply.
-    case pct
+    public static let pct = FuzzProfile(name: "pct")
     /// Rotates chaos, pct, yield and light across repetitions.
-    case portfolio
+    public static let portfolio = FuzzProfile(name: "portfolio")
 }
 
 /// What the fuzzer does at each fuzz point. Probabilities are per point and
@@ -61,28 +88,12 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     /// comparison treats the repetitions of a portfolio as one cell.
     public var rotatedFrom: FuzzProfile?
 
-    /// The preset for `profile` (portfolio starts as chaos; see ``forRepetition(_:)``).
+    /// The preset of the scheduling policy `profile` names (portfolio
+    /// starts as chaos; see ``forRepetition(_:)``). A name no policy of this
+    /// process has perturbs nothing.
     public init(_ profile: FuzzProfile) {
         self.profile = profile
-        switch profile {
-        case .off: break
-        case .light:
-            spinProbability = 0.01
-            spinMaxNs = 2_000
-        case .yield:
-            yieldProbability = 0.1
-            staggerMaxNs = 100_000
-        case .chaos, .portfolio:
-            yieldProbability = 0.05
-            spinProbability = 0.05
-            sleepProbability = 0.002
-            starveProbability = 0.001
-            staggerMaxNs = 1_000_000
-        case .pct:
-            pctDepth = 3
-            yieldProbability = 0.01
-            staggerMaxNs = 100_000
-        }
+        SchedulingPolicies.named(profile.rawValue)?.configure(&self)
     }
 
     /// Whether any perturbation is on.
@@ -94,10 +105,10 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     /// The settings repetition `r` uses: a portfolio rotates through chaos, pct,
     /// yield and light; every other profile is the same for all repetitions.
     public func forRepetition(_ r: Int) -> FuzzSettings {
-        guard profile == .portfolio else { return self }
-        let rotation: [FuzzProfile] = [.chaos, .pct, .yield, .light]
+        let rotation = SchedulingPolicies.policy(for: profile).rotation
+        guard !rotation.isEmpty else { return self }
         var turn = FuzzSettings(rotation[r % rotation.count])
-        turn.rotatedFrom = .portfolio
+        turn.rotatedFrom = profile
         return turn
     }
 

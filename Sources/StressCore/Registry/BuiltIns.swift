@@ -1,6 +1,7 @@
 extension StressRegistry {
-    /// Every workload and strategy that ships with stressbench. This is the one
-    /// place that names them; add a new one here after adding its file.
+    /// Every workload, scenario, strategy and scheduling policy that ships
+    /// with stressbench. This is the one place that names them; add a new
+    /// one here after adding its file.
     public static var builtIn: StressRegistry {
         var r = StressRegistry()
         r.register(workload: CounterWorkload.self)
@@ -22,8 +23,21 @@ extension StressRegistry {
 
         // The strategies: the list below.
         builtInStrategies.register(into: &r)
+
+        for policy in builtInPolicies { r.register(policy: policy) }
         return r
     }
+
+    /// Every scheduling policy that ships, in the order `--help` lists
+    /// them. Their names are what plans' `fuzz` key takes.
+    package static let builtInPolicies: [any SchedulingPolicy] = [
+        OffPolicy(),
+        LightPolicy(),
+        YieldPolicy(),
+        ChaosPolicy(),
+        PCTPolicy(),
+        PortfolioPolicy(),
+    ]
 
     /// Every strategy that ships, one registration a line. Locks, then
     /// lock-free, then dispatch queues, then actors, then the control: the

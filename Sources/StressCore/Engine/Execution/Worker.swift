@@ -55,7 +55,7 @@ struct Worker {
     /// The loop the measured window ran in, set when it is chosen.
     var measuredLoop = MeasuredLoopKind.general
 
-    init<State>(thread: Int, settings: TrialSettings, operations: [StressOperation<State>], board: SiteBoard, fuzzShared: FuzzShared?) {
+    init<State>(thread: Int, settings: TrialSettings, operations: [StressOperation<State>], board: SiteBoard, fuzzShared: (any FuzzCoordinator)?) {
         let seed = settings.seed, samplesLimit = settings.samplesPerWorker
         clock = TimeSource.resolve(settings.timing.clock)
         switch settings.timing.sampling {
@@ -74,17 +74,18 @@ struct Worker {
         frame = OpFrame(thread: thread, seed: SplitMix64.derive(seed, UInt64(thread)))
         frame.probe = SiteProbe(slot: board.siteSlot(thread))
         frame.clock = clock
-        frame.fuzz = settings.fuzz.isActive
-            ? Fuzzer(settings: settings.fuzz, seed: seed, thread: thread, threads: settings.threads, shared: fuzzShared, probe: frame.probe)
+        let fuzzes = settings.fuzz.isActive || fuzzShared != nil
+        frame.fuzz = fuzzes
+            ? Fuzzer(settings: settings.fuzz, seed: seed, thread: thread, threads: settings.threads, coordinator: fuzzShared, probe: frame.probe)
             : .off
         counts = .allocate(capacity: 2 * operations.count)
         counts.initialize(repeating: 0, count: 2 * operations.count)
         self.samplesLimit = samplesLimit
         // The code under test's own fuzz points draw from a stream of their
         // own: adding one never shifts the engine's decisions.
-        let ambientFuzzer = settings.fuzz.isActive
+        let ambientFuzzer = fuzzes
             ? Fuzzer(settings: settings.fuzz, seed: SplitMix64.derive(seed, 0xA3B1E47), thread: thread, threads: settings.threads,
-                     shared: fuzzShared, probe: frame.probe)
+                     coordinator: fuzzShared, probe: frame.probe)
             : .off
         ambient = .allocate(capacity: 1)
         ambient.initialize(to: AmbientContext(fuzzer: ambientFuzzer, thread: thread, probe: frame.probe, labels: board.labels,

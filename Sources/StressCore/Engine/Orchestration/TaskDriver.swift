@@ -12,7 +12,7 @@ enum TaskDriver {
     /// Returns the workers' reports and, on the harness executor, its figures.
     static func run<State: AnyObject & Sendable>(
         state: State, makeOperations: @escaping @Sendable () -> [StressOperation<State>], strategy: any IsolatingStrategy, board: SiteBoard,
-        fuzz: FuzzShared?, window: UsageWindow, settings: TrialSettings, rounds: RoundProgram? = nil, executor: ExecutorChoice = .global
+        fuzz: (any FuzzCoordinator)?, window: UsageWindow, settings: TrialSettings, rounds: RoundProgram? = nil, executor: ExecutorChoice = .global
     ) -> (reports: [WorkerReport], executor: ExecutorStats?) {
         let n = settings.threads
         let scheduler = executor == .global ? nil : JobScheduler(
@@ -118,7 +118,8 @@ enum TaskDriver {
         control.sleep(upTo: settings.warmupNs)
         control.beginMeasuring()
         measureGate.waitForAll()
-        PCTCalibration.calibrate(fuzz, board: board, settings: settings, rounds: rounds)
+        fuzz?.beginMeasuredWindow(board: board, settings: settings, scenario: rounds != nil)
+        rounds?.prepare(measured: true)
         window.open()
         batch { measureGate.release() }
         if case .duration(let ns) = settings.stop {

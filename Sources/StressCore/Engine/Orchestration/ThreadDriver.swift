@@ -16,7 +16,7 @@ enum ThreadDriver {
     /// unused (each round has its own).
     static func run<State: AnyObject & Sendable>(
         state: State, makeOperations: @escaping @Sendable () -> [StressOperation<State>], access: BlockingAccess, board: SiteBoard,
-        fuzz: FuzzShared?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings, rounds: RoundProgram? = nil
+        fuzz: (any FuzzCoordinator)?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings, rounds: RoundProgram? = nil
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl(stopRequested: settings.stopRequested)
@@ -27,7 +27,7 @@ enum ThreadDriver {
         let reports = ReportSlots(count: n)
         // The loop compiled for the strategy's type, where it changes nothing but
         // speed (see _MeasuredLoop).
-        let direct = !settings.fuzz.isActive && access.sections == nil && access.deferredWrites == nil && !access.hasExtendedSteps
+        let direct = !settings.fuzz.isActive && fuzz == nil && access.sections == nil && access.deferredWrites == nil && !access.hasExtendedSteps
         var threads: [OSThread] = []
 
         for t in 0..<n {
@@ -133,7 +133,8 @@ enum ThreadDriver {
         // Every worker is at the measure gate (its warm-up over, its allocator
         // cache flushed): calibrate, then open the window and let them go.
         measureGate.waitForAll()
-        PCTCalibration.calibrate(fuzz, board: board, settings: settings, rounds: rounds)
+        fuzz?.beginMeasuredWindow(board: board, settings: settings, scenario: rounds != nil)
+        rounds?.prepare(measured: true)
         schedule.resolve(settings, board: board)
         window.open(workersOf: board)
         measureGate.release()

@@ -93,7 +93,7 @@ package enum TrialEngine {
     private static func runCore<State: AnyObject & Sendable>(
         state: State, operations: [StressOperation<State>], makeOperations: @escaping @Sendable () -> [StressOperation<State>],
         strategy: StrategyInstance, settings: TrialSettings, onStall: @escaping @Sendable (StallReport) -> Void,
-        rounds makeRounds: ((SiteBoard, FuzzShared?, TrialSettings) -> RoundProgram)?,
+        rounds makeRounds: ((SiteBoard, (any FuzzCoordinator)?, TrialSettings) -> RoundProgram)?,
         merge: ([WorkerReport], UsageWindow, PacingSchedule, TrialSettings) -> EngineOutput
     ) throws(EngineError) -> EngineOutput {
         // Resolve the clock (and measure what a read costs) first: calibrating
@@ -106,12 +106,15 @@ package enum TrialEngine {
         // Deterministic: nothing may depend on the wall clock before the
         // measured window (a warm-up's length in operations would).
         if executor == .deterministic { settings.warmupNs = 0 }
-        // Soft PCT spreads its change points over the run's fuzz-point count,
-        // which it learns from the warm-up: give it one when the plan has none
-        // (not for a scenario's per-round PCT, which learns from its rounds).
+        // A policy's coordinator may calibrate itself from the warm-up (soft
+        // PCT counts the fuzz points to spread its change points over): give
+        // it one when the plan has none (not for a scenario's per-round PCT,
+        // which learns from its rounds).
+        let policy = SchedulingPolicies.policy(for: settings.fuzz.profile)
         let perRoundPCT = makeRounds != nil && settings.fuzz.pctScope != .trial
-        if settings.fuzz.pctDepth > 0 && settings.warmupNs < PCTCalibration.warmupNs && !perRoundPCT && executor != .deterministic {
-            settings.warmupNs = PCTCalibration.warmupNs
+        let calibrationNs = policy.calibrationWarmupNs(for: settings.fuzz)
+        if settings.warmupNs < calibrationNs && !perRoundPCT && executor != .deterministic {
+            settings.warmupNs = calibrationNs
         }
         let trialStart = MonotonicClock.now()
         let board = SiteBoard(workers: settings.threads, operations: operations,
@@ -130,7 +133,7 @@ package enum TrialEngine {
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor,
                                 latestReportNs: settings.latestStallReportNs, onStall: onStall)
         let watching = watchdog.start()
-        let fuzzShared = settings.fuzz.pctDepth > 0 ? FuzzShared(board: board, settings: settings.fuzz, seed: settings.seed) : nil
+        let fuzzShared = policy.makeCoordinator(board: board, settings: settings.fuzz, seed: settings.seed)
         let rounds = makeRounds?(board, fuzzShared, settings)
         var reports: [WorkerReport] = []
         let window = UsageWindow()

@@ -27,7 +27,7 @@ final class RoundProgram: @unchecked Sendable {
     let threadBarriers: (roles: RoundBarrier, arbitration: RoundBarrier)
     let taskBarriers: (roles: AsyncRoundBarrier, arbitration: AsyncRoundBarrier)
     private let fuzzes: Bool
-    private let perRoundPCT: FuzzShared?
+    private let perRoundPCT: (any FuzzCoordinator)?
 
     // The decider's state.
     private var stride = 1
@@ -37,7 +37,7 @@ final class RoundProgram: @unchecked Sendable {
 
     init(roles: Int, makeState: () -> ErasedState, arbiter: @escaping @Sendable (ErasedState) -> RoundOutcome,
          reset: @escaping @Sendable (ErasedState) -> ErasedState, grade: @escaping @Sendable (RoundOutcome) -> OutcomeGrade,
-         arbiterSite: Int, settings: TrialSettings, fuzz: FuzzShared?) {
+         arbiterSite: Int, settings: TrialSettings, fuzz: (any FuzzCoordinator)?) {
         self.roles = roles
         states = .allocate(capacity: Self.maxStride)
         for i in 0..<Self.maxStride { (states + i).initialize(to: makeState()) }

@@ -9,7 +9,7 @@ import CStressSupport
 /// has completed, and which OS thread it is. One cache line per worker, written
 /// only by that worker (relaxed stores: no lock, no contention) and read by the
 /// watchdog and the crash handler.
-final class SiteBoard: @unchecked Sendable {
+package final class SiteBoard: @unchecked Sendable {
     // @unchecked: raw memory deliberately shared between each worker (the only
     // writer of its line) and the readers; every access is a relaxed atomic.
     static let strideWords = CacheLineArray<UInt64>.stride / MemoryLayout<UInt64>.stride
@@ -59,7 +59,7 @@ final class SiteBoard: @unchecked Sendable {
     /// A board for `workers` running `operations`; `extraLabels` name sites
     /// after the operations' steps that are not steps (a scenario's arbiter);
     /// `roles`, a scenario's role names, worker by worker.
-    init<State>(workers: Int, operations: [StressOperation<State>], extraLabels: [String] = [], roles: [String]? = nil) {
+    package init<State>(workers: Int, operations: [StressOperation<State>], extraLabels: [String] = [], roles: [String]? = nil) {
         self.workers = workers
         self.roles = roles
         participants = workers + 1 + Self.helperSlots

@@ -1,0 +1,70 @@
+/// The harness executor's choice under `light`, `yield` and `chaos`.
+///
+/// One at a time (the deterministic executor), a random walk: it keeps the
+/// last worker with probability `stay` and otherwise picks uniformly among
+/// the ready ones. In parallel, first come first served unless the dice
+/// reorder, with delays (the settings' spin and sleep probabilities) and
+/// starvation windows for one victim worker.
+struct RandomWalkScheduler: ExecutionScheduler {
+    private let fuzz: FuzzSettings
+    private var draws: SchedulingDraws
+    private let stay: Double
+    private var last = -1
+    /// Starvation: the victim's jobs wait until this time (monotonic ns).
+    private var starvedUntil: UInt64 = 0
+    private var starvedNs: UInt64 = 0
+    private var startNs: UInt64 = 0
+
+    init(settings: FuzzSettings, seed: UInt64, workers: Int, stay: Double) {
+        fuzz = settings
+        draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: settings.pctDepth,
+                                starves: settings.starveProbability > 0)
+        self.stay = stay
+    }
+
+    mutating func nextWorker(among runnable: [Int], oldest: Int, now: UInt64, parallel: Bool) -> Int {
+        var candidates = runnable
+        let victim = draws.victim
+        if parallel, victim >= 0, now < starvedUntil, candidates.count > 1 {
+            candidates.removeAll { $0 == victim }
+        }
+        let chosen: Int
+        if parallel {
+            // First come, first served, unless the dice reorder.
+            chosen = unit() < max(fuzz.yieldProbability * 2, 0.1)
+                ? candidates[draws.random.next(below: candidates.count)]
+                : (candidates.contains(oldest) ? oldest : candidates[0])
+        } else if candidates.contains(last), unit() < stay {
+            chosen = last
+        } else {
+            chosen = candidates[draws.random.next(below: candidates.count)]
+        }
+        last = chosen
+        return chosen
+    }
+
+    mutating func delay(for worker: Int, now: UInt64) -> Perturbation {
+        if worker == draws.victim, unit() < fuzz.starveProbability * 10 {
+            if startNs == 0 { startNs = now }
+            let hold = between(fuzz.starveMinNs, fuzz.starveMaxNs)
+            if Double(starvedNs + hold) <= fuzz.starveShare * Double(now &- startNs) {
+                starvedNs += hold
+                starvedUntil = now + hold
+            }
+        }
+        let u = unit()
+        if u < fuzz.sleepProbability {
+            return .sleep(between(fuzz.sleepMinNs, fuzz.sleepMaxNs))
+        }
+        if u < fuzz.sleepProbability + fuzz.spinProbability {
+            return .spin(between(fuzz.spinMinNs, fuzz.spinMaxNs))
+        }
+        return .none
+    }
+
+    private mutating func unit() -> Double { Double(draws.random.next() >> 11) * 0x1p-53 }
+
+    private mutating func between(_ lo: UInt64, _ hi: UInt64) -> UInt64 {
+        hi > lo ? lo + draws.random.next() % (hi - lo) : lo
+    }
+}

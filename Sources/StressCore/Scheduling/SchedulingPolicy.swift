@@ -1,0 +1,101 @@
+/// A way of scheduling a trial's workers, known by the name a plan's `fuzz`
+/// key and `--fuzz` give (`off`, `light`, `yield`, `chaos`, `pct`,
+/// `portfolio`, or one a team registers).
+///
+/// One policy serves every place the harness decides who runs:
+/// - the fuzz points of thread workers run the perturbations of its
+///   ``configure(_:)`` preset, and meet at its ``makeCoordinator(board:settings:seed:)``
+///   when they must agree across workers (PCT's priorities);
+/// - the harness executor asks its ``makeScheduler(settings:seed:workers:)``
+///   which worker's job runs next.
+///
+/// The engine and its drivers know only this protocol: a policy registers by
+/// name (``StressRegistry/register(policy:)``), as a strategy does, and the
+/// trial finds it through ``SchedulingPolicies``. A policy is a description
+/// (no state): everything one execution needs lives in what it makes.
+package protocol SchedulingPolicy: Sendable {
+    /// The name plans, `--fuzz`, the records' `fuzz` field and CSV column
+    /// use. Names are a contract: a shipped one never changes.
+    var name: String { get }
+
+    /// Sets the perturbations this policy starts from (probabilities, bounds,
+    /// PCT depth) on settings that have none; a plan can tune any of them
+    /// afterwards. ``FuzzSettings/init(_:)`` calls it.
+    func configure(_ settings: inout FuzzSettings)
+
+    /// The policies the repetitions of an experiment take turns with, in
+    /// order (a portfolio), or empty when every repetition runs this one.
+    var rotation: [FuzzProfile] { get }
+
+    /// A fresh scheduler for one execution of `workers` workers (Shuttle's
+    /// "new execution"): it picks the next worker among the runnable ones.
+    func makeScheduler(settings: FuzzSettings, seed: UInt64, workers: Int) -> any ExecutionScheduler
+
+    /// What the thread workers' fuzz points share, or nil when each point
+    /// decides alone (the default, unless the settings ask for PCT).
+    func makeCoordinator(board: SiteBoard, settings: FuzzSettings, seed: UInt64) -> (any FuzzCoordinator)?
+
+    /// The warm-up a trial needs before its measured window so that the
+    /// coordinator can calibrate itself (0: none).
+    func calibrationWarmupNs(for settings: FuzzSettings) -> UInt64
+}
+
+extension SchedulingPolicy {
+    var rotation: [FuzzProfile] { [] }
+
+    /// Soft PCT whenever the settings give a PCT depth, whatever the
+    /// policy: a plan can add `pct_depth` to any profile.
+    func makeCoordinator(board: SiteBoard, settings: FuzzSettings, seed: UInt64) -> (any FuzzCoordinator)? {
+        settings.pctDepth > 0 ? SoftPCT(board: board, settings: settings, seed: seed) : nil
+    }
+
+    func calibrationWarmupNs(for settings: FuzzSettings) -> UInt64 {
+        settings.pctDepth > 0 ? SoftPCT.warmupNs : 0
+    }
+}
+
+/// One execution's scheduling decisions: which runnable worker goes next,
+/// and whether it is first delayed. Pure and seeded: the same runnable sets
+/// in the same order get the same answers, which is what makes an execution
+/// replayable. The harness executor holds one under its lock.
+package protocol ExecutionScheduler {
+    /// The worker that runs next, among `runnable` (ascending worker
+    /// indices, never empty; index `workers` is the queue of jobs from
+    /// outside the workers). `oldest` is the runnable worker that has waited
+    /// longest; `parallel` is false when only one worker runs at a time (the
+    /// deterministic executor), where nothing may depend on `now`.
+    mutating func nextWorker(among runnable: [Int], oldest: Int, now: UInt64, parallel: Bool) -> Int
+
+    /// A delay before `worker` runs (free-running parallel executor only: one
+    /// at a time, a delay changes nothing but the wall time).
+    mutating func delay(for worker: Int, now: UInt64) -> Perturbation
+}
+
+extension ExecutionScheduler {
+    mutating func delay(for worker: Int, now: UInt64) -> Perturbation { .none }
+}
+
+/// Where the thread and task workers' fuzz points meet when a policy needs
+/// them to agree (soft PCT's priorities). A class: every worker of a trial
+/// holds the same one.
+package protocol FuzzCoordinator: AnyObject, Sendable {
+    /// Worker `worker`, on its own OS thread, at a fuzz point: it may be held
+    /// here while others run.
+    func point(_ worker: Int)
+
+    /// The same for a task worker: it is held by suspending, never by
+    /// blocking its pool thread.
+    func pointInTask(_ worker: Int) async
+
+    /// A fuzz point where the worker must not be held (inside an actor's
+    /// isolated region, where others would need the thread it blocks).
+    func count()
+
+    /// Just before the measured window: `scenario` is true for a trial of
+    /// rounds (see ``beginRound(_:)``).
+    func beginMeasuredWindow(board: SiteBoard, settings: TrialSettings, scenario: Bool)
+
+    /// A scenario's round `round` begins (called by the one worker that
+    /// decides at the round barrier, while the others wait there).
+    func beginRound(_ round: Int)
+}
