@@ -148,11 +148,10 @@ let package = Package(
         ),
         // Pure logic, no trial run and no process started: plans, quantities,
         // thresholds, statistics, the matrix, reports of made-up records, the
-        // watchdog's rules, the docs held to the code. Seconds.
+        // watchdog's rules, the docs held to the code. About half a minute.
         .testTarget(
             name: "StressKitUnitTests",
-            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "StressKitFixtures", "StressKitTestSupport",
-                           "OwnCodeExample", "AsyncExample"]
+            dependencies: ["StressKit", "StressBenchCLI", "StressKitFixtures", "StressKitTestSupport", "OwnCodeExample", "AsyncExample"]
         ),
         // Trials run in this process: workloads, strategies, loops, fuzzing,
         // measurement, the records a real run writes; and `StressTest` as a
@@ -165,12 +164,11 @@ let package = Package(
         ),
         // Processes: the `stressbench` command line and its exit codes, trials in
         // child processes (crashes, hangs, stalls, signals), the examples'
-        // executables, the test binary run again by `StressTest`. The only test
-        // target that needs the executables built.
+        // executables. The only test target that needs the executables built.
         .testTarget(
             name: "StressKitEndToEndTests",
-            dependencies: ["StressKit", "StressKitTesting", "StressBenchCLI", "InterposerPayload", "StressKitFixtures", "StressKitTestSupport",
-                           "stressbench", "stressbench-fixtures", "stressbench-dev", "custom-stressbench", "OwnCodeExample", "AsyncExample",
+            dependencies: ["StressKit", "StressBenchCLI", "InterposerPayload", "StressKitFixtures", "StressKitTestSupport",
+                           "stressbench", "stressbench-fixtures", "stressbench-dev", "custom-stressbench",
                            "ab-calibration-base", "ab-calibration-plus1"],
             exclude: ["HostilePlans"]
         ),
