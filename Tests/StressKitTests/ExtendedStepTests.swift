@@ -115,7 +115,7 @@ private struct MailboxWorkload: Workload {
         let starve = self.starve
         return [
             WorkloadOperation("exchange", weight: 1, steps: [
-                .waitUntil("take-or-put", resource: 0, timeout: starve ? 50_000_000 : 2_000_000_000, { s, f in
+                .waitUntil("take-or-put", resource: 0, timeout: starve ? .milliseconds(50) : .seconds(2), { s, f in
                     (!starve && f.thread % 2 == 0) || s.items > 0
                 }, then: { s, f in
                     if !starve && f.thread % 2 == 0 {

@@ -7,7 +7,7 @@ extension FuzzSettings {
     /// they take. Nor is the start stagger: a worker takes it between
     /// operations (or before its role), holding nothing, so nobody waits for
     /// it but at a barrier, and the watchdog never counts that as a stall.
-    public var longestPause: (ns: UInt64, key: String)? {
+    package var longestPause: (ns: UInt64, key: String)? {
         var pauses: [(ns: UInt64, key: String)] = []
         if spinProbability > 0 { pauses.append((spinMaxNs, "spin_max")) }
         if sleepProbability > 0 { pauses.append((sleepMaxNs, "sleep_max")) }

@@ -26,17 +26,14 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// The trial's seed; every worker's stream derives from it. Below 2^53 so it
     /// survives JSON readers that use doubles.
     public var seed: UInt64
-    /// Untimed warm-up before the measured window.
-    public var warmupNs: Int
-    /// Length of the measured window, when the experiment is time-bound.
-    public var durationNs: Int?
+    // The times in nanoseconds, as trial processes and the results' JSON
+    // carry them; the public face is the `Duration` accessors below.
+    package var warmupNs: Int
+    package var durationNs: Int?
     /// Operations per worker in the measured window, when it is count-bound.
     public var opsPerThread: Int?
-    /// How long the parent waits for the trial process before killing it.
-    public var timeoutNs: Int
-    /// How long the watchdog lets every worker go without completing an
-    /// operation before it reports a deadlock or a hang.
-    public var deadlockAfterNs: Int
+    package var timeoutNs: Int
+    package var deadlockAfterNs: Int
     /// The thread-fuzzing settings this trial uses (a portfolio already resolved
     /// to this repetition's profile).
     public var fuzz: FuzzSettings
@@ -97,4 +94,17 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         self.opsPerThread = opsPerThread
         self.timeoutNs = timeoutNs
     }
+}
+
+extension TrialSpec {
+    /// The untimed warm-up before the measured window.
+    public var warmup: Duration { .nanoseconds(warmupNs) }
+    /// The length of the measured window, when the experiment is time-bound
+    /// (nil when it is count-bound: see ``opsPerThread``).
+    public var duration: Duration? { durationNs.map { .nanoseconds($0) } }
+    /// How long the parent waits for the trial process before killing it.
+    public var timeout: Duration { .nanoseconds(timeoutNs) }
+    /// How long the watchdog lets every worker go without completing an
+    /// operation before it reports a deadlock or a hang.
+    public var deadlockAfter: Duration { .nanoseconds(deadlockAfterNs) }
 }

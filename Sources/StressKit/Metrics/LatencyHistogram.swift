@@ -91,19 +91,37 @@ package struct LatencyHistogram: Sendable {
     }
 }
 
-/// Percentiles of one latency distribution, in integer nanoseconds.
+/// Percentiles of one latency distribution.
 public struct LatencySummary: Sendable, Codable, Equatable {
     /// Number of samples.
     public var count: Int
-    /// Smallest sample.
-    public var minNs: Int
-    /// Arithmetic mean (for reference; read percentiles for behaviour).
-    public var meanNs: Double
-    public var p50Ns: Int
-    public var p90Ns: Int
-    public var p99Ns: Int
-    public var p999Ns: Int
-    public var p9999Ns: Int
-    /// Largest sample (to histogram precision).
-    public var maxNs: Int
+    // The figures in integer nanoseconds, as the results' JSON and CSV have
+    // them (`p50Ns`, …); the public face is the `Duration` accessors below.
+    package var minNs: Int
+    package var meanNs: Double
+    package var p50Ns: Int
+    package var p90Ns: Int
+    package var p99Ns: Int
+    package var p999Ns: Int
+    package var p9999Ns: Int
+    package var maxNs: Int
+}
+
+extension LatencySummary {
+    /// The smallest sample.
+    public var minimum: Duration { .nanoseconds(minNs) }
+    /// The arithmetic mean (for reference; read the percentiles for behaviour).
+    public var mean: Duration { .nanoseconds(meanNs) }
+    /// The median: half of the samples took at most this long.
+    public var p50: Duration { .nanoseconds(p50Ns) }
+    /// The 90th percentile: 90% of the samples took at most this long.
+    public var p90: Duration { .nanoseconds(p90Ns) }
+    /// The 99th percentile: 99% of the samples took at most this long.
+    public var p99: Duration { .nanoseconds(p99Ns) }
+    /// The 99.9th percentile: all but one sample in a thousand took at most this long.
+    public var p999: Duration { .nanoseconds(p999Ns) }
+    /// The 99.99th percentile: all but one sample in ten thousand took at most this long.
+    public var p9999: Duration { .nanoseconds(p9999Ns) }
+    /// The largest sample (to the histogram's precision).
+    public var maximum: Duration { .nanoseconds(maxNs) }
 }

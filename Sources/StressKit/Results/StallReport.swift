@@ -9,10 +9,10 @@ public struct StallReport: Sendable, Codable, Equatable {
 
     /// Deadlock or hang.
     public var kind: Kind
-    /// How long no worker had completed an operation.
-    public var stalledForNs: Int
-    /// When the stall began, from the start of the trial (warm-up included).
-    public var beganAfterNs: Int?
+    // In nanoseconds, as the results' JSON has them; ``stalledFor`` and
+    // ``beganAfter`` are the public face.
+    package var stalledForNs: Int
+    package var beganAfterNs: Int?
     /// Where every worker was.
     public var workers: [StalledWorker]
     /// The wait-for cycle, when there is one: one line per edge, e.g.
@@ -25,8 +25,8 @@ public struct StallReport: Sendable, Codable, Equatable {
     /// when the whole trial stalled.
     public var partial: Bool?
 
-    /// A report.
-    public init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,
+    /// A report of a stall of `kind` found after `stalledForNs` nanoseconds without progress.
+    package init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,
                 summary: String, partial: Bool? = nil) {
         self.kind = kind
         self.stalledForNs = stalledForNs
@@ -36,6 +36,14 @@ public struct StallReport: Sendable, Codable, Equatable {
         self.summary = summary
         self.partial = partial
     }
+}
+
+extension StallReport {
+    /// How long no worker had completed an operation.
+    public var stalledFor: Duration { .nanoseconds(stalledForNs) }
+    /// When the stall began, from the start of the trial (warm-up included);
+    /// nil in records that did not keep it.
+    public var beganAfter: Duration? { beganAfterNs.map { .nanoseconds($0) } }
 }
 
 /// One worker in a stall report.

@@ -37,8 +37,8 @@ public struct ViolationSample: Sendable, Codable, Equatable {
     /// What broke.
     public var message: String
 
-    /// A sample.
-    public init(thread: Int?, operation: String, step: String?, opNumber: Int?, message: String) {
+    /// A sample of one failed check.
+    package init(thread: Int?, operation: String, step: String?, opNumber: Int?, message: String) {
         self.thread = thread
         self.operation = operation
         self.step = step
@@ -60,25 +60,30 @@ public struct ViolationReport: Sendable, Codable, Equatable {
     public var count: Int
     /// The first few (per worker, then final checks), in full.
     public var samples: [ViolationSample]
-    /// Time from the start of the trial (warm-up included) to the first
-    /// violation a worker saw; nil when only final checks (or nothing) failed.
-    public var firstAfterNs: Int?
+    // In nanoseconds, as the results' JSON has it; ``firstAfter`` is the public face.
+    package var firstAfterNs: Int?
 
-    /// No violations.
+    /// The report of a trial in which no check failed.
     public static let none = ViolationReport(count: 0, samples: [])
 
-    /// A report.
-    public init(count: Int, samples: [ViolationSample], firstAfterNs: Int? = nil) {
+    /// A report of `count` failed checks, of which `samples` are kept in full.
+    package init(count: Int, samples: [ViolationSample], firstAfterNs: Int? = nil) {
         self.count = count
         self.samples = samples
         self.firstAfterNs = firstAfterNs
     }
 }
 
+extension ViolationReport {
+    /// Time from the start of the trial (warm-up included) to the first
+    /// violation a worker saw; nil when only final checks (or nothing) failed.
+    public var firstAfter: Duration? { firstAfterNs.map { .nanoseconds($0) } }
+}
+
 /// What was measured in a trial that ran to the end.
 public struct TrialMeasurement: Sendable, Codable, Equatable {
-    /// Measured wall time: from the start barrier's release to the last worker's end.
-    public var elapsedNs: Int
+    // Measured wall time in nanoseconds (the JSON's `elapsedNs`); ``elapsed`` is the public face.
+    package var elapsedNs: Int
     /// Operations completed in the measured window, all workers.
     public var totalOps: Int
     /// `totalOps / elapsed`.
@@ -104,11 +109,8 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     /// Time spent waiting to acquire (lock, queue entry, actor hop), per timed
     /// operation, summed over its guarded steps; nil when no step waited.
     public var acquireLatency: LatencySummary?
-    /// Per worker, the longest time between two timed completions: a stall that
-    /// closed-loop service times hide (a worker descheduled between operations).
-    /// With sampled timing it spans the untimed operations between two timed
-    /// ones too (about `timing.sampleEvery` of them).
-    public var maxStallNs: [Int]?
+    // Per worker, in nanoseconds (the JSON's `maxStallNs`); ``longestGaps`` is the public face.
+    package var maxStallNs: [Int]?
     /// How evenly the workers shared the work (nil for one worker).
     package var fairness: Fairness?
     /// CPU, context switches and memory of the trial process in the window.
@@ -210,11 +212,8 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// A scenario's trial: each distinct outcome of its rounds with its count
     /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
     package var outcomes: [OutcomeCount]?
-    /// How long the trial took as the harness saw it, from starting it to
-    /// having its record (process start, warm-up, a watchdog's wait or a
-    /// crash included): the figure for a crashed or deadlocked trial, which
-    /// has no measured window. Nil in records from before it was kept.
-    public var wallNs: Int?
+    // In nanoseconds (the JSON's `wallNs`); ``wallTime`` is the public face.
+    package var wallNs: Int?
 
     /// A record.
     package init(
@@ -235,4 +234,22 @@ public struct TrialResult: Sendable, Codable, Equatable {
     package static func failed(_ trial: TrialSpec, _ outcome: TrialOutcome, _ failure: FailureReport) -> TrialResult {
         TrialResult(trial: trial, outcome: outcome, measurement: nil, violations: .none, failure: failure)
     }
+}
+
+extension TrialMeasurement {
+    /// Measured wall time: from the start barrier's release to the last worker's end.
+    public var elapsed: Duration { .nanoseconds(elapsedNs) }
+    /// Per worker, the longest time between two timed completions: a stall that
+    /// closed-loop service times hide (a worker descheduled between operations).
+    /// With sampled timing it spans the untimed operations between two timed
+    /// ones too. Nil when no operation was timed.
+    public var longestGaps: [Duration]? { maxStallNs?.map { .nanoseconds($0) } }
+}
+
+extension TrialResult {
+    /// How long the trial took as the harness saw it, from starting it to
+    /// having its record (process start, warm-up, a watchdog's wait or a
+    /// crash included): the figure for a crashed or deadlocked trial, which
+    /// has no measured window. Nil in records from before it was kept.
+    public var wallTime: Duration? { wallNs.map { .nanoseconds($0) } }
 }

@@ -26,3 +26,36 @@ extension TrialResult {
     @available(*, deprecated, renamed: "makeRerunCommand(planFile:)")
     public func rerunCommand(planFile: String) -> String { makeRerunCommand(planFile: planFile) }
 }
+
+extension Step {
+    /// The former name of ``awaiting(_:_:)``, renamed so that the step and
+    /// its access (``StepAccess/awaiting``) are called by one word.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - body: The step's work; it may `await`, and returns what the worker does next.
+    /// - Returns: The step.
+    @available(*, deprecated, renamed: "awaiting(_:_:)")
+    public static func async(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) async -> StepResult) -> Step {
+        awaiting(name, body)
+    }
+
+    /// The former form of ``waitUntil(_:resource:timeout:_:then:)``, with its
+    /// timeout in integer nanoseconds; every duration of the API is now a `Duration`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource the step waits on and then holds exclusively.
+    ///   - timeout: How long the step may wait in all, in nanoseconds.
+    ///   - predicate: The condition to wait for, checked with the resource held.
+    ///   - body: What runs, still holding the resource, once `predicate` holds.
+    /// - Returns: The step.
+    @available(*, deprecated, message: "pass the timeout as a Duration: timeout: .milliseconds(500)")
+    public static func waitUntil(
+        _ name: String, resource: Int = 0, timeout: Int,
+        _ predicate: @escaping @Sendable (State, inout OpFrame) -> Bool,
+        then body: @escaping @Sendable (State, inout OpFrame) -> StepResult
+    ) -> Step {
+        waitUntil(name, resource: resource, timeout: .nanoseconds(timeout), predicate, then: body)
+    }
+}

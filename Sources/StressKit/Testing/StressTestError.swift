@@ -11,7 +11,7 @@ public struct StressTestError: Error, Sendable, CustomStringConvertible {
         public var message: String
 
         /// A problem.
-        public init(setting: String, _ message: String) {
+        package init(setting: String, _ message: String) {
             self.setting = setting
             self.message = message
         }
@@ -28,7 +28,7 @@ public struct StressTestError: Error, Sendable, CustomStringConvertible {
     public var problems: [Problem]
 
     /// An error.
-    public init(callSite: String, subject: String, problems: [Problem]) {
+    package init(callSite: String, subject: String, problems: [Problem]) {
         self.callSite = callSite
         self.subject = subject
         self.problems = problems

@@ -135,7 +135,7 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     public let kernel: (any StepKernel)?
     /// The condition a ``StepAccess/waitUntil(_:timeoutNs:)`` step waits for; nil for other steps.
     public let predicate: (@Sendable (State, inout OpFrame) -> Bool)?
-    /// The `async` body of a ``StepAccess/awaiting`` step (``async(_:_:)``); nil for other steps.
+    /// The `async` body of a ``StepAccess/awaiting`` step (``awaiting(_:_:)``); nil for other steps.
     public let asyncBody: (@Sendable (State, inout OpFrame) async -> StepResult)?
 
     /// A step with an explicit access.
@@ -179,8 +179,13 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// steps with the synchronous kinds, which still go through the strategy.
     /// A workload with one runs its workers as tasks under every strategy
     /// (see docs/async.md); `body` is never called from an OS thread the
-    /// harness would have to block.
-    public static func async(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) async -> StepResult) -> Step {
+    /// harness would have to block. Its access is ``StepAccess/awaiting``.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - body: The step's work; it may `await`, and returns what the worker does next.
+    /// - Returns: The step.
+    public static func awaiting(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) async -> StepResult) -> Step {
         Step(name, asyncBody: body)
     }
 
@@ -267,13 +272,22 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// worker's exclusive access to it to end (under the `condition`
     /// strategy, on the strategy's own `NSCondition`; under others, on the
     /// engine's per-resource signal), then checks again. Waiting longer
-    /// than `timeout` nanoseconds in all is a violation naming the step.
+    /// than `timeout` in all is a violation naming the step.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource the step waits on and then holds exclusively.
+    ///   - timeout: How long the step may wait in all before it is a violation.
+    ///   - predicate: The condition to wait for, checked with the resource held.
+    ///   - body: What runs, still holding the resource, once `predicate` holds.
+    /// - Returns: The step.
     public static func waitUntil(
-        _ name: String, resource: Int = 0, timeout: Int = 1_000_000_000,
+        _ name: String, resource: Int = 0, timeout: Duration = .seconds(1),
         _ predicate: @escaping @Sendable (State, inout OpFrame) -> Bool,
         then body: @escaping @Sendable (State, inout OpFrame) -> StepResult
     ) -> Step {
-        Step(name, access: .waitUntil(resource, timeoutNs: Swift.max(1, timeout)), predicate: predicate, body: body)
+        let nanoseconds = Int(clamping: Quantities.nanoseconds(timeout))
+        return Step(name, access: .waitUntil(resource, timeoutNs: Swift.max(1, nanoseconds)), predicate: predicate, body: body)
     }
 
     /// A step that takes `outer` exclusively and then `inner` inside it.

@@ -33,7 +33,7 @@ public struct RunTotals: Sendable {
     public func count(of name: String) -> Int { operationCounts[name] ?? 0 }
 
     /// Totals as the engine builds them.
-    public init(operationCounts: [String: Int], tally: Tally, threads: Int) {
+    package init(operationCounts: [String: Int], tally: Tally, threads: Int) {
         self.operationCounts = operationCounts
         self.tally = tally
         self.threads = threads
