@@ -64,6 +64,8 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     public var rotatedFrom: FuzzProfile?
 
     /// The preset for `profile` (portfolio starts as chaos; see ``forRepetition(_:)``).
+    ///
+    /// - Parameter profile: The profile whose preset to start from.
     public init(_ profile: FuzzProfile) {
         self.profile = profile
         switch profile {
@@ -95,6 +97,9 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
 
     /// The settings repetition `r` uses: a portfolio rotates through chaos, pct,
     /// yield and light; every other profile is the same for all repetitions.
+    ///
+    /// - Parameter r: The repetition's number (0-based).
+    /// - Returns: The settings of that repetition.
     public func forRepetition(_ r: Int) -> FuzzSettings {
         guard profile == .portfolio else { return self }
         let rotation: [FuzzProfile] = [.chaos, .pct, .yield, .light]

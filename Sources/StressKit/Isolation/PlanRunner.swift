@@ -127,6 +127,21 @@ public struct RunOptions: Sendable {
     }
 
     /// The earlier form, with durations in nanoseconds.
+    ///
+    /// - Parameters:
+    ///   - isolation: Where each trial runs.
+    ///   - only: Trial ids (or their prefixes) to run; empty for all.
+    ///   - seed: A seed for every trial, overriding the plan's; nil keeps the plan's.
+    ///   - timeoutNs: Every trial's timeout in nanoseconds; nil keeps the plan's.
+    ///   - deadlockAfterNs: Every trial's stall limit in nanoseconds; nil keeps the plan's.
+    ///   - fuzz: A fuzzing profile for every trial; nil keeps the plan's.
+    ///   - stopOnViolation: End each trial at its first violation.
+    ///   - failFast: Stop the run at the first trial that fails.
+    ///   - streamPath: A file to append each record to as it is made (JSON lines); nil for none.
+    ///   - handleInterrupts: Turn SIGINT and SIGTERM into an interrupted report.
+    ///   - repetitions: Repetitions of every cell, overriding the plan's; nil keeps the plan's.
+    ///   - baselineFile: Results to compare the run with; nil for none.
+    ///   - executableName: What rerun commands call the executable.
     @available(*, deprecated, message: "use init(isolation:only:seed:timeout:deadlockAfter:...) with Duration values")
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
@@ -156,6 +171,10 @@ public struct PlanRunner: Sendable {
 
     /// A runner of plans whose workloads, scenarios and strategies `registry`
     /// holds, run as `options` says.
+    ///
+    /// - Parameters:
+    ///   - registry: The workloads, scenarios and strategies plans may name.
+    ///   - options: How to run.
     public init(registry: StressRegistry, options: RunOptions = RunOptions()) {
         self.registry = registry
         self.options = options
@@ -382,6 +401,9 @@ public struct PlanRunner: Sendable {
 extension TrialResult {
     /// The command that reruns exactly this trial with `stressbench` and no
     /// overrides (a run's own records carry the exact one in ``rerunCommand``).
+    ///
+    /// - Parameter planFile: The plan file the command runs.
+    /// - Returns: The command, quoted for a POSIX shell.
     public func makeRerunCommand(planFile: String) -> String {
         RerunCommand.standard.trial(trial, planFile: planFile)
     }
@@ -409,6 +431,14 @@ extension PlanRunner {
     /// that registers the same types to get isolation). For a test, ``StressTest``
     /// says the same without YAML, and `.isolated()` runs each trial in a child
     /// process of the test binary itself.
+    ///
+    /// - Parameters:
+    ///   - text: The plan, as YAML (or JSON).
+    ///   - file: What errors call the plan.
+    ///   - registry: The workloads, scenarios and strategies the plan may name.
+    ///   - options: How to run; by default every trial in this process.
+    /// - Returns: The report of every trial.
+    /// - Throws: An error naming the key and line when the plan is invalid.
     public static func run(
         yaml text: String, file: String = "<inline plan>", registry: StressRegistry,
         options: RunOptions = RunOptions(isolation: .inProcess)
@@ -418,6 +448,13 @@ extension PlanRunner {
     }
 
     /// Loads the plan file at `path`, runs it, and returns the report.
+    ///
+    /// - Parameters:
+    ///   - path: The plan file's path.
+    ///   - registry: The workloads, scenarios and strategies the plan may name.
+    ///   - options: How to run; by default every trial in this process.
+    /// - Returns: The report of every trial.
+    /// - Throws: An error naming the file, key and line when the plan cannot be read or is invalid.
     public static func run(
         file path: String, registry: StressRegistry, options: RunOptions = RunOptions(isolation: .inProcess)
     ) throws -> RunReport {

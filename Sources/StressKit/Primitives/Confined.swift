@@ -26,6 +26,11 @@ public final class Confined<Value>: @unchecked Sendable {
     private let name: String
 
     /// State named `name` (for messages), confined to `domain`.
+    ///
+    /// - Parameters:
+    ///   - value: The state's first value.
+    ///   - domain: The only place it may be touched from.
+    ///   - name: What violation messages call it.
     public init(_ value: Value, to domain: Domain, name: String) {
         storage = value
         self.domain = domain

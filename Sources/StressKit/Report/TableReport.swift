@@ -4,6 +4,11 @@ public enum TableReport {
     /// The whole text. Its last line gives `exitCode`, by default the
     /// report's own; a command that could not write an output file passes
     /// the code it will really exit with.
+    ///
+    /// - Parameters:
+    ///   - report: The run's report.
+    ///   - exitCode: The exit code to state; nil for the report's own.
+    /// - Returns: The table, one line per trial, then the summary.
     public static func render(_ report: RunReport, exitCode: RunExitCode? = nil) -> String {
         let showExperiment = report.trials.contains { $0.trial.experiment != $0.trial.workload }
         let showRepetition = report.trials.contains { $0.trial.repetition > 0 }
@@ -156,7 +161,7 @@ public enum TableReport {
 
     /// The outcome column: the outcome, the signal of a crash, and how it
     /// stands against the plan's `expect` when that is not "must pass".
-    public static func outcomeCell(_ r: TrialResult) -> String {
+    package static func outcomeCell(_ r: TrialResult) -> String {
         let signal = r.failure?.signal.map { " (\($0))" } ?? ""
         switch r.expectation {
         case .caught: return r.outcome.rawValue + signal + " (expected)"

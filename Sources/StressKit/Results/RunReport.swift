@@ -33,7 +33,7 @@ public enum RunExitCode: Int32, Sendable, Codable {
     /// expects of it: a trial that fails the way the plan expects counts as
     /// passing; one the plan expects to fail that passed counts as a
     /// violation (1), since the checks did not see what they are there to see.
-    public static func forResults(_ results: [TrialResult]) -> RunExitCode {
+    package static func forResults(_ results: [TrialResult]) -> RunExitCode {
         var code = RunExitCode.passed
         for r in results {
             switch r.expectation {
@@ -49,7 +49,7 @@ public enum RunExitCode: Int32, Sendable, Codable {
     }
 
     /// The code for a set of trial outcomes, every trial expected to pass.
-    public static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
+    package static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
         var code = RunExitCode.passed
         for o in outcomes {
             switch o {
@@ -69,13 +69,15 @@ public struct RunReport: Sendable, Codable, Equatable {
 
     /// ``currentSchema`` when written.
     public var schema: String
-    /// `stressbench <version>`.
+    /// The tool and its version that wrote the report: `stressbench <version>`.
     public var tool: String
-    /// The plan's name and file.
+    /// The plan's name.
     public var plan: String
+    /// The plan file the run read, as it was given on the command line.
     public var planFile: String
-    /// ISO 8601 times the run started and finished.
+    /// When the run started (ISO 8601).
     public var startedAt: String
+    /// When the run ended (ISO 8601).
     public var finishedAt: String
     /// Where it ran.
     package var environment: EnvironmentInfo
@@ -174,6 +176,9 @@ public struct RunReport: Sendable, Codable, Equatable {
 /// The JSON conventions of every file stressbench writes and reads.
 public enum ResultCoding {
     /// Pretty, key-sorted JSON (stable diffs between runs).
+    ///
+    /// - Parameter pretty: Indented (the results file) or one line per value (streams).
+    /// - Returns: The encoder results files are written with.
     public static func encoder(pretty: Bool = true) -> JSONEncoder {
         let e = JSONEncoder()
         e.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
@@ -182,6 +187,8 @@ public enum ResultCoding {
     }
 
     /// The matching decoder.
+    ///
+    /// - Returns: The decoder results files are read with.
     public static func decoder() -> JSONDecoder {
         let d = JSONDecoder()
         d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")

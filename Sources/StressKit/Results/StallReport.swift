@@ -3,7 +3,9 @@ public struct StallReport: Sendable, Codable, Equatable {
     /// `deadlock` when every unfinished worker was waiting on another party;
     /// `hang` when at least one was running (an endless loop, a very long op).
     public enum Kind: String, Sendable, Codable {
+        /// Every unfinished worker was waiting on another party.
         case deadlock
+        /// At least one unfinished worker was running.
         case hang
     }
 
@@ -57,6 +59,7 @@ public struct StalledWorker: Sendable, Codable, Equatable {
     public var participant: String?
     /// The operation and step it was in, if any.
     public var operation: String?
+    /// The step it was in, if any.
     public var step: String?
     /// Its phase (`acquiring`, `inside`, `acquiringInner`, `running`, ...).
     public var phase: String
@@ -64,6 +67,7 @@ public struct StalledWorker: Sendable, Codable, Equatable {
     public var description: String
     /// The resource it waits for or is inside, and the inner one of a nested access.
     public var resource: Int?
+    /// The inner resource of a nested access it waits for or is inside; nil otherwise.
     public var innerResource: Int?
     /// Operations it had completed (warm-up included).
     public var completedOps: Int

@@ -34,7 +34,7 @@ public struct ViolationSample: Sendable, Codable, Equatable {
     public var step: String?
     /// The worker's op number (0-based, warm-up included) when it saw it.
     public var opNumber: Int?
-    /// What broke.
+    /// What broke: the check's message, in words.
     public var message: String
 
     /// A sample of one failed check.

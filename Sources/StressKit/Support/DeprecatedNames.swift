@@ -23,6 +23,9 @@ extension TrialResult {
     /// The former name of ``makeRerunCommand(planFile:)``, renamed so that it
     /// is not mistaken for the record's own ``rerunCommand`` (the exact
     /// command of the run that made it).
+    ///
+    /// - Parameter planFile: The plan file the command runs.
+    /// - Returns: The command that reruns this trial.
     @available(*, deprecated, renamed: "makeRerunCommand(planFile:)")
     public func rerunCommand(planFile: String) -> String { makeRerunCommand(planFile: planFile) }
 }

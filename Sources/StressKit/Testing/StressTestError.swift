@@ -49,15 +49,21 @@ public struct StressTestError: Error, Sendable, CustomStringConvertible {
 public struct StressTestCallSite: Sendable, Hashable, CustomStringConvertible {
     /// `#fileID` of the call (`StressKitTests/CounterTests.swift`).
     public var fileID: String
-    /// Its line.
+    /// The call site's line (1-based).
     public var line: Int
-    /// Its column.
+    /// The call site's column (1-based).
     public var column: Int
     /// `#function` at the call (`testCounter()`): what a rerun command
     /// selects the test by when its identity is not known.
     public var function: String
 
     /// A call site.
+    ///
+    /// - Parameters:
+    ///   - fileID: The file, as `#fileID` gives it (`MyTests/CounterTests.swift`).
+    ///   - line: The line.
+    ///   - column: The column.
+    ///   - function: The calling function, which names the test in a child process.
     public init(fileID: String, line: Int, column: Int, function: String = "") {
         self.fileID = fileID
         self.line = line

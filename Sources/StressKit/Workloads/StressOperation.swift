@@ -93,6 +93,8 @@ public struct NestingPath: Sendable, Hashable {
     /// The path through `resources`, outermost first; nil when there are
     /// fewer than two or more than ``maxDepth``, or a resource is negative or
     /// 4096 or more.
+    ///
+    /// - Parameter resources: The resources, outermost first: one to ``maxDepth`` of them, each below 4096.
     public init?(_ resources: [Int]) {
         guard (2...Self.maxDepth).contains(resources.count), resources.allSatisfy({ (0..<4096).contains($0) }) else { return nil }
         var word = UInt64(resources.count)
@@ -104,6 +106,9 @@ public struct NestingPath: Sendable, Hashable {
     public var depth: Int { Int(packed & 0xF) }
 
     /// The resource at level `level` (0: the outermost).
+    ///
+    /// - Parameter level: The nesting level, 0 for the outermost.
+    /// - Returns: The resource taken at that level.
     public subscript(level: Int) -> Int { Int((packed >> (4 + 12 * UInt64(level))) & 0xFFF) }
 
     /// The resources, outermost first.
@@ -139,6 +144,11 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     public let asyncBody: (@Sendable (State, inout OpFrame) async -> StepResult)?
 
     /// A step with an explicit access.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - access: What the strategy guards the body with.
+    ///   - body: The step's work; it returns what the worker does next.
     public init(_ name: String, access: Access, body: @escaping @Sendable (State, inout OpFrame) -> StepResult) {
         self.name = name
         self.access = access
@@ -149,6 +159,12 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     }
 
     /// A step with an explicit access and the predicate a `waitUntil` step waits for.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - access: What the strategy guards the body with (a ``StepAccess/waitUntil(_:timeoutNs:)``).
+    ///   - predicate: The condition to wait for, checked under the access.
+    ///   - body: The step's work once `predicate` holds.
     public init(
         _ name: String, access: Access, predicate: @escaping @Sendable (State, inout OpFrame) -> Bool,
         body: @escaping @Sendable (State, inout OpFrame) -> StepResult
@@ -164,6 +180,11 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// A step whose body is `kernel`: the same step as one made from a closure
     /// that calls `kernel.run`, but one the engine can compile into its
     /// measured loop (see ``StepKernel``).
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - access: What the strategy guards the kernel with.
+    ///   - kernel: The step's work.
     public init<K: StepKernel>(_ name: String, access: Access, kernel: K) where K.State == State {
         self.name = name
         self.access = access
@@ -199,31 +220,65 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     }
 
     /// A step outside any critical section.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - body: The step's work; it returns what the worker does next.
+    /// - Returns: The step.
     public static func unguarded(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult) -> Step {
         Step(name, access: .unguarded, body: body)
     }
 
     /// A step under shared (reader) access to `resource`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource read.
+    ///   - body: The step's work; it returns what the worker does next.
+    /// - Returns: The step.
     public static func read(_ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult) -> Step {
         Step(name, access: .read(resource), body: body)
     }
 
     /// A step under exclusive (writer) access to `resource`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource written.
+    ///   - body: The step's work; it returns what the worker does next.
+    /// - Returns: The step.
     public static func write(_ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult) -> Step {
         Step(name, access: .write(resource), body: body)
     }
 
     /// A step outside any critical section, whose body is `kernel`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - kernel: The step's work.
+    /// - Returns: The step.
     public static func unguarded<K: StepKernel>(_ name: String, kernel: K) -> Step where K.State == State {
         Step(name, access: .unguarded, kernel: kernel)
     }
 
     /// A step under shared (reader) access to `resource`, whose body is `kernel`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource read.
+    ///   - kernel: The step's work.
+    /// - Returns: The step.
     public static func read<K: StepKernel>(_ name: String, resource: Int = 0, kernel: K) -> Step where K.State == State {
         Step(name, access: .read(resource), kernel: kernel)
     }
 
     /// A step under exclusive (writer) access to `resource`, whose body is `kernel`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource written.
+    ///   - kernel: The step's work.
+    /// - Returns: The step.
     public static func write<K: StepKernel>(_ name: String, resource: Int = 0, kernel: K) -> Step where K.State == State {
         Step(name, access: .write(resource), kernel: kernel)
     }
@@ -232,6 +287,12 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// each inside the ones before it, and runs `body` inside them all: two
     /// levels is ``nestedWrite(_:outer:inner:_:)``; up to
     /// ``NestingPath/maxDepth``. Blocking strategies only.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resources: The resources to take, outermost first.
+    ///   - body: The step's work, run holding all of them.
+    /// - Returns: The step.
     public static func nested(
         _ name: String, resources: [Int], _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
     ) -> Step {
@@ -249,6 +310,12 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// lock held across a decision made in an unguarded step. Needs a
     /// strategy whose access is a lock and an unlock (``HoldingStrategy``):
     /// plans pair the workload only with those.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource to take and keep.
+    ///   - body: Work run once it is taken (by default none).
+    /// - Returns: The step.
     public static func hold(
         _ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult = { _, _ in .next }
     ) -> Step {
@@ -258,6 +325,12 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
 
     /// A step that gives back `resource`, taken by an earlier ``hold(_:resource:_:)``
     /// step of the operation; `body` runs just before, still holding it.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource to give back.
+    ///   - body: Work run before it is given back (by default none).
+    /// - Returns: The step.
     public static func release(
         _ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult = { _, _ in .next }
     ) -> Step {
@@ -291,6 +364,13 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     }
 
     /// A step that takes `outer` exclusively and then `inner` inside it.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - outer: The resource taken first.
+    ///   - inner: The resource taken inside it.
+    ///   - body: The step's work, run holding both.
+    /// - Returns: The step.
     public static func nestedWrite(
         _ name: String, outer: Int = 0, inner: Int = 0,
         _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
@@ -309,6 +389,11 @@ public struct StressOperation<State: AnyObject & Sendable>: Sendable {
     public let steps: [Step<State>]
 
     /// An operation made of `steps`, picked with relative `weight`.
+    ///
+    /// - Parameters:
+    ///   - name: The operation's name, unique within the workload.
+    ///   - weight: How often it is picked, relative to the other operations' weights.
+    ///   - steps: Its steps, run in order.
     public init(_ name: String, weight: Double, steps: [Step<State>]) {
         self.name = name
         self.weight = weight
