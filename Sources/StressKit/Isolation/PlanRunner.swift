@@ -166,7 +166,7 @@ public struct PlanRunner: Sendable {
     /// The registry trials are looked up in (for in-process runs; a child looks
     /// them up in its own binary's registry).
     public let registry: StressRegistry
-    /// How to run.
+    /// How to run: isolation, overrides of the plan, outputs.
     public let options: RunOptions
 
     /// A runner of plans whose workloads, scenarios and strategies `registry`

@@ -21,7 +21,7 @@ public final class Confined<Value>: @unchecked Sendable {
     }
 
     private var storage: Value
-    /// Where it belongs.
+    /// The only place the state may be touched from.
     public let domain: Domain
     private let name: String
 

@@ -129,7 +129,7 @@ public struct StressRegistry: Sendable {
     /// The strategies, in registration order.
     package private(set) var strategies: [StrategyEntry] = []
 
-    /// An empty registry.
+    /// A registry with nothing in it; start from ``builtIn`` to keep the built-ins.
     public init() {}
 
     /// Adds (or replaces) a workload type (and removes a scenario of the same name).

@@ -186,7 +186,7 @@ public enum ResultCoding {
         return e
     }
 
-    /// The matching decoder.
+    /// The decoder that reads what ``encoder(pretty:)`` writes.
     ///
     /// - Returns: The decoder results files are read with.
     public static func decoder() -> JSONDecoder {

@@ -9,7 +9,7 @@ public struct StallReport: Sendable, Codable, Equatable {
         case hang
     }
 
-    /// Deadlock or hang.
+    /// Whether it was a deadlock or a hang.
     public var kind: Kind
     // In nanoseconds, as the results' JSON has them; ``stalledFor`` and
     // ``beganAfter`` are the public face.

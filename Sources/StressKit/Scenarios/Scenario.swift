@@ -204,7 +204,7 @@ public protocol Scenario: Sendable {
     /// One round's state. Roles write what they saw into it; the arbiter reads it.
     associatedtype State: AnyObject & Sendable
 
-    /// Name, summary and parameters.
+    /// The scenario's name, summary and parameters, as plans and `stressbench list` see them.
     static var descriptor: ScenarioDescriptor { get }
 
     /// Makes the scenario from validated parameters (throw a

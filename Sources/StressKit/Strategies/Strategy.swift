@@ -22,7 +22,7 @@ public enum SyncPrimitive: String, Sendable, Codable {
     case semaphore
     /// Atomic operations, no critical section.
     case atomic
-    /// Nothing at all.
+    /// Nothing at all: a control that guards nothing.
     case none
 }
 
@@ -48,7 +48,7 @@ public struct StrategyDescriptor: Sendable {
     public let name: String
     /// One line: what it is and where it comes from.
     public let summary: String
-    /// Threads or tasks.
+    /// Whether its workers are threads or tasks.
     public let execution: ExecutionModel
     /// Whether a thread (or actor) already inside may enter again without
     /// deadlocking.
@@ -153,7 +153,7 @@ public struct StrategySetup: Sendable {
 /// A team's own lock plugs in the same way (see docs/own-strategies.md): wrap it in a class
 /// conforming to this protocol and register it.
 public protocol BlockingStrategy: AnyObject, Sendable {
-    /// Name, summary and semantics.
+    /// The strategy's name, summary and semantics, as plans and `stressbench list` see them.
     static var descriptor: StrategyDescriptor { get }
     /// Makes the locks or queues for `setup.resources` resources.
     ///
@@ -207,7 +207,7 @@ extension BlockingStrategy {
 /// A synchronization strategy whose critical sections are isolated regions
 /// entered with `await` (actors). The engine drives it from Swift tasks.
 public protocol IsolatingStrategy: AnyObject, Sendable {
-    /// Name, summary and semantics.
+    /// The strategy's name, summary and semantics, as plans and `stressbench list` see them.
     static var descriptor: StrategyDescriptor { get }
     /// Makes the actors for `setup.resources` resources.
     ///

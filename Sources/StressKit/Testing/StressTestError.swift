@@ -57,7 +57,7 @@ public struct StressTestCallSite: Sendable, Hashable, CustomStringConvertible {
     /// selects the test by when its identity is not known.
     public var function: String
 
-    /// A call site.
+    /// The call site at `fileID`, `line` and `column`, in `function`.
     ///
     /// - Parameters:
     ///   - fileID: The file, as `#fileID` gives it (`MyTests/CounterTests.swift`).

@@ -68,7 +68,7 @@ extension StressTest {
         /// `swift test --filter 'StressKitTests.CounterTests/testCounter'`.
         public var swiftTestCommand: String { "swift test --filter \(RerunCommand.quoted(filter))" }
 
-        /// The identifier.
+        /// The test's ``identifier``, as messages print it.
         public var description: String { identifier }
 
         /// `text` with every character a regular expression gives a meaning escaped.

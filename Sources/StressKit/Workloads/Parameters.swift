@@ -148,7 +148,7 @@ public struct ParameterSpec: Sendable {
 public struct WorkloadParameterError: Error, Sendable, CustomStringConvertible {
     /// The offending parameter (nil when the problem is the combination).
     public let parameter: String?
-    /// What is wrong.
+    /// What is wrong, in words.
     public let message: String
 
     /// An error about `parameter` (or about the whole set when nil).

@@ -414,7 +414,7 @@ public struct StepNeeds: Sendable, Equatable {
     /// under every strategy.
     public var awaits = false
 
-    /// Needs nothing special.
+    /// The needs of steps that need nothing special: plain guarded or unguarded steps.
     public init() {}
 
     init(_ accesses: [StepAccess]) {

@@ -66,7 +66,7 @@ public protocol Workload: Sendable {
     /// The shared state one trial works on.
     associatedtype State: AnyObject & Sendable
 
-    /// Name, summary and parameters.
+    /// The workload's name, summary and parameters, as plans and `stressbench list` see them.
     static var descriptor: WorkloadDescriptor { get }
 
     /// Makes the workload from validated parameters. Throw a
