@@ -138,4 +138,48 @@ final class DeprecatedNamesTests: XCTestCase {
         XCTAssertTrue(result.diagnostics.first?.contains("warning: 'rerunCommand(planFile:)' is deprecated: renamed to 'makeRerunCommand(planFile:)'") == true,
                       result.diagnostics.joined(separator: "\n"))
     }
+    /// `Step.async`, renamed `awaiting` (the word its access, `StepAccess.awaiting`,
+    /// uses), and `Step.waitUntil` with an integer nanosecond timeout: both
+    /// compile, warned with the new form.
+    func testTheOldStepFormsCompileWarned() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            final class Box: @unchecked Sendable { var ready = false }
+            func steps() -> [Step<Box>] {
+                [.async("old") { _, _ in .next },
+                 .waitUntil("old-wait", timeout: 500_000_000, { box, _ in box.ready }, then: { _, _ in .next }),
+                 .awaiting("new") { _, _ in .next },
+                 .waitUntil("new-wait", timeout: .milliseconds(500), { box, _ in box.ready }, then: { _, _ in .next })]
+            }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics.count, 2, result.diagnostics.joined(separator: "\n"))
+        XCTAssertTrue(result.diagnostics[0].hasPrefix("Client.swift:5:7: warning: 'async' is deprecated: renamed to 'awaiting(_:_:)'"),
+                      result.diagnostics.joined(separator: "\n"))
+        XCTAssertTrue(result.diagnostics[1].hasPrefix("Client.swift:6:7: warning: 'waitUntil(_:resource:timeout:_:then:)' is deprecated: pass the timeout as a Duration"),
+                      result.diagnostics.joined(separator: "\n"))
+    }
+
+    /// What a client reads of a record's times is a `Duration`: the
+    /// nanosecond fields stay the JSON's, behind the package boundary.
+    func testAClientReadsTheRecordsTimesAsDurations() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            func times(_ record: TrialResult) -> [Duration?] {
+                [record.measurement?.latency?.p50, record.measurement?.latency?.p99, record.measurement?.elapsed,
+                 record.stall?.stalledFor, record.violations.firstAfter, record.wallTime,
+                 record.trial.timeout, record.trial.deadlockAfter, record.trial.warmup, record.trial.duration]
+            }
+            func fuzz() -> FuzzSettings {
+                var settings = FuzzSettings(.chaos)
+                settings.spinMax = .microseconds(20)
+                settings.staggerMax = .zero
+                return settings
+            }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics, [])
+    }
 }

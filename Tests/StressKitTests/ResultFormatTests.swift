@@ -55,6 +55,26 @@ final class ResultFormatTests: XCTestCase {
         XCTAssertEqual(decoded, report, "the JSON file reads back as the same report")
     }
 
+    /// The Swift face of a record's times is `Duration`; the JSON keeps the
+    /// integer nanosecond fields (above), and each accessor reads its field.
+    func testTheDurationAccessorsReadTheNanosecondFields() throws {
+        let record = try smallReport().trials[0]
+        let m = try XCTUnwrap(record.measurement)
+        let latency = try XCTUnwrap(m.latency)
+        XCTAssertEqual(latency.p50, .nanoseconds(latency.p50Ns))
+        XCTAssertEqual(latency.p99, .nanoseconds(latency.p99Ns))
+        XCTAssertEqual(latency.minimum, .nanoseconds(latency.minNs))
+        XCTAssertEqual(latency.maximum, .nanoseconds(latency.maxNs))
+        XCTAssertEqual(m.elapsed, .nanoseconds(m.elapsedNs))
+        XCTAssertEqual(record.trial.timeout, .nanoseconds(record.trial.timeoutNs))
+        XCTAssertEqual(record.trial.deadlockAfter, .nanoseconds(record.trial.deadlockAfterNs))
+        XCTAssertEqual(record.trial.warmup, .nanoseconds(record.trial.warmupNs))
+        var fuzz = FuzzSettings(.chaos)
+        fuzz.spinMax = .microseconds(20)
+        XCTAssertEqual(fuzz.spinMaxNs, 20_000, "a Duration set is the nanoseconds the fuzz points draw")
+        XCTAssertEqual(fuzz.sleepMax, .milliseconds(2))
+    }
+
     func testHistogramInRecordMatchesSummary() throws {
         let report = try smallReport()
         let m = try XCTUnwrap(report.trials[0].measurement)

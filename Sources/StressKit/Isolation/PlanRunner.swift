@@ -50,7 +50,7 @@ public struct RunOptions: Sendable {
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String
     /// What ran the executable (`["swift", "run", "-c", "release"]`), for
-    /// rerun commands; nil when it was invoked directly. See ``RerunCommand/invocation(argv0:searchPath:)``.
+    /// rerun commands; nil when it was invoked directly.
     public var launcher: [String]?
     /// The plan was loaded with `--allow-large` (rerun commands carry it, so
     /// the plan loads again).

@@ -7,7 +7,7 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// `stressbench run PLAN --only ID` runs just this trial.
     public var id: String
     /// Position in the order the plan's trials run (0-based): the matrix, or
-    /// repetition first (``TrialOrder/interleaved``).
+    /// repetition first (a plan's `order: interleaved`).
     public var index: Int
     /// The plan's name.
     public var plan: String

@@ -81,7 +81,7 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var finishedAt: String
     /// Where it ran.
     package var environment: EnvironmentInfo
-    /// True when the run was stopped before every trial had run (see ``stop``).
+    /// True when the run was stopped before every trial had run (the `stop` field says why).
     public var interrupted: Bool
     /// The slice of the matrix this run ran (`--shard i/n`); nil for a whole
     /// run (and for a merged file).
@@ -142,7 +142,7 @@ public struct RunReport: Sendable, Codable, Equatable {
 
     /// The trials whose skipping fails the run (exit code 3), because then
     /// the run checked less than its plan asks: each trial skipped for lack
-    /// of something (``FailureReport/missing``: jemalloc, the interposer, a
+    /// of something (the failure's `missing` field: jemalloc, the interposer, a
     /// child process) that its plan expects to fail, since the bug it is
     /// there to catch went unchecked; or every trial, when every one was
     /// skipped so. Empty when ``skipsAllowed``, and for a run that stopped

@@ -259,8 +259,5 @@ extension Scenario {
     ///
     /// - Parameter state: The state of the round just arbitrated (unused).
     /// - Returns: A new state from ``makeState()``.
-    ///
-    /// - Parameter state: The state of the round just arbitrated (unused).
-    /// - Returns: A new state from ``makeState()``.
     public func reset(_ state: State) -> State { makeState() }
 }

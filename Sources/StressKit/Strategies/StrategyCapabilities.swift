@@ -17,7 +17,7 @@ public protocol HoldingStrategy: BlockingStrategy {
 }
 
 /// A blocking strategy with a condition of its own per resource (a lock with
-/// a condition variable): a ``Step/waitUntil(_:resource:timeout:_:then:)``
+/// a condition variable): a `Step.waitUntil(_:resource:timeout:_:then:)`
 /// step waits on it, holding the resource's lock between waits, as code that
 /// uses the primitive directly would. Strategies without one still run such
 /// steps: the engine then waits on a signal of its own between two accesses.

@@ -43,7 +43,7 @@ extension Step {
         awaiting(name, body)
     }
 
-    /// The former form of ``waitUntil(_:resource:timeout:_:then:)``, with its
+    /// The former form of `waitUntil(_:resource:timeout:_:then:)`, with its
     /// timeout in integer nanoseconds; every duration of the API is now a `Duration`.
     ///
     /// - Parameters:

@@ -16,11 +16,11 @@
 ///
 /// Every setting is a method that returns a changed copy, so a test can keep
 /// a base and vary it. A setting left out has the value a plan file's key
-/// has when it is left out (``PlanDefaults``): all strategies, threads 1, 2
+/// has when it is left out (the plan defaults): all strategies, threads 1, 2
 /// and 4, a 1 s window after a 100 ms warm-up, seed 1, no fuzzing.
 ///
-/// Underneath it is a plan: the settings become the same ``Plan`` a plan file
-/// becomes, checked by the same ``PlanLoader`` (an unknown strategy lists
+/// Underneath it is a plan: the settings become the same plan a plan file
+/// becomes, checked by the same plan loader (an unknown strategy lists
 /// the known ones; a parameter out of range names its range), and run by the
 /// same ``PlanRunner``, in this process or, with ``isolated(as:)``, each
 /// trial in a child process of the test binary.

@@ -131,8 +131,6 @@ extension Workload {
     /// No lock-free form.
     ///
     /// - Returns: Nil: no lock-free form.
-    ///
-    /// - Returns: Nil: no lock-free form.
     public func lockFreeOperations() -> [StressOperation<State>]? { nil }
 
     /// No final invariants.
@@ -141,17 +139,9 @@ extension Workload {
     ///   - state: The state after the run (unused).
     ///   - totals: What the workers did (unused).
     /// - Returns: No messages.
-    ///
-    /// - Parameters:
-    ///   - state: The state after the run (unused).
-    ///   - totals: What the workers did (unused).
-    /// - Returns: No messages.
     public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] { [] }
 
     /// No metrics of its own.
-    ///
-    /// - Parameter state: The state after the run (unused).
-    /// - Returns: No figures.
     ///
     /// - Parameter state: The state after the run (unused).
     /// - Returns: No figures.
