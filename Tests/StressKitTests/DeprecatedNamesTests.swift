@@ -138,8 +138,9 @@ final class DeprecatedNamesTests: XCTestCase {
         XCTAssertTrue(result.diagnostics.first?.contains("warning: 'rerunCommand(planFile:)' is deprecated: renamed to 'makeRerunCommand(planFile:)'") == true,
                       result.diagnostics.joined(separator: "\n"))
     }
-    /// `Step.async`, renamed `awaiting` (the word its access, `StepAccess.awaiting`,
-    /// uses), and `Step.waitUntil` with an integer nanosecond timeout: both
+    /// `Step.async` and `Step.nested`, renamed `awaiting` and `nestedWrites`
+    /// (the words their accesses, `StepAccess.awaiting` and `.nestedWrites`,
+    /// use), and `Step.waitUntil` with an integer nanosecond timeout: all
     /// compile, warned with the new form.
     func testTheOldStepFormsCompileWarned() throws {
         let result = try typecheck("""
@@ -149,15 +150,19 @@ final class DeprecatedNamesTests: XCTestCase {
             func steps() -> [Step<Box>] {
                 [.async("old") { _, _ in .next },
                  .waitUntil("old-wait", timeout: 500_000_000, { box, _ in box.ready }, then: { _, _ in .next }),
+                 .nested("old-nest", resources: [0, 1, 2]) { _, _ in .next },
                  .awaiting("new") { _, _ in .next },
-                 .waitUntil("new-wait", timeout: .milliseconds(500), { box, _ in box.ready }, then: { _, _ in .next })]
+                 .waitUntil("new-wait", timeout: .milliseconds(500), { box, _ in box.ready }, then: { _, _ in .next }),
+                 .nestedWrites("new-nest", resources: [0, 1, 2]) { _, _ in .next }]
             }
             """)
         XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
-        XCTAssertEqual(result.diagnostics.count, 2, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics.count, 3, result.diagnostics.joined(separator: "\n"))
         XCTAssertTrue(result.diagnostics[0].hasPrefix("Client.swift:5:7: warning: 'async' is deprecated: renamed to 'awaiting(_:_:)'"),
                       result.diagnostics.joined(separator: "\n"))
         XCTAssertTrue(result.diagnostics[1].hasPrefix("Client.swift:6:7: warning: 'waitUntil(_:resource:timeout:_:then:)' is deprecated: pass the timeout as a Duration"),
+                      result.diagnostics.joined(separator: "\n"))
+        XCTAssertTrue(result.diagnostics[2].hasPrefix("Client.swift:7:7: warning: 'nested(_:resources:_:)' is deprecated: renamed to 'nestedWrites(_:resources:_:)'"),
                       result.diagnostics.joined(separator: "\n"))
     }
 

@@ -60,7 +60,7 @@ private struct HandOverHandWorkload: Workload {
                 },
             ]),
             WorkloadOperation("deep", weight: 0.3, steps: [
-                .nested("deep", resources: [0, 1, 2]) { s, f in
+                .nestedWrites("deep", resources: [0, 1, 2]) { s, f in
                     // (A plain loop: `allSatisfy` is a generic call that the
                     // debug build does not specialize, and it allocates.)
                     for r in 4..<OpFrame.registerCount where f[register: r] != 0 {

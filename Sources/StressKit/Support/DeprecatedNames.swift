@@ -43,6 +43,22 @@ extension Step {
         awaiting(name, body)
     }
 
+    /// The former name of ``nestedWrites(_:resources:_:)``, renamed so that
+    /// the step and its access (``StepAccess/nestedWrites(_:)``) are called
+    /// by one word.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resources: The resources to take, outermost first.
+    ///   - body: The step's work, run holding all of them.
+    /// - Returns: The step.
+    @available(*, deprecated, renamed: "nestedWrites(_:resources:_:)")
+    public static func nested(
+        _ name: String, resources: [Int], _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
+    ) -> Step {
+        nestedWrites(name, resources: resources, body)
+    }
+
     /// The former form of `waitUntil(_:resource:timeout:_:then:)`, with its
     /// timeout in integer nanoseconds; every duration of the API is now a `Duration`.
     ///

@@ -286,19 +286,21 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// A step that takes each of `resources` exclusively, outermost first,
     /// each inside the ones before it, and runs `body` inside them all: two
     /// levels is ``nestedWrite(_:outer:inner:_:)``; up to
-    /// ``NestingPath/maxDepth``. Blocking strategies only.
+    /// ``NestingPath/maxDepth``. Blocking strategies only. Its access is
+    /// ``StepAccess/nestedWrites(_:)`` (``StepAccess/nestedWrite(outer:inner:)``
+    /// for two levels).
     ///
     /// - Parameters:
     ///   - name: The step's name, shown in violations and stall reports.
     ///   - resources: The resources to take, outermost first.
     ///   - body: The step's work, run holding all of them.
     /// - Returns: The step.
-    public static func nested(
+    public static func nestedWrites(
         _ name: String, resources: [Int], _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
     ) -> Step {
         if resources.count == 2 { return Step(name, access: .nestedWrite(outer: resources[0], inner: resources[1]), body: body) }
         guard let path = NestingPath(resources) else {
-            preconditionFailure("Step.nested '\(name)': give 2 to \(NestingPath.maxDepth) resources, each in 0..<4096 (got \(resources))")
+            preconditionFailure("Step.nestedWrites '\(name)': give 2 to \(NestingPath.maxDepth) resources, each in 0..<4096 (got \(resources))")
         }
         return Step(name, access: .nestedWrites(path), body: body)
     }
