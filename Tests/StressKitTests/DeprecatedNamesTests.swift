@@ -177,6 +177,16 @@ final class DeprecatedNamesTests: XCTestCase {
                  record.stall?.stalledFor, record.violations.firstAfter, record.wallTime,
                  record.trial.timeout, record.trial.deadlockAfter, record.trial.warmup, record.trial.duration]
             }
+            // The DocC article "Reading results", as written there.
+            func readingResults() throws {
+                let report = try StressTest(workload: "bank").strategies("pthread-mutex", "nslock").threads(4).run()
+                for result in report.trials {
+                    let throughput = result.measurement?.opsPerSecond ?? 0
+                    let p99 = result.measurement?.latency?.p99 ?? .zero
+                    print(result.trial.id, result.outcome, Int(throughput), "ops/s, p99", p99)
+                    if let stall = result.stall { print(stall.summary, "after", stall.stalledFor) }
+                }
+            }
             func fuzz() -> FuzzSettings {
                 var settings = FuzzSettings(.chaos)
                 settings.spinMax = .microseconds(20)
