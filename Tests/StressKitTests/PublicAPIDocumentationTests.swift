@@ -94,6 +94,36 @@ final class PublicAPIDocumentationTests: XCTestCase {
             "\(types.count) public top-level types; make what a user does not need `package`:\n" + types.sorted().joined(separator: " "))
     }
 
+    /// Public declarations that are not `Duration`s yet still count time in
+    /// integer nanoseconds, each with its reason: ``StepAccess``'s
+    /// `waitUntil(_:timeoutNs:)` is the engine's own description of a step,
+    /// read on the hot path (a user writes ``Step/waitUntil(_:resource:timeout:_:then:)``
+    /// with a `Duration`); deprecated declarations are the old forms kept
+    /// for one release.
+    static let nanosecondExceptions: Set<String> = ["waitUntil(Int, timeoutNs: Int)"]
+
+    /// The one unit of the API's durations is `Duration`: no public member
+    /// is named `…Ns` or takes an argument labelled `…Ns:` (the results'
+    /// JSON keeps such fields, behind `package` properties with `Duration`
+    /// accessors).
+    func testEveryPublicDurationIsADuration() throws {
+        let nanoseconds = Self.nanosecondSymbols(PublicAPIScanner.symbols(in: try librarySources()))
+        XCTAssert(nanoseconds.isEmpty, "public integer nanoseconds; give them a `Duration` face:\n"
+            + nanoseconds.map { "\($0.location): \($0.signature.prefix(80))" }.joined(separator: "\n"))
+    }
+
+    /// The symbols among `symbols` that count time in integer nanoseconds
+    /// (by their name or an argument label), deprecated ones and the
+    /// ``nanosecondExceptions`` left out.
+    static func nanosecondSymbols(_ symbols: [PublicAPIScanner.Symbol]) -> [PublicAPIScanner.Symbol] {
+        symbols.filter { symbol in
+            guard !symbol.attributes.contains(where: { $0.contains("deprecated") }) else { return false }
+            let labelled = symbol.signature.range(of: #"\b\w+Ns\s*:"#, options: .regularExpression) != nil
+            let named = symbol.name.hasSuffix("Ns")
+            return (named || labelled) && !nanosecondExceptions.contains(where: { symbol.signature.contains($0) })
+        }
+    }
+
     /// The checks see what they are for, so that the tests above cannot
     /// pass by finding nothing.
     func testTheCheckerSeesMissingAndPlaceholderDocumentation() {
@@ -145,5 +175,22 @@ final class PublicAPIDocumentationTests: XCTestCase {
             "Shown.swift:32: case first has no doc comment",
         ])
         XCTAssertEqual(PublicAPIScanner.topLevelTypes(in: [(path: "Shown.swift", text: source)]), ["Shown", "Choice"])
+
+        let durations = """
+            /// Times of a thing, in two units.
+            public struct Timed {
+                /// The delay, in nanoseconds.
+                public var delayNs: Int
+                /// Waits, in nanoseconds.
+                public func wait(forNs: Int) {}
+                /// The delay as a duration.
+                public var delay: Duration { .nanoseconds(delayNs) }
+                /// The old name.
+                @available(*, deprecated, renamed: "delay")
+                public var oldNs: Int { delayNs }
+            }
+            """
+        let timed = PublicAPIScanner.symbols(in: durations, file: "Timed.swift", publicTypes: ["Timed"])
+        XCTAssertEqual(Self.nanosecondSymbols(timed).map(\.location), ["Timed.swift:4", "Timed.swift:6"])
     }
 }

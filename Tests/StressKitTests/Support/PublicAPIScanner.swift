@@ -27,6 +27,8 @@ enum PublicAPIScanner {
         var signature: String
         /// The `///` lines above it (attributes skipped), without the slashes.
         var documentation: [String]
+        /// The attribute lines directly above it (`@available(*, deprecated, …)`).
+        var attributes: [String]
 
         /// `file:line`, for failure messages.
         var location: String { "\(file):\(line)" }
@@ -130,7 +132,8 @@ enum PublicAPIScanner {
                 if isPublic && kind != "extension" {
                     found.append(Symbol(
                         file: file, line: index + 1, kind: kind, name: name, parent: scopes.last?.name,
-                        signature: signature(from: index, in: lines), documentation: documentation(above: index, in: lines)))
+                        signature: signature(from: index, in: lines), documentation: documentation(above: index, in: lines),
+                        attributes: attributes(above: index, in: lines)))
                 }
                 if containerKinds.contains(kind) {
                     opening = Scope(kind: kind, name: name, isPublic: containerPublic, membersDefaultToPublic: membersDefaultToPublic)
@@ -179,6 +182,17 @@ enum PublicAPIScanner {
             next += 1
         }
         return text
+    }
+
+    /// The attribute lines directly above `index`.
+    private static func attributes(above index: Int, in lines: [String]) -> [String] {
+        var j = index - 1
+        var found: [String] = []
+        while j >= 0, lines[j].trimmingCharacters(in: .whitespaces).hasPrefix("@") {
+            found.insert(lines[j].trimmingCharacters(in: .whitespaces), at: 0)
+            j -= 1
+        }
+        return found
     }
 
     /// The `///` lines directly above `index`, past any attribute lines.
