@@ -94,6 +94,31 @@ final class PublicAPIDocumentationTests: XCTestCase {
             "\(types.count) public top-level types; make what a user does not need `package`:\n" + types.sorted().joined(separator: " "))
     }
 
+    /// A public member added to another module's type (`String`, `Duration`)
+    /// is API that no count of types sees, and every client of StressKit
+    /// would find it on its own strings: what the command line or the tests
+    /// need there is `package`.
+    func testNoPublicMembersOnOtherModulesTypes() throws {
+        let leaked = PublicAPIScanner.foreignExtensionMembers(in: try librarySources())
+        XCTAssert(leaked.isEmpty, "public members of other modules' types:\n"
+            + leaked.map { "\($0.location): extension \($0.parent ?? "") { \($0.signature.prefix(70)) }" }.joined(separator: "\n"))
+        let sample = PublicAPIScanner.foreignExtensionMembers(in: [(path: "Leak.swift", text: """
+            /// Ours.
+            public struct Ours {}
+            extension Ours {
+                /// Fine: our own type.
+                public var fine: Int { 0 }
+            }
+            extension String {
+                /// Leaked onto every client's strings.
+                public var leaked: String { self }
+                /// Not public, so not leaked.
+                package var kept: String { self }
+            }
+            """)])
+        XCTAssertEqual(sample.map(\.location), ["Leak.swift:9"], "the check sees a leaked member")
+    }
+
     /// Public declarations that are not `Duration`s yet still count time in
     /// integer nanoseconds, each with its reason: ``StepAccess``'s
     /// `waitUntil(_:timeoutNs:)` is the engine's own description of a step,

@@ -68,6 +68,23 @@ enum PublicAPIScanner {
         }
     }
 
+    /// The public members the files add to types of other modules
+    /// (`extension String { public var … }`): public API of the library all
+    /// the same, though no public type of its own declares them.
+    static func foreignExtensionMembers(in files: [(path: String, text: String)]) -> [Symbol] {
+        let declared = try! NSRegularExpression(pattern: #"^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*(?:struct|class|enum|protocol|actor|typealias) ([A-Za-z_][A-Za-z0-9_]*)"#, options: .anchorsMatchLines)
+        let extended = try! NSRegularExpression(pattern: #"^(?:public\s+)?extension ([A-Za-z_][A-Za-z0-9_]*)"#, options: .anchorsMatchLines)
+        func names(_ pattern: NSRegularExpression) -> Set<String> {
+            Set(files.flatMap { file in
+                pattern.matches(in: file.text, range: NSRange(file.text.startIndex..., in: file.text))
+                    .compactMap { Range($0.range(at: 1), in: file.text).map { String(file.text[$0]) } }
+            })
+        }
+        let foreign = names(extended).subtracting(names(declared))
+        return files.flatMap { symbols(in: $0.text, file: $0.path, publicTypes: foreign) }
+            .filter { symbol in symbol.parent.map { foreign.contains(String($0.split(separator: ".")[0])) } ?? false }
+    }
+
     /// One open brace's scope: what it belongs to and whether its members can be public.
     private struct Scope {
         var kind: String
