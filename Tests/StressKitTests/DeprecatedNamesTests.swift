@@ -166,6 +166,19 @@ final class DeprecatedNamesTests: XCTestCase {
                       result.diagnostics.joined(separator: "\n"))
     }
 
+    /// A latency summary's integer nanosecond figures, read by their
+    /// former public names: they compile, warned with the `Duration` to read.
+    func testTheLatencyFiguresFormerNamesCompileWarned() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            func p99(_ summary: LatencySummary) -> Int { summary.p99Ns }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics.map { $0.replacingOccurrences(of: " [#DeprecatedDeclaration]", with: "") },
+                       ["Client.swift:3:54: warning: 'p99Ns' is deprecated: read p99, a Duration"])
+    }
+
     /// What a client reads of a record's times is a `Duration`: the
     /// nanosecond fields stay the JSON's, behind the package boundary.
     func testAClientReadsTheRecordsTimesAsDurations() throws {

@@ -61,10 +61,10 @@ final class ResultFormatTests: XCTestCase {
         let record = try smallReport().trials[0]
         let m = try XCTUnwrap(record.measurement)
         let latency = try XCTUnwrap(m.latency)
-        XCTAssertEqual(latency.p50, .nanoseconds(latency.p50Ns))
-        XCTAssertEqual(latency.p99, .nanoseconds(latency.p99Ns))
-        XCTAssertEqual(latency.minimum, .nanoseconds(latency.minNs))
-        XCTAssertEqual(latency.maximum, .nanoseconds(latency.maxNs))
+        XCTAssertEqual(latency.p50, .nanoseconds(latency.p50Nanoseconds))
+        XCTAssertEqual(latency.p99, .nanoseconds(latency.p99Nanoseconds))
+        XCTAssertEqual(latency.minimum, .nanoseconds(latency.minNanoseconds))
+        XCTAssertEqual(latency.maximum, .nanoseconds(latency.maxNanoseconds))
         XCTAssertEqual(m.elapsed, .nanoseconds(m.elapsedNs))
         XCTAssertEqual(record.trial.timeout, .nanoseconds(record.trial.timeoutNs))
         XCTAssertEqual(record.trial.deadlockAfter, .nanoseconds(record.trial.deadlockAfterNs))
@@ -80,8 +80,8 @@ final class ResultFormatTests: XCTestCase {
         let m = try XCTUnwrap(report.trials[0].measurement)
         let rebuilt = LatencyHistogram(buckets: m.histogram)
         XCTAssertEqual(Int(rebuilt.count), m.latency?.count)
-        XCTAssertEqual(rebuilt.summary()?.p99Ns, m.latency?.p99Ns)
-        XCTAssertEqual(rebuilt.summary()?.maxNs, m.latency?.maxNs)
+        XCTAssertEqual(rebuilt.summary()?.p99Nanoseconds, m.latency?.p99Nanoseconds)
+        XCTAssertEqual(rebuilt.summary()?.maxNanoseconds, m.latency?.maxNanoseconds)
     }
 
     func testCSVShape() throws {

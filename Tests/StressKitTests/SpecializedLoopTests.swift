@@ -306,8 +306,8 @@ final class SpecializedLoopTests: XCTestCase {
                 XCTAssertEqual(m.acquireLatency?.count, acquires ? 10000 : nil, label)
                 XCTAssertEqual(m.maxStallNs?.count, 2, label)
                 let latency = try XCTUnwrap(m.latency, label)
-                XCTAssertGreaterThan(latency.maxNs, 0, label)
-                XCTAssertLessThanOrEqual(latency.p50Ns, latency.maxNs, label)
+                XCTAssertGreaterThan(latency.maxNanoseconds, 0, label)
+                XCTAssertLessThanOrEqual(latency.p50Nanoseconds, latency.maxNanoseconds, label)
             }
         }
     }

@@ -25,15 +25,15 @@ public enum TableReport {
             var row = [
                 r.trial.workload, r.trial.strategy, String(r.trial.threads),
                 m.map { Formatting.rate($0.opsPerSecond) } ?? "-",
-                l.map { Formatting.latency($0.p50Ns) } ?? "-",
-                l.map { Formatting.latency($0.p99Ns) } ?? "-",
-                l.map { Formatting.latency($0.p999Ns) } ?? "-",
-                l.map { Formatting.latency($0.maxNs) } ?? "-",
+                l.map { Formatting.latency($0.p50Nanoseconds) } ?? "-",
+                l.map { Formatting.latency($0.p99Nanoseconds) } ?? "-",
+                l.map { Formatting.latency($0.p999Nanoseconds) } ?? "-",
+                l.map { Formatting.latency($0.maxNanoseconds) } ?? "-",
                 m == nil && r.violations.count == 0 ? "-" : String(r.violations.count),
                 outcomeCell(r),
             ]
             if showPaced {
-                let resp = m?.responseLatency.map { Formatting.latency($0.p99Ns) } ?? "-"
+                let resp = m?.responseLatency.map { Formatting.latency($0.p99Nanoseconds) } ?? "-"
                 let behind = m?.pacing.map { $0.keptUp ? "" : " (behind)" } ?? ""
                 row.insert(resp + behind, at: row.count - 2)
             }

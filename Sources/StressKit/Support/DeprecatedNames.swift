@@ -78,3 +78,30 @@ extension Step {
         waitUntil(name, resource: resource, timeout: .nanoseconds(timeout), predicate, then: body)
     }
 }
+
+extension LatencySummary {
+    /// The former name of the smallest sample, in integer nanoseconds: read ``minimum``, a `Duration`.
+    @available(*, deprecated, message: "read minimum, a Duration")
+    public var minNs: Int { minNanoseconds }
+    /// The former name of the mean, in nanoseconds: read ``mean``, a `Duration`.
+    @available(*, deprecated, message: "read mean, a Duration")
+    public var meanNs: Double { meanNanoseconds }
+    /// The former name of the median, in integer nanoseconds: read ``p50``, a `Duration`.
+    @available(*, deprecated, message: "read p50, a Duration")
+    public var p50Ns: Int { p50Nanoseconds }
+    /// The former name of the 90th percentile, in integer nanoseconds: read ``p90``, a `Duration`.
+    @available(*, deprecated, message: "read p90, a Duration")
+    public var p90Ns: Int { p90Nanoseconds }
+    /// The former name of the 99th percentile, in integer nanoseconds: read ``p99``, a `Duration`.
+    @available(*, deprecated, message: "read p99, a Duration")
+    public var p99Ns: Int { p99Nanoseconds }
+    /// The former name of the 99.9th percentile, in integer nanoseconds: read ``p999``, a `Duration`.
+    @available(*, deprecated, message: "read p999, a Duration")
+    public var p999Ns: Int { p999Nanoseconds }
+    /// The former name of the 99.99th percentile, in integer nanoseconds: read ``p9999``, a `Duration`.
+    @available(*, deprecated, message: "read p9999, a Duration")
+    public var p9999Ns: Int { p9999Nanoseconds }
+    /// The former name of the largest sample, in integer nanoseconds: read ``maximum``, a `Duration`.
+    @available(*, deprecated, message: "read maximum, a Duration")
+    public var maxNs: Int { maxNanoseconds }
+}
