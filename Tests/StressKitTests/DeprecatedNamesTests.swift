@@ -166,17 +166,26 @@ final class DeprecatedNamesTests: XCTestCase {
                       result.diagnostics.joined(separator: "\n"))
     }
 
-    /// A latency summary's integer nanosecond figures, read by their
-    /// former public names: they compile, warned with the `Duration` to read.
-    func testTheLatencyFiguresFormerNamesCompileWarned() throws {
+    /// A record's integer nanosecond figures, read by their former public
+    /// names: they compile, warned with the `Duration` to read.
+    func testTheRecordsFormerNanosecondNamesCompileWarned() throws {
         let result = try typecheck("""
             import StressKit
 
             func p99(_ summary: LatencySummary) -> Int { summary.p99Ns }
+            func times(_ r: TrialResult) -> [Int?] {
+                [r.stall?.stalledForNs, r.stall?.beganAfterNs ?? nil, r.violations.firstAfterNs, r.measurement?.elapsedNs, r.wallNs]
+            }
             """)
         XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
-        XCTAssertEqual(result.diagnostics.map { $0.replacingOccurrences(of: " [#DeprecatedDeclaration]", with: "") },
-                       ["Client.swift:3:54: warning: 'p99Ns' is deprecated: read p99, a Duration"])
+        XCTAssertEqual(result.diagnostics.map { $0.replacingOccurrences(of: " [#DeprecatedDeclaration]", with: "") }, [
+            "Client.swift:3:54: warning: 'p99Ns' is deprecated: read p99, a Duration",
+            "Client.swift:5:15: warning: 'stalledForNs' is deprecated: read stalledFor, a Duration",
+            "Client.swift:5:38: warning: 'beganAfterNs' is deprecated: read beganAfter, a Duration",
+            "Client.swift:5:72: warning: 'firstAfterNs' is deprecated: read firstAfter, a Duration",
+            "Client.swift:5:101: warning: 'elapsedNs' is deprecated: read elapsed, a Duration",
+            "Client.swift:5:114: warning: 'wallNs' is deprecated: read wallTime, a Duration",
+        ])
     }
 
     /// What a client reads of a record's times is a `Duration`: the

@@ -61,7 +61,7 @@ final class OutputFormatTests: XCTestCase {
         m.acquireLatency = acquire.summary()
         m.responseLatency = response.summary()
         m.pacing = PacingReport(targetOpsPerSecond: 5000.4, achievedOpsPerSecond: 4999.6, maxLagNs: 1234, keptUp: true)
-        m.maxStallNs = [700, 9_000, 800]
+        m.longestGapNanoseconds = [700, 9_000, 800]
         m.fairness = Fairness(perThreadOps: [100, 100, 5])
         m.resources = ResourceUsage(
             from: .init(usage: rusage(), throttling: ThrottleCounters(periods: 0, throttledPeriods: 0, throttledNs: 0)),

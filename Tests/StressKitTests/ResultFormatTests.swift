@@ -65,7 +65,7 @@ final class ResultFormatTests: XCTestCase {
         XCTAssertEqual(latency.p99, .nanoseconds(latency.p99Nanoseconds))
         XCTAssertEqual(latency.minimum, .nanoseconds(latency.minNanoseconds))
         XCTAssertEqual(latency.maximum, .nanoseconds(latency.maxNanoseconds))
-        XCTAssertEqual(m.elapsed, .nanoseconds(m.elapsedNs))
+        XCTAssertEqual(m.elapsed, .nanoseconds(m.elapsedNanoseconds))
         XCTAssertEqual(record.trial.timeout, .nanoseconds(record.trial.timeoutNs))
         XCTAssertEqual(record.trial.deadlockAfter, .nanoseconds(record.trial.deadlockAfterNs))
         XCTAssertEqual(record.trial.warmup, .nanoseconds(record.trial.warmupNs))

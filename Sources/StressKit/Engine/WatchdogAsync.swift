@@ -46,7 +46,7 @@ extension Watchdog {
             var stall = othersWentOn ? report(snapshot, stalledFor: now &- since, partial: [w], hangReason: reason)
                                      : report(snapshot, stalledFor: now &- since)
             if !othersWentOn { stall.summary += "; " + reason }
-            stall.beganAfterNs = Int(since &- startedAt)
+            stall.beganAfterNanoseconds = Int(since &- startedAt)
             return stall
         }
         let suspended = snapshot.indices.filter { w in
@@ -62,7 +62,7 @@ extension Watchdog {
             stall.summary += "; " + suspended.map { WaitForGraph.participantName($0, workers: board.workers) }.joined(separator: ", ")
                 + " stayed suspended in an await with nothing of theirs queued, running or sleeping on the harness executor"
         }
-        stall.beganAfterNs = Int(since &- startedAt)
+        stall.beganAfterNanoseconds = Int(since &- startedAt)
         return stall
     }
 
@@ -97,7 +97,7 @@ extension Watchdog {
         let stalledFor = heldFor >= stallAfterNs ? heldFor : wallFor
         var stall = report(snapshot, stalledFor: stalledFor)
         stall.summary += "; " + reason
-        stall.beganAfterNs = Int(since &- Swift.min(since, startedAt))
+        stall.beganAfterNanoseconds = Int(since &- Swift.min(since, startedAt))
         return stall
     }
 }

@@ -248,7 +248,7 @@ public struct PlanRunner: Sendable {
             progress?(i, trials.count, spec, nil)
             let started = MonotonicClock.now()
             var result = runTrial(spec)
-            result.wallNs = Int(clamping: MonotonicClock.now() &- started)
+            result.wallNanoseconds = Int(clamping: MonotonicClock.now() &- started)
             if result.expectation != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
             results.append(result)
             stream?.append(result)

@@ -34,7 +34,7 @@ package enum CSVReport {
                 t.id, t.plan, t.experiment, t.workload, t.parameters.compactDescription, t.strategy,
                 String(t.threads), String(t.repetition), String(t.seed),
                 t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNs),
-                m.map { String($0.elapsedNs) } ?? "", m.map { String($0.totalOps) } ?? "",
+                m.map { String($0.elapsedNanoseconds) } ?? "", m.map { String($0.totalOps) } ?? "",
                 m.map { String(Int($0.opsPerSecond.rounded())) } ?? "",
                 l.map { String($0.count) } ?? "", l.map { String($0.minNanoseconds) } ?? "",
                 l.map { String(Int($0.meanNanoseconds.rounded())) } ?? "",
@@ -74,7 +74,7 @@ package enum CSVReport {
         return percentiles(m?.acquireLatency) + percentiles(m?.responseLatency) + [
             whole(pacing?.targetOpsPerSecond), whole(pacing?.achievedOpsPerSecond),
             int(pacing?.maxLagNs), pacing.map { String($0.keptUp) } ?? "",
-            int(m?.maxStallNs?.max()),
+            int(m?.longestGapNanoseconds?.max()),
             real(fairness?.coefficientOfVariation), real(fairness?.jainIndex), int(fairness?.starvedThread),
             int(usage?.userCpuNs), int(usage?.systemCpuNs), real(usage?.cpuNsPerOp),
             int(usage?.voluntaryContextSwitches), int(usage?.involuntaryContextSwitches), real(usage?.contextSwitchesPer1kOps),

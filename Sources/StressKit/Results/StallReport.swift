@@ -13,8 +13,8 @@ public struct StallReport: Sendable, Codable, Equatable {
     public var kind: Kind
     // In nanoseconds, as the results' JSON has them; ``stalledFor`` and
     // ``beganAfter`` are the public face.
-    package var stalledForNs: Int
-    package var beganAfterNs: Int?
+    package var stalledForNanoseconds: Int
+    package var beganAfterNanoseconds: Int?
     /// Where every worker was.
     public var workers: [StalledWorker]
     /// The wait-for cycle, when there is one: one line per edge, e.g.
@@ -31,21 +31,33 @@ public struct StallReport: Sendable, Codable, Equatable {
     package init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,
                 summary: String, partial: Bool? = nil) {
         self.kind = kind
-        self.stalledForNs = stalledForNs
-        self.beganAfterNs = beganAfterNs
+        self.stalledForNanoseconds = stalledForNs
+        self.beganAfterNanoseconds = beganAfterNs
         self.workers = workers
         self.cycle = cycle
         self.summary = summary
         self.partial = partial
     }
+
+    /// The results' JSON keys: the nanosecond fields keep the names they
+    /// had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case kind
+        case stalledForNanoseconds = "stalledForNs"
+        case beganAfterNanoseconds = "beganAfterNs"
+        case workers
+        case cycle
+        case summary
+        case partial
+    }
 }
 
 extension StallReport {
     /// How long no worker had completed an operation.
-    public var stalledFor: Duration { .nanoseconds(stalledForNs) }
+    public var stalledFor: Duration { .nanoseconds(stalledForNanoseconds) }
     /// When the stall began, from the start of the trial (warm-up included);
     /// nil in records that did not keep it.
-    public var beganAfter: Duration? { beganAfterNs.map { .nanoseconds($0) } }
+    public var beganAfter: Duration? { beganAfterNanoseconds.map { .nanoseconds($0) } }
 }
 
 /// One worker in a stall report.

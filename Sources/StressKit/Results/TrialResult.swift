@@ -61,7 +61,7 @@ public struct ViolationReport: Sendable, Codable, Equatable {
     /// The first few (per worker, then final checks), in full.
     public var samples: [ViolationSample]
     // In nanoseconds, as the results' JSON has it; ``firstAfter`` is the public face.
-    package var firstAfterNs: Int?
+    package var firstAfterNanoseconds: Int?
 
     /// The report of a trial in which no check failed.
     public static let none = ViolationReport(count: 0, samples: [])
@@ -70,20 +70,28 @@ public struct ViolationReport: Sendable, Codable, Equatable {
     package init(count: Int, samples: [ViolationSample], firstAfterNs: Int? = nil) {
         self.count = count
         self.samples = samples
-        self.firstAfterNs = firstAfterNs
+        self.firstAfterNanoseconds = firstAfterNs
+    }
+
+    /// The results' JSON keys: the nanosecond fields keep the names they
+    /// had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case count
+        case samples
+        case firstAfterNanoseconds = "firstAfterNs"
     }
 }
 
 extension ViolationReport {
     /// Time from the start of the trial (warm-up included) to the first
     /// violation a worker saw; nil when only final checks (or nothing) failed.
-    public var firstAfter: Duration? { firstAfterNs.map { .nanoseconds($0) } }
+    public var firstAfter: Duration? { firstAfterNanoseconds.map { .nanoseconds($0) } }
 }
 
 /// What was measured in a trial that ran to the end.
 public struct TrialMeasurement: Sendable, Codable, Equatable {
     // Measured wall time in nanoseconds (the JSON's `elapsedNs`); ``elapsed`` is the public face.
-    package var elapsedNs: Int
+    package var elapsedNanoseconds: Int
     /// Operations completed in the measured window, all workers.
     public var totalOps: Int
     /// `totalOps / elapsed`.
@@ -110,7 +118,7 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     /// operation, summed over its guarded steps; nil when no step waited.
     public var acquireLatency: LatencySummary?
     // Per worker, in nanoseconds (the JSON's `maxStallNs`); ``longestGaps`` is the public face.
-    package var maxStallNs: [Int]?
+    package var longestGapNanoseconds: [Int]?
     /// How evenly the workers shared the work (nil for one worker).
     package var fairness: Fairness?
     /// CPU, context switches and memory of the trial process in the window.
@@ -131,6 +139,32 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     /// A scenario's trial: rounds completed per second of the measured window
     /// (`opsPerSecond` counts each role's run as an operation).
     public var roundsPerSecond: Double?
+
+    /// The results' JSON keys: the nanosecond fields keep the names they
+    /// had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case elapsedNanoseconds = "elapsedNs"
+        case totalOps
+        case opsPerSecond
+        case perThreadOps
+        case operations
+        case warmupOps
+        case latencyKind
+        case latency
+        case histogram
+        case workloadMetrics
+        case timing
+        case acquireLatency
+        case longestGapNanoseconds = "maxStallNs"
+        case fairness
+        case resources
+        case allocator
+        case responseLatency
+        case pacing
+        case acquireHistogram
+        case responseHistogram
+        case roundsPerSecond
+    }
 }
 
 /// How a trial timed its operations, as recorded in its result.
@@ -213,7 +247,7 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
     package var outcomes: [OutcomeCount]?
     // In nanoseconds (the JSON's `wallNs`); ``wallTime`` is the public face.
-    package var wallNs: Int?
+    package var wallNanoseconds: Int?
 
     /// A record.
     package init(
@@ -234,16 +268,33 @@ public struct TrialResult: Sendable, Codable, Equatable {
     package static func failed(_ trial: TrialSpec, _ outcome: TrialOutcome, _ failure: FailureReport) -> TrialResult {
         TrialResult(trial: trial, outcome: outcome, measurement: nil, violations: .none, failure: failure)
     }
+
+    /// The results' JSON keys: the nanosecond fields keep the names they
+    /// had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case trial
+        case outcome
+        case measurement
+        case violations
+        case failure
+        case stall
+        case rerunCommand
+        case environment
+        case rounds
+        case executorStats
+        case outcomes
+        case wallNanoseconds = "wallNs"
+    }
 }
 
 extension TrialMeasurement {
     /// Measured wall time: from the start barrier's release to the last worker's end.
-    public var elapsed: Duration { .nanoseconds(elapsedNs) }
+    public var elapsed: Duration { .nanoseconds(elapsedNanoseconds) }
     /// Per worker, the longest time between two timed completions: a stall that
     /// closed-loop service times hide (a worker descheduled between operations).
     /// With sampled timing it spans the untimed operations between two timed
     /// ones too. Nil when no operation was timed.
-    public var longestGaps: [Duration]? { maxStallNs?.map { .nanoseconds($0) } }
+    public var longestGaps: [Duration]? { longestGapNanoseconds?.map { .nanoseconds($0) } }
 }
 
 extension TrialResult {
@@ -251,5 +302,5 @@ extension TrialResult {
     /// having its record (process start, warm-up, a watchdog's wait or a
     /// crash included): the figure for a crashed or deadlocked trial, which
     /// has no measured window. Nil in records from before it was kept.
-    public var wallTime: Duration? { wallNs.map { .nanoseconds($0) } }
+    public var wallTime: Duration? { wallNanoseconds.map { .nanoseconds($0) } }
 }

@@ -105,3 +105,33 @@ extension LatencySummary {
     @available(*, deprecated, message: "read maximum, a Duration")
     public var maxNs: Int { maxNanoseconds }
 }
+
+extension StallReport {
+    /// The former name of ``stalledFor``, in integer nanoseconds.
+    @available(*, deprecated, message: "read stalledFor, a Duration")
+    public var stalledForNs: Int { stalledForNanoseconds }
+    /// The former name of ``beganAfter``, in integer nanoseconds.
+    @available(*, deprecated, message: "read beganAfter, a Duration")
+    public var beganAfterNs: Int? { beganAfterNanoseconds }
+}
+
+extension ViolationReport {
+    /// The former name of ``firstAfter``, in integer nanoseconds.
+    @available(*, deprecated, message: "read firstAfter, a Duration")
+    public var firstAfterNs: Int? { firstAfterNanoseconds }
+}
+
+extension TrialMeasurement {
+    /// The former name of ``elapsed``, in integer nanoseconds.
+    @available(*, deprecated, message: "read elapsed, a Duration")
+    public var elapsedNs: Int { elapsedNanoseconds }
+    /// The former name of ``longestGaps``, in integer nanoseconds per worker.
+    @available(*, deprecated, message: "read longestGaps, Durations")
+    public var maxStallNs: [Int]? { longestGapNanoseconds }
+}
+
+extension TrialResult {
+    /// The former name of ``wallTime``, in integer nanoseconds.
+    @available(*, deprecated, message: "read wallTime, a Duration")
+    public var wallNs: Int? { wallNanoseconds }
+}

@@ -26,7 +26,7 @@ enum Synthetic {
             histogram.record(latencyNs, count: 100)
         }
         let measurement = TrialMeasurement(
-            elapsedNs: 100_000_000, totalOps: Int(opsPerSecond / 10), opsPerSecond: opsPerSecond, perThreadOps: [],
+            elapsedNanoseconds: 100_000_000, totalOps: Int(opsPerSecond / 10), opsPerSecond: opsPerSecond, perThreadOps: [],
             operations: [:], warmupOps: 0, latencyKind: "service-time", latency: histogram.summary(),
             histogram: histogram.buckets, workloadMetrics: [:])
         return TrialResult(trial: spec, outcome: outcome, measurement: measurement, violations: .none, failure: nil,
