@@ -176,6 +176,7 @@ final class DeprecatedNamesTests: XCTestCase {
             func times(_ r: TrialResult) -> [Int?] {
                 [r.stall?.stalledForNs, r.stall?.beganAfterNs ?? nil, r.violations.firstAfterNs, r.measurement?.elapsedNs, r.wallNs]
             }
+            func shortSpins(_ s: inout FuzzSettings) { s.spinMaxNs = 2_000 }
             """)
         XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
         XCTAssertEqual(result.diagnostics.map { $0.replacingOccurrences(of: " [#DeprecatedDeclaration]", with: "") }, [
@@ -185,6 +186,7 @@ final class DeprecatedNamesTests: XCTestCase {
             "Client.swift:5:72: warning: 'firstAfterNs' is deprecated: read firstAfter, a Duration",
             "Client.swift:5:101: warning: 'elapsedNs' is deprecated: read elapsed, a Duration",
             "Client.swift:5:114: warning: 'wallNs' is deprecated: read wallTime, a Duration",
+            "Client.swift:7:46: warning: 'spinMaxNs' is deprecated: use spinMax, a Duration",
         ])
     }
 

@@ -71,8 +71,15 @@ final class ResultFormatTests: XCTestCase {
         XCTAssertEqual(record.trial.warmup, .nanoseconds(record.trial.warmupNs))
         var fuzz = FuzzSettings(.chaos)
         fuzz.spinMax = .microseconds(20)
-        XCTAssertEqual(fuzz.spinMaxNs, 20_000, "a Duration set is the nanoseconds the fuzz points draw")
+        XCTAssertEqual(fuzz.spinMaxNanoseconds, 20_000, "a Duration set is the nanoseconds the fuzz points draw")
         XCTAssertEqual(fuzz.sleepMax, .milliseconds(2))
+        let keys = try XCTUnwrap(JSONSerialization.jsonObject(with: ResultCoding.encoder().encode(fuzz)) as? [String: Any]).keys
+        XCTAssertEqual(Set(keys).intersection(["spinMinNs", "spinMaxNs", "sleepMinNs", "sleepMaxNs", "starveMinNs", "starveMaxNs", "pctWaitCapNs", "staggerMaxNs"]).count, 8,
+                       "the fuzz settings' JSON keys are the ones records have always had: \(keys.sorted())")
+        let stall = try XCTUnwrap(JSONSerialization.jsonObject(with: ResultCoding.encoder().encode(
+            StallReport(kind: .hang, stalledForNs: 5, beganAfterNs: 7, workers: [], cycle: nil, summary: "s"))) as? [String: Any])
+        XCTAssertEqual(stall["stalledForNs"] as? Int, 5)
+        XCTAssertEqual(stall["beganAfterNs"] as? Int, 7)
     }
 
     func testHistogramInRecordMatchesSummary() throws {

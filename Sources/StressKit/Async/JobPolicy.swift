@@ -102,7 +102,7 @@ struct JobPolicy {
         guard profile != .off, profile != .pct else { return .none }
         if worker == victim, unit() < fuzz.starveProbability * 10 {
             if startNs == 0 { startNs = now }
-            let hold = between(fuzz.starveMinNs, fuzz.starveMaxNs)
+            let hold = between(fuzz.starveMinNanoseconds, fuzz.starveMaxNanoseconds)
             if Double(starvedNs + hold) <= fuzz.starveShare * Double(now &- startNs) {
                 starvedNs += hold
                 starvedUntil = now + hold
@@ -110,10 +110,10 @@ struct JobPolicy {
         }
         let u = unit()
         if u < fuzz.sleepProbability {
-            return .sleep(between(fuzz.sleepMinNs, fuzz.sleepMaxNs))
+            return .sleep(between(fuzz.sleepMinNanoseconds, fuzz.sleepMaxNanoseconds))
         }
         if u < fuzz.sleepProbability + fuzz.spinProbability {
-            return .spin(between(fuzz.spinMinNs, fuzz.spinMaxNs))
+            return .spin(between(fuzz.spinMinNanoseconds, fuzz.spinMaxNanoseconds))
         }
         return .none
     }

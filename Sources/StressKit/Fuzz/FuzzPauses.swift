@@ -9,10 +9,10 @@ extension FuzzSettings {
     /// it but at a barrier, and the watchdog never counts that as a stall.
     package var longestPause: (ns: UInt64, key: String)? {
         var pauses: [(ns: UInt64, key: String)] = []
-        if spinProbability > 0 { pauses.append((spinMaxNs, "spin_max")) }
-        if sleepProbability > 0 { pauses.append((sleepMaxNs, "sleep_max")) }
-        if starveProbability > 0 { pauses.append((starveMaxNs, "starve_max")) }
-        if pctDepth > 0 { pauses.append((pctWaitCapNs, "pct_wait_cap")) }
+        if spinProbability > 0 { pauses.append((spinMaxNanoseconds, "spin_max")) }
+        if sleepProbability > 0 { pauses.append((sleepMaxNanoseconds, "sleep_max")) }
+        if starveProbability > 0 { pauses.append((starveMaxNanoseconds, "starve_max")) }
+        if pctDepth > 0 { pauses.append((pctWaitCapNanoseconds, "pct_wait_cap")) }
         if profile == .portfolio {
             pauses += (0..<4).compactMap { forRepetition($0).longestPause }
         }

@@ -135,3 +135,54 @@ extension TrialResult {
     @available(*, deprecated, message: "read wallTime, a Duration")
     public var wallNs: Int? { wallNanoseconds }
 }
+
+extension FuzzSettings {
+    /// The former name of ``spinMin``, in integer nanoseconds.
+    @available(*, deprecated, message: "use spinMin, a Duration")
+    public var spinMinNs: UInt64 {
+        get { spinMinNanoseconds }
+        set { spinMinNanoseconds = newValue }
+    }
+    /// The former name of ``spinMax``, in integer nanoseconds.
+    @available(*, deprecated, message: "use spinMax, a Duration")
+    public var spinMaxNs: UInt64 {
+        get { spinMaxNanoseconds }
+        set { spinMaxNanoseconds = newValue }
+    }
+    /// The former name of ``sleepMin``, in integer nanoseconds.
+    @available(*, deprecated, message: "use sleepMin, a Duration")
+    public var sleepMinNs: UInt64 {
+        get { sleepMinNanoseconds }
+        set { sleepMinNanoseconds = newValue }
+    }
+    /// The former name of ``sleepMax``, in integer nanoseconds.
+    @available(*, deprecated, message: "use sleepMax, a Duration")
+    public var sleepMaxNs: UInt64 {
+        get { sleepMaxNanoseconds }
+        set { sleepMaxNanoseconds = newValue }
+    }
+    /// The former name of ``starveMin``, in integer nanoseconds.
+    @available(*, deprecated, message: "use starveMin, a Duration")
+    public var starveMinNs: UInt64 {
+        get { starveMinNanoseconds }
+        set { starveMinNanoseconds = newValue }
+    }
+    /// The former name of ``starveMax``, in integer nanoseconds.
+    @available(*, deprecated, message: "use starveMax, a Duration")
+    public var starveMaxNs: UInt64 {
+        get { starveMaxNanoseconds }
+        set { starveMaxNanoseconds = newValue }
+    }
+    /// The former name of ``pctWaitCap``, in integer nanoseconds.
+    @available(*, deprecated, message: "use pctWaitCap, a Duration")
+    public var pctWaitCapNs: UInt64 {
+        get { pctWaitCapNanoseconds }
+        set { pctWaitCapNanoseconds = newValue }
+    }
+    /// The former name of ``staggerMax``, in integer nanoseconds.
+    @available(*, deprecated, message: "use staggerMax, a Duration")
+    public var staggerMaxNs: UInt64 {
+        get { staggerMaxNanoseconds }
+        set { staggerMaxNanoseconds = newValue }
+    }
+}
