@@ -177,6 +177,7 @@ final class DeprecatedNamesTests: XCTestCase {
                 [r.stall?.stalledForNs, r.stall?.beganAfterNs ?? nil, r.violations.firstAfterNs, r.measurement?.elapsedNs, r.wallNs]
             }
             func shortSpins(_ s: inout FuzzSettings) { s.spinMaxNs = 2_000 }
+            func limit(_ t: TrialSpec) -> Int { t.timeoutNs }
             """)
         XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
         XCTAssertEqual(result.diagnostics.map { $0.replacingOccurrences(of: " [#DeprecatedDeclaration]", with: "") }, [
@@ -187,6 +188,7 @@ final class DeprecatedNamesTests: XCTestCase {
             "Client.swift:5:101: warning: 'elapsedNs' is deprecated: read elapsed, a Duration",
             "Client.swift:5:114: warning: 'wallNs' is deprecated: read wallTime, a Duration",
             "Client.swift:7:46: warning: 'spinMaxNs' is deprecated: use spinMax, a Duration",
+            "Client.swift:8:39: warning: 'timeoutNs' is deprecated: read timeout, a Duration",
         ])
     }
 

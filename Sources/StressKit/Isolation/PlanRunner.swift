@@ -208,8 +208,8 @@ public struct PlanRunner: Sendable {
         return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
-            if let t = options.timeoutNs { s.timeoutNs = Int(clamping: t) }
-            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(clamping: d) }
+            if let t = options.timeoutNs { s.timeoutNanoseconds = Int(clamping: t) }
+            if let d = options.deadlockAfterNs { s.deadlockAfterNanoseconds = Int(clamping: d) }
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             if options.stopOnViolation { s.stopOnViolation = true }
             if let e = options.executor { s.executor = e }
@@ -387,7 +387,7 @@ public struct PlanRunner: Sendable {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
                 environment: environment,
-                input: input, timeoutNs: UInt64(spec.timeoutNs)
+                input: input, timeoutNs: UInt64(spec.timeoutNanoseconds)
             )
         } catch {
             return .failed(spec, .error, FailureReport(message: error.description))

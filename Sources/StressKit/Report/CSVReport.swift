@@ -33,7 +33,7 @@ package enum CSVReport {
             let cells: [String] = [
                 t.id, t.plan, t.experiment, t.workload, t.parameters.compactDescription, t.strategy,
                 String(t.threads), String(t.repetition), String(t.seed),
-                t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNs),
+                t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNanoseconds),
                 m.map { String($0.elapsedNanoseconds) } ?? "", m.map { String($0.totalOps) } ?? "",
                 m.map { String(Int($0.opsPerSecond.rounded())) } ?? "",
                 l.map { String($0.count) } ?? "", l.map { String($0.minNanoseconds) } ?? "",

@@ -186,3 +186,18 @@ extension FuzzSettings {
         set { staggerMaxNanoseconds = newValue }
     }
 }
+
+extension TrialSpec {
+    /// The former name of ``warmup``, in integer nanoseconds.
+    @available(*, deprecated, message: "read warmup, a Duration")
+    public var warmupNs: Int { warmupNanoseconds }
+    /// The former name of ``duration``, in integer nanoseconds.
+    @available(*, deprecated, message: "read duration, a Duration")
+    public var durationNs: Int? { durationNanoseconds }
+    /// The former name of ``timeout``, in integer nanoseconds.
+    @available(*, deprecated, message: "read timeout, a Duration")
+    public var timeoutNs: Int { timeoutNanoseconds }
+    /// The former name of ``deadlockAfter``, in integer nanoseconds.
+    @available(*, deprecated, message: "read deadlockAfter, a Duration")
+    public var deadlockAfterNs: Int { deadlockAfterNanoseconds }
+}
