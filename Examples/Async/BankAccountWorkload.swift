@@ -42,7 +42,7 @@ public struct BankAccountWorkload: Workload {
     public func operations() -> [StressOperation<State>] {
         [
             StressOperation("withdraw", weight: 0.5, steps: [
-                .async("withdraw") { state, frame in
+                .awaiting("withdraw") { state, frame in
                     let amount = 50 + frame.random.next(below: 51)
                     guard await state.account.withdraw(amount) else { return .next }
                     let balance = await state.account.balance
@@ -52,7 +52,7 @@ public struct BankAccountWorkload: Workload {
                 },
             ]),
             StressOperation("deposit", weight: 0.5, steps: [
-                .async("deposit") { state, frame in
+                .awaiting("deposit") { state, frame in
                     // Smaller than withdrawals: the balance stays near the
                     // edge where two withdrawals' checks can both pass.
                     await state.account.deposit(20 + frame.random.next(below: 31))

@@ -39,7 +39,7 @@ public struct ConnectionPoolWorkload: Workload {
     public func operations() -> [StressOperation<State>] {
         [
             StressOperation("use", weight: 1, steps: [
-                .async("acquire") { state, frame in
+                .awaiting("acquire") { state, frame in
                     guard let connection = await state.pool.acquire() else { return .finish }
                     frame.r0 = connection
                     let (open, maximum) = (await state.pool.open, state.pool.maximum)
@@ -47,7 +47,7 @@ public struct ConnectionPoolWorkload: Workload {
                         : .violation("\(open) connections open, over the maximum of \(maximum) "
                                      + "(acquirers checked the capacity while others were still opening)")
                 },
-                .async("release") { state, frame in
+                .awaiting("release") { state, frame in
                     await state.pool.release(frame.r0)
                     return .next
                 },

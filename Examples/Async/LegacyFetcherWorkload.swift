@@ -38,7 +38,7 @@ public struct LegacyFetcherWorkload: Workload {
         let rareIn = rareIn
         return [
             StressOperation("fetch", weight: 1, steps: [
-                .async("fetch") { state, frame in
+                .awaiting("fetch") { state, frame in
                     let key = frame.random.next(below: 1_000)
                     let value = await state.fetcher.fetch(key, rare: frame.random.next(below: rareIn) == 0)
                     return value == key * 2 ? .next : .violation("fetched \(value) for key \(key), expected \(key * 2)")

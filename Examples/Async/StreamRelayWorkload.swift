@@ -32,7 +32,7 @@ public struct StreamRelayWorkload: Workload {
         let relay = relay, readings = readings
         return [
             StressOperation("relay", weight: 1, steps: [
-                .async("relay") { state, _ in
+                .awaiting("relay") { state, _ in
                     let received = await relay.relay(readings, to: state.sink)
                     guard received != Array(1...readings) else { return .next }
                     let missing = Set(1...readings).subtracting(received).sorted()

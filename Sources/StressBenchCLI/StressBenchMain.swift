@@ -20,6 +20,11 @@ public enum StressBenchMain {
     /// Parses the process's arguments, runs the command, and exits with the
     /// documented code (0 passed, 1 violations, 2 usage or plan error, 3 crash or
     /// timeout, 4 performance regression).
+    ///
+    /// - Parameters:
+    ///   - registry: The workloads, scenarios and strategies the commands know (a team's own registered on top of the built-ins).
+    ///   - arguments: The arguments without the executable's name; nil for the process's own.
+    /// - Returns: Never: it exits the process.
     public static func main(registry: StressRegistry = .builtIn, arguments: [String]? = nil) -> Never {
         CommandContext.registry.withLock { $0 = registry }
         if let argv0 = CommandLine.arguments.first {

@@ -86,19 +86,19 @@ struct TrialOverrides: ParsableArguments {
     func checkWatchdog(_ selected: [TrialSpec]) throws {
         let format = { (ns: Int) in Quantities.format(nanoseconds: UInt64(ns)) }
         let limit = { (trial: TrialSpec) in
-            self.deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNs))"
+            self.deadlockAfter.map { "--deadlock-after \($0)" } ?? "deadlock_after \(format(trial.deadlockAfterNanoseconds))"
         }
         if trialTimeout != nil || deadlockAfter != nil,
-           let trial = selected.first(where: { !WatchdogTiming.fits(stallAfterNs: UInt64($0.deadlockAfterNs), timeoutNs: UInt64($0.timeoutNs)) }) {
-            let margin = WatchdogTiming.reportMarginNs(timeoutNs: UInt64(trial.timeoutNs))
+           let trial = selected.first(where: { !WatchdogTiming.fits(stallAfterNs: UInt64($0.deadlockAfterNanoseconds), timeoutNs: UInt64($0.timeoutNanoseconds)) }) {
+            let margin = WatchdogTiming.reportMarginNs(timeoutNs: UInt64(trial.timeoutNanoseconds))
             throw CommandError.usage(
                 "the watchdog's limit (\(limit(trial))) must be shorter than the trial timeout "
-                + "(\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNs)) for \(trial.id)")) "
+                + "(\(trialTimeout.map { "--trial-timeout \($0)" } ?? "\(format(trial.timeoutNanoseconds)) for \(trial.id)")) "
                 + "by at least \(Quantities.format(nanoseconds: margin)), the time the watchdog keeps to report a stall: "
                 + "otherwise a deadlock ends as a bare timeout, without the watchdog's report")
         }
         if fuzz != nil || deadlockAfter != nil,
-           let (trial, pause) = selected.lazy.compactMap({ t in t.fuzz.longestPause.flatMap { UInt64(t.deadlockAfterNs) <= $0.ns ? (t, $0) : nil } }).first {
+           let (trial, pause) = selected.lazy.compactMap({ t in t.fuzz.longestPause.flatMap { UInt64(t.deadlockAfterNanoseconds) <= $0.ns ? (t, $0) : nil } }).first {
             let profile = fuzz.map { "--fuzz \($0)" } ?? "fuzz profile \(trial.fuzz.profile.rawValue) of \(trial.id)"
             throw CommandError.usage(
                 "the watchdog's limit (\(limit(trial))) must be longer than the fuzzer's longest pause "

@@ -27,6 +27,8 @@ extension StressTest {
     /// Runs each trial in a child process of the test binary that runs only
     /// the current Swift Testing test. Outside one (in an XCTest method),
     /// running reports that ``isolated(in:)`` is needed instead.
+    ///
+    /// - Returns: This test, run in child processes.
     public func isolated() -> StressTest {
         guard let test = TestID.currentSwiftTest else {
             return isolationUnavailable("no Swift Testing test is running here to run again in a child process; "
@@ -37,6 +39,9 @@ extension StressTest {
 
     /// Runs each trial in a child process of the test binary that runs only
     /// `testCase`'s current test method.
+    ///
+    /// - Parameter testCase: The running XCTest case (`self` in a test method).
+    /// - Returns: This test, run in child processes.
     public func isolated(in testCase: XCTestCase) -> StressTest { isolated(as: TestID(testCase)) }
 
     /// Runs the stress test, and records its first failure (the trial, the
@@ -47,6 +52,15 @@ extension StressTest {
     ///
     /// `testCase` (XCTest) makes the rerun command select exactly this test;
     /// under Swift Testing the running test is found without it.
+    ///
+    /// - Parameters:
+    ///   - testCase: The running XCTest case (`self`); nil under Swift Testing.
+    ///   - fileID: The call site's file; leave the default.
+    ///   - filePath: The call site's full path, where the failure is recorded; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///   - column: The call site's column; leave the default.
+    ///   - function: The calling function, which selects the test in a child process; leave the default.
+    /// - Returns: The report of every trial; nil when the settings could not run.
     @discardableResult
     public func expectSuccess(
         in testCase: XCTestCase? = nil,
@@ -63,11 +77,28 @@ extension StressTest {
     /// test does not hold a thread of Swift's cooperative pool meanwhile
     /// (Swift Testing runs tests in parallel, and trials under actor
     /// strategies need that pool).
+    ///
+    /// - Parameters:
+    ///   - testCase: The running XCTest case (`self`); nil under Swift Testing.
+    ///   - fileID: The call site's file; leave the default.
+    ///   - filePath: The call site's full path, where the failure is recorded; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///   - column: The call site's column; leave the default.
+    ///   - function: The calling function, which selects the test in a child process; leave the default.
+    /// - Returns: The report of every trial; nil when the settings could not run.
     @discardableResult
     public func expectSuccess(
         in testCase: XCTestCase? = nil,
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: Int = #column,
         function: String = #function
+    /// - Parameters:
+    ///   - testCase: The running XCTest case (`self`); nil under Swift Testing.
+    ///   - fileID: The call site's file; leave the default.
+    ///   - filePath: The call site's full path, where the failure is recorded; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///   - column: The call site's column; leave the default.
+    ///   - function: The calling function, which selects the test in a child process; leave the default.
+    /// - Returns: The report of every trial; nil when the settings could not run.
     ) async -> StressTestReport? {
         let site = StressTestCallSite(fileID: fileID, line: Int(line), column: column, function: function)
         let location = RecordLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -100,6 +131,8 @@ extension StressTest.TestID {
     /// The test method `testCase` is running: XCTest names it
     /// `Class.testMethod` on Linux (`-[Class testMethod]` on Apple platforms),
     /// and the class's reflected name carries its module.
+    ///
+    /// - Parameter testCase: The running XCTest case (`self` in a test method).
     public init(_ testCase: XCTestCase) {
         let name = testCase.name
         var method = name.split(separator: ".").last.map(String.init) ?? name

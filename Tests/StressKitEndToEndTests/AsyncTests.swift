@@ -35,7 +35,7 @@ private struct AsyncTallyWorkload: Workload {
     func operations() -> [StressOperation<State>] {
         [
             StressOperation("both", weight: 1, steps: [
-                .async("await-actor") { state, _ in
+                .awaiting("await-actor") { state, _ in
                     await state.tally.add()
                     return .next
                 },
@@ -76,7 +76,7 @@ private struct AsyncSleeperWorkload: Workload {
     func operations() -> [StressOperation<State>] {
         let seconds = sleepSeconds, spawn = self.spawn
         return [StressOperation("nap", weight: 1, steps: [
-            .async("sleep") { state, _ in
+            .awaiting("sleep") { state, _ in
                 try? await Task.sleep(for: .seconds(seconds))
                 if spawn { await Task { _ = state.spawned.add(1, ordering: .relaxed) }.value }
                 return .next
@@ -358,7 +358,7 @@ private struct AsyncIncrementsScenario: Scenario {
     func roles() -> [Role<State>] {
         (0..<2).map { who in
             Role(who == 0 ? "first" : "second", steps: [
-                .async("add") { state, _ in
+                .awaiting("add") { state, _ in
                     state.got[who] = await state.count.increment()
                     return .next
                 },

@@ -35,7 +35,7 @@ final class AsyncWatchdogTests: XCTestCase {
             XCTAssertEqual(trial.outcome, .hang, "\(executor): " + WorkloadTestSupport.describe(trial))
             let stall = try XCTUnwrap(trial.stall)
             XCTAssertTrue(stall.summary.contains("worker 0"), stall.summary)
-            XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
+            XCTAssertLessThan(stall.stalledForNanoseconds, 30_000_000_000, "reported by the watchdog, not at the end of the window")
             if executor == "harness" {
                 XCTAssertTrue(stall.summary.contains("without returning to the executor"), stall.summary)
             }
@@ -57,7 +57,7 @@ final class AsyncWatchdogTests: XCTestCase {
                 XCTAssertEqual(stall.workers.count, 3, "\(mode), \(executor): \(stall.workers)")
                 XCTAssertTrue(stall.workers.allSatisfy { $0.description.hasPrefix("work/await: suspended in an await") },
                               "\(mode), \(executor): \(stall.workers)")
-                XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
+                XCTAssertLessThan(stall.stalledForNanoseconds, 30_000_000_000, "reported by the watchdog, not at the end of the window")
                 // Nothing outside the executor could resume them: at the limit, not after the grace.
                 XCTAssertFalse(stall.summary.contains("after the watchdog's grace"), "\(mode), \(executor): \(stall.summary)")
             }

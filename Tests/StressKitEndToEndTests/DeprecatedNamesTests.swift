@@ -139,4 +139,89 @@ final class DeprecatedNamesTests: XCTestCase {
         XCTAssertTrue(result.diagnostics.first?.contains("warning: 'rerunCommand(planFile:)' is deprecated: renamed to 'makeRerunCommand(planFile:)'") == true,
                       result.diagnostics.joined(separator: "\n"))
     }
+    /// `Step.async` and `Step.nested`, renamed `awaiting` and `nestedWrites`
+    /// (the words their accesses, `StepAccess.awaiting` and `.nestedWrites`,
+    /// use), and `Step.waitUntil` with an integer nanosecond timeout: all
+    /// compile, warned with the new form.
+    func testTheOldStepFormsCompileWarned() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            final class Box: @unchecked Sendable { var ready = false }
+            func steps() -> [Step<Box>] {
+                [.async("old") { _, _ in .next },
+                 .waitUntil("old-wait", timeout: 500_000_000, { box, _ in box.ready }, then: { _, _ in .next }),
+                 .nested("old-nest", resources: [0, 1, 2]) { _, _ in .next },
+                 .awaiting("new") { _, _ in .next },
+                 .waitUntil("new-wait", timeout: .milliseconds(500), { box, _ in box.ready }, then: { _, _ in .next }),
+                 .nestedWrites("new-nest", resources: [0, 1, 2]) { _, _ in .next }]
+            }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics.count, 3, result.diagnostics.joined(separator: "\n"))
+        XCTAssertTrue(result.diagnostics[0].hasPrefix("Client.swift:5:7: warning: 'async' is deprecated: renamed to 'awaiting(_:_:)'"),
+                      result.diagnostics.joined(separator: "\n"))
+        XCTAssertTrue(result.diagnostics[1].hasPrefix("Client.swift:6:7: warning: 'waitUntil(_:resource:timeout:_:then:)' is deprecated: pass the timeout as a Duration"),
+                      result.diagnostics.joined(separator: "\n"))
+        XCTAssertTrue(result.diagnostics[2].hasPrefix("Client.swift:7:7: warning: 'nested(_:resources:_:)' is deprecated: renamed to 'nestedWrites(_:resources:_:)'"),
+                      result.diagnostics.joined(separator: "\n"))
+    }
+
+    /// A record's integer nanosecond figures, read by their former public
+    /// names: they compile, warned with the `Duration` to read.
+    func testTheRecordsFormerNanosecondNamesCompileWarned() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            func p99(_ summary: LatencySummary) -> Int { summary.p99Ns }
+            func times(_ r: TrialResult) -> [Int?] {
+                [r.stall?.stalledForNs, r.stall?.beganAfterNs ?? nil, r.violations.firstAfterNs, r.measurement?.elapsedNs, r.wallNs]
+            }
+            func shortSpins(_ s: inout FuzzSettings) { s.spinMaxNs = 2_000 }
+            func limit(_ t: TrialSpec) -> Int { t.timeoutNs }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics.map { $0.replacingOccurrences(of: " [#DeprecatedDeclaration]", with: "") }, [
+            "Client.swift:3:54: warning: 'p99Ns' is deprecated: read p99, a Duration",
+            "Client.swift:5:15: warning: 'stalledForNs' is deprecated: read stalledFor, a Duration",
+            "Client.swift:5:38: warning: 'beganAfterNs' is deprecated: read beganAfter, a Duration",
+            "Client.swift:5:72: warning: 'firstAfterNs' is deprecated: read firstAfter, a Duration",
+            "Client.swift:5:101: warning: 'elapsedNs' is deprecated: read elapsed, a Duration",
+            "Client.swift:5:114: warning: 'wallNs' is deprecated: read wallTime, a Duration",
+            "Client.swift:7:46: warning: 'spinMaxNs' is deprecated: use spinMax, a Duration",
+            "Client.swift:8:39: warning: 'timeoutNs' is deprecated: read timeout, a Duration",
+        ])
+    }
+
+    /// What a client reads of a record's times is a `Duration`: the
+    /// nanosecond fields stay the JSON's, behind the package boundary.
+    func testAClientReadsTheRecordsTimesAsDurations() throws {
+        let result = try typecheck("""
+            import StressKit
+
+            func times(_ record: TrialResult) -> [Duration?] {
+                [record.measurement?.latency?.p50, record.measurement?.latency?.p99, record.measurement?.elapsed,
+                 record.stall?.stalledFor, record.violations.firstAfter, record.wallTime,
+                 record.trial.timeout, record.trial.deadlockAfter, record.trial.warmup, record.trial.duration]
+            }
+            // The DocC article "Reading results", as written there.
+            func readingResults() throws {
+                let report = try StressTest(workload: "bank").strategies("pthread-mutex", "nslock").threads(4).run()
+                for result in report.trials {
+                    let throughput = result.measurement?.opsPerSecond ?? 0
+                    let p99 = result.measurement?.latency?.p99 ?? .zero
+                    print(result.trial.id, result.outcome, Int(throughput), "ops/s, p99", p99)
+                    if let stall = result.stall { print(stall.summary, "after", stall.stalledFor) }
+                }
+            }
+            func fuzz() -> FuzzSettings {
+                var settings = FuzzSettings(.chaos)
+                settings.spinMax = .microseconds(20)
+                settings.staggerMax = .zero
+                return settings
+            }
+            """)
+        XCTAssertEqual(result.status, 0, result.diagnostics.joined(separator: "\n"))
+        XCTAssertEqual(result.diagnostics, [])
+    }
 }

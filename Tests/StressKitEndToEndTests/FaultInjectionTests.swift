@@ -84,7 +84,7 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(stall.workers[0].description,
                        "forward/lock 0 then 1: holding the lock of resource 0 and waiting to acquire the lock of resource 1 (nested write)")
         XCTAssertEqual(stall.workers[1].operation, "backward")
-        XCTAssertGreaterThanOrEqual(stall.stalledForNs, 500_000_000)
+        XCTAssertGreaterThanOrEqual(stall.stalledForNanoseconds, 500_000_000)
         XCTAssertNil(r.measurement)
     }
 

@@ -65,7 +65,7 @@ final class RerunCommandTests: XCTestCase {
         let original = try report(first)
         XCTAssertEqual(original.trials.map(\.trial.id), (0..<3).map { "_fault/pthread-mutex/\(jemalloc ? "jemalloc/" : "")t1/r\($0)" })
         let trial = original.trials[1]
-        XCTAssertEqual(trial.trial.durationNs, 20_000_000, "--duration replaces the plan's ops")
+        XCTAssertEqual(trial.trial.durationNanoseconds, 20_000_000, "--duration replaces the plan's ops")
         XCTAssertNil(trial.trial.opsPerThread)
         let command = try XCTUnwrap(trial.rerunCommand)
         XCTAssertEqual(command, "stressbench-fixtures run '\(plan)' --only \(trial.trial.id) --seed \(trial.trial.seed) "

@@ -28,6 +28,6 @@ final class ScenarioRoundHangTests: XCTestCase {
         XCTAssertEqual(stall.workers.last?.phase, "atBarrier", "\(stall.workers)")
         XCTAssertEqual(stall.workers.last?.description, "bystander: waiting at the round's barrier for the other roles")
         XCTAssertTrue(stall.summary.contains("spinner/spin: running"), stall.summary)
-        XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
+        XCTAssertLessThan(stall.stalledForNanoseconds, 30_000_000_000, "reported by the watchdog, not at the end of the window")
     }
 }

@@ -78,14 +78,14 @@ final class SchedulingPolicyTests: XCTestCase {
         // The presets, field by field, as the guide documents them.
         XCTAssertFalse(FuzzSettings(.off).isActive)
         let light = FuzzSettings(.light)
-        XCTAssertEqual([light.spinProbability, Double(light.spinMaxNs)], [0.01, 2_000])
+        XCTAssertEqual([light.spinProbability, Double(light.spinMaxNanoseconds)], [0.01, 2_000])
         let yield = FuzzSettings(.yield)
-        XCTAssertEqual([yield.yieldProbability, Double(yield.staggerMaxNs)], [0.1, 100_000])
+        XCTAssertEqual([yield.yieldProbability, Double(yield.staggerMaxNanoseconds)], [0.1, 100_000])
         let chaos = FuzzSettings(.chaos)
         XCTAssertEqual([chaos.yieldProbability, chaos.spinProbability, chaos.sleepProbability, chaos.starveProbability,
-                        Double(chaos.staggerMaxNs)], [0.05, 0.05, 0.002, 0.001, 1_000_000])
+                        Double(chaos.staggerMaxNanoseconds)], [0.05, 0.05, 0.002, 0.001, 1_000_000])
         let pct = FuzzSettings(.pct)
-        XCTAssertEqual([Double(pct.pctDepth), pct.yieldProbability, Double(pct.staggerMaxNs)], [3, 0.01, 100_000])
+        XCTAssertEqual([Double(pct.pctDepth), pct.yieldProbability, Double(pct.staggerMaxNanoseconds)], [3, 0.01, 100_000])
         var portfolio = FuzzSettings(.portfolio)
         portfolio.profile = .chaos
         XCTAssertEqual(portfolio, chaos, "an unrotated portfolio is chaos")

@@ -51,7 +51,7 @@ final class StallTimingTrialTests: XCTestCase {
             XCTAssertFalse(stall.summary.contains(Self.afterGrace), "judged at the limit: \(stall.summary)")
             let cycle = (stall.cycle ?? []).joined(separator: "; ")
             for words in cycleWords { XCTAssertTrue(cycle.contains(words), "\(scenario): \(cycle)") }
-            XCTAssertLessThan(stall.stalledForNs, 25_000_000_000, "reported by the watchdog, well before the window's end")
+            XCTAssertLessThan(stall.stalledForNanoseconds, 25_000_000_000, "reported by the watchdog, well before the window's end")
         }
     }
 
@@ -134,7 +134,7 @@ final class StallTimingTrialTests: XCTestCase {
         let stall = try XCTUnwrap(trial.stall)
         XCTAssertTrue(stall.summary.contains(Self.afterGrace + " (10 × deadlock_after, at least 2s, or just before the timeout): worker 0 had not run"),
                       stall.summary)
-        XCTAssertGreaterThanOrEqual(stall.stalledForNs, 2_000_000_000, "not before the limit")
+        XCTAssertGreaterThanOrEqual(stall.stalledForNanoseconds, 2_000_000_000, "not before the limit")
     }
 
     /// Every task awaiting one of two tasks that await each other: all of

@@ -22,7 +22,7 @@ final class StandardOutputJSONTests: XCTestCase {
         let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(r.stdout.utf8))
         XCTAssertEqual(report.cells?.map(\.cell), ["counter/mutex/t1"])
         XCTAssertEqual(report.cells?.first?.samples, 2)
-        XCTAssertTrue(report.trials.allSatisfy { ($0.wallNs ?? 0) > 0 })
+        XCTAssertTrue(report.trials.allSatisfy { ($0.wallNanoseconds ?? 0) > 0 })
         XCTAssertTrue(r.stderr.contains("2 trial(s): 2 passed"), r.stderr)
 
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

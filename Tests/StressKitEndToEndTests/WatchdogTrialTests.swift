@@ -49,7 +49,7 @@ final class WatchdogTrialTests: XCTestCase {
         XCTAssertEqual(stall.kind, .deadlock)
         XCTAssertEqual(stall.cycle?.count, 2, stall.summary)
         XCTAssertTrue(stall.summary.contains("worker 0, worker 1 completed no operation"), stall.summary)
-        XCTAssertLessThan(stall.stalledForNs, 30_000_000_000, "reported by the watchdog, not at the end of the window")
+        XCTAssertLessThan(stall.stalledForNanoseconds, 30_000_000_000, "reported by the watchdog, not at the end of the window")
     }
 
     /// Worker 0 loops for ever outside any lock while the others go on.

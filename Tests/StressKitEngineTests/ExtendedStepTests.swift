@@ -61,7 +61,7 @@ private struct HandOverHandWorkload: Workload {
                 },
             ]),
             WorkloadOperation("deep", weight: 0.3, steps: [
-                .nested("deep", resources: [0, 1, 2]) { s, f in
+                .nestedWrites("deep", resources: [0, 1, 2]) { s, f in
                     // (A plain loop: `allSatisfy` is a generic call that the
                     // debug build does not specialize, and it allocates.)
                     for r in 4..<OpFrame.registerCount where f[register: r] != 0 {
@@ -116,7 +116,7 @@ private struct MailboxWorkload: Workload {
         let starve = self.starve
         return [
             WorkloadOperation("exchange", weight: 1, steps: [
-                .waitUntil("take-or-put", resource: 0, timeout: starve ? 50_000_000 : 2_000_000_000, { s, f in
+                .waitUntil("take-or-put", resource: 0, timeout: starve ? .milliseconds(50) : .seconds(2), { s, f in
                     (!starve && f.thread % 2 == 0) || s.items > 0
                 }, then: { s, f in
                     if !starve && f.thread % 2 == 0 {

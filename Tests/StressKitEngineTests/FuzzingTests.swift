@@ -51,7 +51,7 @@ final class FuzzingTests: XCTestCase {
         XCTAssertEqual(tuned.profile, .yield)
         XCTAssertEqual(tuned.yieldProbability, 0.5)
         XCTAssertEqual(tuned.spinProbability, 0.1)
-        XCTAssertEqual(tuned.spinMaxNs, 10_000)
+        XCTAssertEqual(tuned.spinMaxNanoseconds, 10_000)
         XCTAssertEqual(tuned.pctDepth, 2)
         XCTAssertEqual(trials[6].fuzz, FuzzSettings(.chaos), "from defaults")
 
@@ -103,7 +103,7 @@ final class FuzzingTests: XCTestCase {
         XCTAssertEqual(frame.fuzz.index, 0, "off: no decision is even drawn")
         var settings = FuzzSettings(.off)
         settings.spinProbability = 0.5
-        settings.spinMaxNs = 100
+        settings.spinMaxNanoseconds = 100
         frame.fuzz = Fuzzer(settings: settings, seed: 7, thread: 0, threads: 1, coordinator: nil, probe: .detached)
         for _ in 0..<10 { frame.fuzzPoint() }
         XCTAssertEqual(frame.fuzz.index, 10)

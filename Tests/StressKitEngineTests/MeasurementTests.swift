@@ -27,7 +27,7 @@ final class MeasurementTests: XCTestCase {
         XCTAssertGreaterThan(timing.clockReadNs, 0)
         // Every op of bank has one guarded step: one acquire wait per timed op.
         XCTAssertEqual(m.acquireLatency?.count, 40_000)
-        XCTAssertEqual(m.maxStallNs?.count, 2)
+        XCTAssertEqual(m.longestGapNanoseconds?.count, 2)
         XCTAssertEqual(m.fairness?.jainIndex ?? 0, 1, accuracy: 1e-9, "ops mode: both workers did 20k")
         XCTAssertNil(m.fairness?.starvedThread)
         let r = try XCTUnwrap(m.resources)
@@ -208,7 +208,7 @@ final class MeasurementTests: XCTestCase {
         XCTAssertFalse(pacing.keptUp, "nobody does 1G ops/s")
         XCTAssertGreaterThan(pacing.maxLagNs, 0)
         XCTAssertEqual(m.responseLatency?.count, 10_000)
-        XCTAssertGreaterThanOrEqual(m.responseLatency!.maxNs, m.latency!.maxNs, "response includes the wait behind schedule")
+        XCTAssertGreaterThanOrEqual(m.responseLatency!.maxNanoseconds, m.latency!.maxNanoseconds, "response includes the wait behind schedule")
     }
 
     func testLoadAndTimingPlanErrors() {

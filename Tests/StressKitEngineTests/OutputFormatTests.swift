@@ -64,7 +64,7 @@ final class OutputFormatTests: XCTestCase {
         m.acquireLatency = acquire.summary()
         m.responseLatency = response.summary()
         m.pacing = PacingReport(targetOpsPerSecond: 5000.4, achievedOpsPerSecond: 4999.6, maxLagNs: 1234, keptUp: true)
-        m.maxStallNs = [700, 9_000, 800]
+        m.longestGapNanoseconds = [700, 9_000, 800]
         m.fairness = Fairness(perThreadOps: [100, 100, 5])
         m.resources = ResourceUsage(
             from: .init(usage: rusage(), throttling: ThrottleCounters(periods: 0, throttledPeriods: 0, throttledNs: 0)),
@@ -76,10 +76,10 @@ final class OutputFormatTests: XCTestCase {
         let cell = Dictionary(uniqueKeysWithValues: zip(CSVReport.columns, lines[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
         let fairness = try XCTUnwrap(m.fairness)
         let expected: [String: String] = [
-            "acq_p50_ns": "\(m.acquireLatency!.p50Ns)", "acq_p99_ns": "\(m.acquireLatency!.p99Ns)",
-            "acq_p999_ns": "\(m.acquireLatency!.p999Ns)", "acq_max_ns": "\(m.acquireLatency!.maxNs)",
-            "resp_p50_ns": "\(m.responseLatency!.p50Ns)", "resp_p99_ns": "\(m.responseLatency!.p99Ns)",
-            "resp_p999_ns": "\(m.responseLatency!.p999Ns)", "resp_max_ns": "\(m.responseLatency!.maxNs)",
+            "acq_p50_ns": "\(m.acquireLatency!.p50Nanoseconds)", "acq_p99_ns": "\(m.acquireLatency!.p99Nanoseconds)",
+            "acq_p999_ns": "\(m.acquireLatency!.p999Nanoseconds)", "acq_max_ns": "\(m.acquireLatency!.maxNanoseconds)",
+            "resp_p50_ns": "\(m.responseLatency!.p50Nanoseconds)", "resp_p99_ns": "\(m.responseLatency!.p99Nanoseconds)",
+            "resp_p999_ns": "\(m.responseLatency!.p999Nanoseconds)", "resp_max_ns": "\(m.responseLatency!.maxNanoseconds)",
             "pacing_target_ops_per_s": "5000", "pacing_achieved_ops_per_s": "5000", "pacing_max_lag_ns": "1234",
             "pacing_kept_up": "true", "max_stall_ns": "9000",
             "fairness_cv": String(format: "%.6g", fairness.coefficientOfVariation),
@@ -95,7 +95,7 @@ final class OutputFormatTests: XCTestCase {
         ]
         XCTAssertEqual(Set(expected.keys), Set(CSVReport.columns.dropFirst(30)), "every new column is checked")
         for (column, value) in expected { XCTAssertEqual(cell[column], value, column) }
-        XCTAssertEqual(cell["acq_max_ns"], try String(XCTUnwrap(acquire.summary()).maxNs))
+        XCTAssertEqual(cell["acq_max_ns"], try String(XCTUnwrap(acquire.summary()).maxNanoseconds))
         XCTAssertNotEqual(cell["acq_p50_ns"], cell["resp_p50_ns"], "each from its own histogram")
         XCTAssertEqual(CSVReport.number(123_456.7), "123457", "no exponent for large figures")
     }

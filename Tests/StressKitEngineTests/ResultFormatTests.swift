@@ -56,13 +56,40 @@ final class ResultFormatTests: XCTestCase {
         XCTAssertEqual(decoded, report, "the JSON file reads back as the same report")
     }
 
+    /// The Swift face of a record's times is `Duration`; the JSON keeps the
+    /// integer nanosecond fields (above), and each accessor reads its field.
+    func testTheDurationAccessorsReadTheNanosecondFields() throws {
+        let record = try smallReport().trials[0]
+        let m = try XCTUnwrap(record.measurement)
+        let latency = try XCTUnwrap(m.latency)
+        XCTAssertEqual(latency.p50, .nanoseconds(latency.p50Nanoseconds))
+        XCTAssertEqual(latency.p99, .nanoseconds(latency.p99Nanoseconds))
+        XCTAssertEqual(latency.minimum, .nanoseconds(latency.minNanoseconds))
+        XCTAssertEqual(latency.maximum, .nanoseconds(latency.maxNanoseconds))
+        XCTAssertEqual(m.elapsed, .nanoseconds(m.elapsedNanoseconds))
+        XCTAssertEqual(record.trial.timeout, .nanoseconds(record.trial.timeoutNanoseconds))
+        XCTAssertEqual(record.trial.deadlockAfter, .nanoseconds(record.trial.deadlockAfterNanoseconds))
+        XCTAssertEqual(record.trial.warmup, .nanoseconds(record.trial.warmupNanoseconds))
+        var fuzz = FuzzSettings(.chaos)
+        fuzz.spinMax = .microseconds(20)
+        XCTAssertEqual(fuzz.spinMaxNanoseconds, 20_000, "a Duration set is the nanoseconds the fuzz points draw")
+        XCTAssertEqual(fuzz.sleepMax, .milliseconds(2))
+        let keys = try XCTUnwrap(JSONSerialization.jsonObject(with: ResultCoding.encoder().encode(fuzz)) as? [String: Any]).keys
+        XCTAssertEqual(Set(keys).intersection(["spinMinNs", "spinMaxNs", "sleepMinNs", "sleepMaxNs", "starveMinNs", "starveMaxNs", "pctWaitCapNs", "staggerMaxNs"]).count, 8,
+                       "the fuzz settings' JSON keys are the ones records have always had: \(keys.sorted())")
+        let stall = try XCTUnwrap(JSONSerialization.jsonObject(with: ResultCoding.encoder().encode(
+            StallReport(kind: .hang, stalledForNs: 5, beganAfterNs: 7, workers: [], cycle: nil, summary: "s"))) as? [String: Any])
+        XCTAssertEqual(stall["stalledForNs"] as? Int, 5)
+        XCTAssertEqual(stall["beganAfterNs"] as? Int, 7)
+    }
+
     func testHistogramInRecordMatchesSummary() throws {
         let report = try smallReport()
         let m = try XCTUnwrap(report.trials[0].measurement)
         let rebuilt = LatencyHistogram(buckets: m.histogram)
         XCTAssertEqual(Int(rebuilt.count), m.latency?.count)
-        XCTAssertEqual(rebuilt.summary()?.p99Ns, m.latency?.p99Ns)
-        XCTAssertEqual(rebuilt.summary()?.maxNs, m.latency?.maxNs)
+        XCTAssertEqual(rebuilt.summary()?.p99Nanoseconds, m.latency?.p99Nanoseconds)
+        XCTAssertEqual(rebuilt.summary()?.maxNanoseconds, m.latency?.maxNanoseconds)
     }
 
     func testCSVShape() throws {

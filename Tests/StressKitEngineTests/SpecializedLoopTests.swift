@@ -308,10 +308,10 @@ final class SpecializedLoopTests: XCTestCase {
                 let descriptor = try XCTUnwrap(registry.strategy(named: t.trial.strategy), label).descriptor
                 let acquires = !descriptor.lockFree && !(ratio == 0 && descriptor.asynchronousWrites)
                 XCTAssertEqual(m.acquireLatency?.count, acquires ? 10000 : nil, label)
-                XCTAssertEqual(m.maxStallNs?.count, 2, label)
+                XCTAssertEqual(m.longestGapNanoseconds?.count, 2, label)
                 let latency = try XCTUnwrap(m.latency, label)
-                XCTAssertGreaterThan(latency.maxNs, 0, label)
-                XCTAssertLessThanOrEqual(latency.p50Ns, latency.maxNs, label)
+                XCTAssertGreaterThan(latency.maxNanoseconds, 0, label)
+                XCTAssertLessThanOrEqual(latency.p50Nanoseconds, latency.maxNanoseconds, label)
             }
         }
     }
@@ -339,7 +339,7 @@ final class SpecializedLoopTests: XCTestCase {
             XCTAssertEqual(m.timing?.timedOps, 1000, t.trial.id)
             XCTAssertEqual(m.latency?.count, 1000, t.trial.id)
             XCTAssertEqual(m.acquireLatency?.count, 1000, t.trial.id)
-            XCTAssertEqual(m.maxStallNs?.count, 2, t.trial.id)
+            XCTAssertEqual(m.longestGapNanoseconds?.count, 2, t.trial.id)
         }
     }
 }

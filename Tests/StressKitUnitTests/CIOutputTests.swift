@@ -15,7 +15,7 @@ final class CIOutputTests: XCTestCase {
     private func crashed() -> TrialResult {
         var r = Synthetic.trial(repetition: 0, opsPerSecond: 1, latencyNs: 1, outcome: .crashed)
         r.measurement = nil
-        r.wallNs = 1_250_000_000
+        r.wallNanoseconds = 1_250_000_000
         r.failure = FailureReport(message: "the trial process died of SIGILL", signal: "SIGILL", outputTail: [
             "Synchronization/LinuxImpl.swift:157: Fatal error: Recursive call to lock Mutex",
             "stressbench: the trial process got SIGILL; where each worker was:",
@@ -26,7 +26,7 @@ final class CIOutputTests: XCTestCase {
     private func deadlocked() -> TrialResult {
         var r = Synthetic.trial(repetition: 1, opsPerSecond: 1, latencyNs: 1, outcome: .deadlock)
         r.measurement = nil
-        r.wallNs = 2_500_000_000
+        r.wallNanoseconds = 2_500_000_000
         r.failure = FailureReport(message: "deadlock: every worker waits on another (cycle: worker 0 → worker 0)")
         return r
     }

@@ -120,7 +120,7 @@ final class CompareTests: XCTestCase {
         let base = Synthetic.latencyCell([1000, 1010, 990, 1005, 995])
         let paced = renamed(base) {
             $0.load = LoadSettings(mode: .paced, rate: .perSecond(200_000), poisson: false)
-            $0.durationNs = 1_000_000_000
+            $0.durationNanoseconds = 1_000_000_000
         }
         let report = BaselineComparer.compare(baseline: base, new: paced, settings: ComparisonSettings())
         XCTAssertEqual(report.cells.map(\.verdict), [.notComparable])
@@ -140,7 +140,7 @@ final class CompareTests: XCTestCase {
     /// own baseline cell by name, although both share workload and strategy.
     func testTheExperimentNameBreaksTies() {
         let short = renamed(Synthetic.latencyCell([1000, 1010, 990, 1005, 995]), experiment: "short")
-        let long = renamed(Synthetic.latencyCell([2000, 2010, 1990, 2005, 1995]), experiment: "long") { $0.durationNs = 1_000_000_000 }
+        let long = renamed(Synthetic.latencyCell([2000, 2010, 1990, 2005, 1995]), experiment: "long") { $0.durationNanoseconds = 1_000_000_000 }
         let report = BaselineComparer.compare(baseline: short + long, new: long + short, settings: ComparisonSettings())
         XCTAssertEqual(report.cells.map(\.cell.experiment), ["long", "short"])
         XCTAssertEqual(report.cells.map(\.verdict), [.unchanged, .unchanged])

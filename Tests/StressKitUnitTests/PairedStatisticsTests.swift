@@ -134,7 +134,7 @@ final class PairedStatisticsTests: XCTestCase {
             // ns/op = elapsed × threads / ops, with elapsed 0.1 s and 2 threads.
             var t = Synthetic.trial(strategy: strategy, repetition: r, opsPerSecond: 2e9 / nsPerOp(r) * 10, latencyNs: 30, outcome: outcome(r))
             t.measurement?.totalOps = Int((2e8 / nsPerOp(r)).rounded())
-            t.trial.durationNs = durationNs
+            t.trial.durationNanoseconds = durationNs
             return t
         }
     }

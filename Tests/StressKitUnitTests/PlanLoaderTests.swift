@@ -256,7 +256,7 @@ final class PlanLoaderTests: XCTestCase {
         ])
         // The longest accepted durations expand without overflow.
         let plan = try? TestSupport.plan("allow_large: true\nexperiments:\n  - workload: counter\n    duration: 168h\n    warmup: 168h\n")
-        XCTAssertEqual(plan.map(TrialMatrix.expand)?.first?.timeoutNs, 3 * 604_800_000_000_000 + 10_000_000_000)
+        XCTAssertEqual(plan.map(TrialMatrix.expand)?.first?.timeoutNanoseconds, 3 * 604_800_000_000_000 + 10_000_000_000)
     }
 
     func testDeadlockAfterMustBeShorterThanTheTimeout() {

@@ -106,15 +106,15 @@ final class ScenarioFuzzingTests: XCTestCase {
     /// within the profile's bound, from the worker's seed and the round alone.
     func testStaggerIsDrawnAfreshForEachRoundWithinItsBound() {
         let settings = FuzzSettings(.chaos)
-        XCTAssertGreaterThan(settings.staggerMaxNs, 0)
+        XCTAssertGreaterThan(settings.staggerMaxNanoseconds, 0)
         func staggers(seed: UInt64) -> [UInt64] {
             let f = Fuzzer(settings: settings, seed: seed, thread: 0, threads: 2, coordinator: nil, probe: .detached)
             return (0..<100).map { f.stagger(round: $0) }
         }
         let first = staggers(seed: 21)
-        XCTAssertTrue(first.allSatisfy { $0 <= settings.staggerMaxNs })
+        XCTAssertTrue(first.allSatisfy { $0 <= settings.staggerMaxNanoseconds })
         XCTAssertGreaterThan(Set(first).count, 90, "a different delay in (nearly) every round")
-        XCTAssertGreaterThan(first.max() ?? 0, settings.staggerMaxNs / 2, "spread over the bound")
+        XCTAssertGreaterThan(first.max() ?? 0, settings.staggerMaxNanoseconds / 2, "spread over the bound")
         XCTAssertEqual(first, staggers(seed: 21))
         XCTAssertNotEqual(first, staggers(seed: 22), "each worker (seed) its own")
         let light = Fuzzer(settings: FuzzSettings(.light), seed: 21, thread: 0, threads: 2, coordinator: nil, probe: .detached)

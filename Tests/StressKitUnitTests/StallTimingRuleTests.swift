@@ -67,7 +67,7 @@ final class StallTimingRuleTests: XCTestCase {
         XCTAssertEqual(FuzzSettings(.portfolio).longestPause?.ns, 5_000_000, "the longest of the profiles it rotates through")
         XCTAssertEqual(FuzzSettings(.light).longestPause?.key, "spin_max")
         var tuned = FuzzSettings(.chaos)
-        tuned.sleepMaxNs = 40_000_000
+        tuned.sleepMaxNanoseconds = 40_000_000
         XCTAssertEqual(tuned.longestPause?.key, "sleep_max")
     }
 

@@ -25,12 +25,12 @@ final class TrialMatrixTests: XCTestCase {
             "b/pthread-mutex/t2/r0",
         ])
         XCTAssertEqual(trials.map(\.index), Array(0..<9))
-        XCTAssertEqual(trials[0].durationNs, 200_000_000)
+        XCTAssertEqual(trials[0].durationNanoseconds, 200_000_000)
         XCTAssertNil(trials[0].opsPerThread)
         XCTAssertEqual(trials[8].opsPerThread, 1000)
-        XCTAssertNil(trials[8].durationNs)
-        XCTAssertEqual(trials[0].timeoutNs, 50_000_000 + 2 * 200_000_000 + 10_000_000_000, "automatic timeout")
-        XCTAssertEqual(trials[8].warmupNs, 50_000_000)
+        XCTAssertNil(trials[8].durationNanoseconds)
+        XCTAssertEqual(trials[0].timeoutNanoseconds, 50_000_000 + 2 * 200_000_000 + 10_000_000_000, "automatic timeout")
+        XCTAssertEqual(trials[8].warmupNanoseconds, 50_000_000)
     }
 
     /// `order: interleaved` runs every cell's first repetition, then every
@@ -101,7 +101,7 @@ final class TrialMatrixTests: XCTestCase {
         XCTAssertEqual(ids(["count"]), [], "prefixes match at '/' boundaries only")
         let rerun = PlanRunner(registry: .builtIn, options: RunOptions(only: ["bank"], seed: 77, timeout: .seconds(3)))
         XCTAssertEqual(rerun.selectedTrials(of: plan).map(\.seed), [77])
-        XCTAssertEqual(rerun.selectedTrials(of: plan).map(\.timeoutNs), [3_000_000_000])
+        XCTAssertEqual(rerun.selectedTrials(of: plan).map(\.timeoutNanoseconds), [3_000_000_000])
     }
 
     func testAutomaticTimeoutSaturatesForExperimentsBuiltInCode() {
@@ -112,7 +112,7 @@ final class TrialMatrixTests: XCTestCase {
                            repetitions: 1, seed: 1, warmupNs: 9_000_000_000_000_000_000, timeoutNs: nil)
         let plan = Plan(name: "p", file: "p.yaml", experiments: [e])
         let trial = TrialMatrix.expand(plan)[0]
-        XCTAssertEqual(trial.timeoutNs, Int.max)
-        XCTAssertEqual(trial.warmupNs, 9_000_000_000_000_000_000)
+        XCTAssertEqual(trial.timeoutNanoseconds, Int.max)
+        XCTAssertEqual(trial.warmupNanoseconds, 9_000_000_000_000_000_000)
     }
 }

@@ -133,7 +133,7 @@ struct OverheadCommand: ParsableCommand {
             // partner only for a trial that timed on it.
             let timed = m.timing?.clock == "tsc" ? timedLoop.flatMap { figures[$0] } ?? .nan : .nan
             let fields: [CustomStringConvertible] = [
-                Double(m.elapsedNs) / Double(m.totalOps), figures[plain]!, m.timing?.sampleEvery ?? 0,
+                Double(m.elapsedNanoseconds) / Double(m.totalOps), figures[plain]!, m.timing?.sampleEvery ?? 0,
                 m.timing?.clockReadNs ?? Double.nan, timed,
             ]
             // Written at once, unbuffered, so that a reader sees each pair as it ends.

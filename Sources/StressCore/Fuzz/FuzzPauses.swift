@@ -7,12 +7,12 @@ extension FuzzSettings {
     /// they take. Nor is the start stagger: a worker takes it between
     /// operations (or before its role), holding nothing, so nobody waits for
     /// it but at a barrier, and the watchdog never counts that as a stall.
-    public var longestPause: (ns: UInt64, key: String)? {
+    package var longestPause: (ns: UInt64, key: String)? {
         var pauses: [(ns: UInt64, key: String)] = []
-        if spinProbability > 0 { pauses.append((spinMaxNs, "spin_max")) }
-        if sleepProbability > 0 { pauses.append((sleepMaxNs, "sleep_max")) }
-        if starveProbability > 0 { pauses.append((starveMaxNs, "starve_max")) }
-        if pctDepth > 0 { pauses.append((pctWaitCapNs, "pct_wait_cap")) }
+        if spinProbability > 0 { pauses.append((spinMaxNanoseconds, "spin_max")) }
+        if sleepProbability > 0 { pauses.append((sleepMaxNanoseconds, "sleep_max")) }
+        if starveProbability > 0 { pauses.append((starveMaxNanoseconds, "starve_max")) }
+        if pctDepth > 0 { pauses.append((pctWaitCapNanoseconds, "pct_wait_cap")) }
         pauses += SchedulingPolicies.policy(for: profile).rotation.compactMap { FuzzSettings($0).longestPause }
         return pauses.max { $0.ns < $1.ns }
     }

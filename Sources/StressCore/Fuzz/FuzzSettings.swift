@@ -56,28 +56,30 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     public var profile: FuzzProfile
     /// Probability of a `sched_yield` / `Task.yield()`.
     public var yieldProbability: Double = 0
-    /// Probability of a busy spin, and its bounds.
+    /// Probability of a busy spin (bounds: ``spinMin`` and ``spinMax``).
     public var spinProbability: Double = 0
-    public var spinMinNs: UInt64 = 50
-    public var spinMaxNs: UInt64 = 50_000
-    /// Probability of a sleep, and its bounds.
+    // The bounds in nanoseconds, as the fuzz points draw them and the
+    // results' JSON records them (the keys `spinMinNs`, …); the public face is the
+    // `Duration` accessors below.
+    package var spinMinNanoseconds: UInt64 = 50
+    package var spinMaxNanoseconds: UInt64 = 50_000
+    /// Probability of a sleep (bounds: ``sleepMin`` and ``sleepMax``).
     public var sleepProbability: Double = 0
-    public var sleepMinNs: UInt64 = 10_000
-    public var sleepMaxNs: UInt64 = 2_000_000
+    package var sleepMinNanoseconds: UInt64 = 10_000
+    package var sleepMaxNanoseconds: UInt64 = 2_000_000
     /// Probability, at each of the victim worker's points, of a starvation hold
-    /// (a sleep of `starveMinNs`...`starveMaxNs`), capped to `starveShare` of the
+    /// (a sleep of ``starveMin``...``starveMax``), capped to ``starveShare`` of the
     /// victim's running time.
     public var starveProbability: Double = 0
-    public var starveMinNs: UInt64 = 1_000_000
-    public var starveMaxNs: UInt64 = 5_000_000
+    package var starveMinNanoseconds: UInt64 = 1_000_000
+    package var starveMaxNanoseconds: UInt64 = 5_000_000
+    /// The largest share of the victim worker's running time that starvation
+    /// holds may take (0.1: a tenth); past it the victim is left alone.
     public var starveShare: Double = 0.1
     /// PCT depth d (d−1 change points); 0 turns PCT off.
     public var pctDepth: Int = 0
-    /// Longest a worker waits at one point for higher-priority workers.
-    public var pctWaitCapNs: UInt64 = 100_000
-    /// Each worker sleeps a seeded 0...this after the start barrier (and, in
-    /// a scenario, before its role in every round).
-    public var staggerMaxNs: UInt64 = 0
+    package var pctWaitCapNanoseconds: UInt64 = 100_000
+    package var staggerMaxNanoseconds: UInt64 = 0
     /// Scenarios: PCT draws its priority order and change points afresh for
     /// every round (`round`, the default when nil) or once for the whole
     /// trial (`trial`, as for workloads: for comparison).
@@ -91,6 +93,8 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     /// The preset of the scheduling policy `profile` names (portfolio
     /// starts as chaos; see ``forRepetition(_:)``). A name no policy of this
     /// process has perturbs nothing.
+    ///
+    /// - Parameter profile: The profile whose preset to start from.
     public init(_ profile: FuzzProfile) {
         self.profile = profile
         SchedulingPolicies.named(profile.rawValue)?.configure(&self)
@@ -99,11 +103,14 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     /// Whether any perturbation is on.
     public var isActive: Bool {
         yieldProbability > 0 || spinProbability > 0 || sleepProbability > 0 || starveProbability > 0
-            || pctDepth > 0 || staggerMaxNs > 0
+            || pctDepth > 0 || staggerMaxNanoseconds > 0
     }
 
     /// The settings repetition `r` uses: a portfolio rotates through chaos, pct,
     /// yield and light; every other profile is the same for all repetitions.
+    ///
+    /// - Parameter r: The repetition's number (0-based).
+    /// - Returns: The settings of that repetition.
     public func forRepetition(_ r: Int) -> FuzzSettings {
         let rotation = SchedulingPolicies.policy(for: profile).rotation
         guard !rotation.isEmpty else { return self }
@@ -113,10 +120,78 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     }
 
     /// The keys a plan's `fuzz` mapping accepts besides `profile`.
-    public static let tunableKeys = [
+    package static let tunableKeys = [
         "yield", "spin", "spin_min", "spin_max", "sleep", "sleep_min", "sleep_max",
         "starve", "starve_min", "starve_max", "starve_share", "pct_depth", "pct_wait_cap", "stagger", "pct_scope",
     ]
+
+    /// The results' JSON keys: the bounds keep the names they had when they
+    /// were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case profile
+        case yieldProbability
+        case spinProbability
+        case spinMinNanoseconds = "spinMinNs"
+        case spinMaxNanoseconds = "spinMaxNs"
+        case sleepProbability
+        case sleepMinNanoseconds = "sleepMinNs"
+        case sleepMaxNanoseconds = "sleepMaxNs"
+        case starveProbability
+        case starveMinNanoseconds = "starveMinNs"
+        case starveMaxNanoseconds = "starveMaxNs"
+        case starveShare
+        case pctDepth
+        case pctWaitCapNanoseconds = "pctWaitCapNs"
+        case staggerMaxNanoseconds = "staggerMaxNs"
+        case pctScope
+        case rotatedFrom
+    }
+}
+
+extension FuzzSettings {
+    /// The shortest busy spin (plan key `spin_min`).
+    public var spinMin: Duration {
+        get { .nanoseconds(spinMinNanoseconds) }
+        set { spinMinNanoseconds = Quantities.nanoseconds(newValue) }
+    }
+    /// The longest busy spin (plan key `spin_max`).
+    public var spinMax: Duration {
+        get { .nanoseconds(spinMaxNanoseconds) }
+        set { spinMaxNanoseconds = Quantities.nanoseconds(newValue) }
+    }
+    /// The shortest sleep (plan key `sleep_min`).
+    public var sleepMin: Duration {
+        get { .nanoseconds(sleepMinNanoseconds) }
+        set { sleepMinNanoseconds = Quantities.nanoseconds(newValue) }
+    }
+    /// The longest sleep (plan key `sleep_max`).
+    public var sleepMax: Duration {
+        get { .nanoseconds(sleepMaxNanoseconds) }
+        set { sleepMaxNanoseconds = Quantities.nanoseconds(newValue) }
+    }
+    /// The shortest starvation hold of the victim worker (plan key `starve_min`).
+    public var starveMin: Duration {
+        get { .nanoseconds(starveMinNanoseconds) }
+        set { starveMinNanoseconds = Quantities.nanoseconds(newValue) }
+    }
+    /// The longest starvation hold of the victim worker (plan key `starve_max`).
+    public var starveMax: Duration {
+        get { .nanoseconds(starveMaxNanoseconds) }
+        set { starveMaxNanoseconds = Quantities.nanoseconds(newValue) }
+    }
+    /// The longest a worker waits at one fuzz point for higher-priority
+    /// workers under PCT (plan key `pct_wait_cap`).
+    public var pctWaitCap: Duration {
+        get { .nanoseconds(pctWaitCapNanoseconds) }
+        set { pctWaitCapNanoseconds = Quantities.nanoseconds(newValue) }
+    }
+    /// The longest start stagger: each worker sleeps a seeded 0...this after
+    /// the start barrier (and, in a scenario, before its role in every
+    /// round); zero turns it off (plan key `stagger`).
+    public var staggerMax: Duration {
+        get { .nanoseconds(staggerMaxNanoseconds) }
+        set { staggerMaxNanoseconds = Quantities.nanoseconds(newValue) }
+    }
 }
 
 /// Over what a scenario's PCT draws its priorities and change points.

@@ -92,17 +92,17 @@ package struct Fuzzer: Sendable {
         if isVictim && uniform(i, 0) < settings.starveProbability {
             let now = MonotonicClock.now()
             if startNs == 0 { startNs = now }
-            let hold = logUniform(uniform(i, 1), settings.starveMinNs, settings.starveMaxNs)
+            let hold = logUniform(uniform(i, 1), settings.starveMinNanoseconds, settings.starveMaxNanoseconds)
             if Double(starvedNs + hold) <= settings.starveShare * Double(now &- startNs) {
                 starvedNs += hold
                 return .sleep(hold)
             }
         }
         if uniform(i, 2) < settings.sleepProbability {
-            return .sleep(logUniform(uniform(i, 3), settings.sleepMinNs, settings.sleepMaxNs))
+            return .sleep(logUniform(uniform(i, 3), settings.sleepMinNanoseconds, settings.sleepMaxNanoseconds))
         }
         if uniform(i, 4) < settings.spinProbability {
-            return .spin(logUniform(uniform(i, 5), settings.spinMinNs, settings.spinMaxNs))
+            return .spin(logUniform(uniform(i, 5), settings.spinMinNanoseconds, settings.spinMaxNanoseconds))
         }
         if uniform(i, 6) < settings.yieldProbability { return .yield }
         return .none
@@ -185,15 +185,15 @@ package struct Fuzzer: Sendable {
 
     /// The seeded delay after the start barrier.
     func stagger() -> UInt64 {
-        settings.staggerMaxNs == 0 ? 0 : UInt64(uniform(UInt64.max, 7) * Double(settings.staggerMaxNs))
+        settings.staggerMaxNanoseconds == 0 ? 0 : UInt64(uniform(UInt64.max, 7) * Double(settings.staggerMaxNanoseconds))
     }
 
     /// The seeded delay before this worker's role in scenario round `round`
     /// (a function of the seed, the worker and the round, like every decision).
     func stagger(round: Int) -> UInt64 {
-        guard settings.staggerMaxNs > 0 else { return 0 }
+        guard settings.staggerMaxNanoseconds > 0 else { return 0 }
         return UInt64(Double(SplitMix64.mix(seed ^ SplitMix64.mix(0x5_7A66E2 &+ UInt64(round))) >> 11) * 0x1p-53
-                      * Double(settings.staggerMaxNs))
+                      * Double(settings.staggerMaxNanoseconds))
     }
 
     /// Waits `ns` for a round's stagger, published as a fuzz pause: a spin

@@ -48,14 +48,14 @@ package struct LatencyHistogram: Sendable {
         guard count > 0 else { return nil }
         return LatencySummary(
             count: Int(count),
-            minNs: Int(storage.min),
-            meanNs: storage.mean,
-            p50Ns: Int(value(atPercentile: 50)),
-            p90Ns: Int(value(atPercentile: 90)),
-            p99Ns: Int(value(atPercentile: 99)),
-            p999Ns: Int(value(atPercentile: 99.9)),
-            p9999Ns: Int(value(atPercentile: 99.99)),
-            maxNs: Int(storage.max)
+            minNanoseconds: Int(storage.min),
+            meanNanoseconds: storage.mean,
+            p50Nanoseconds: Int(value(atPercentile: 50)),
+            p90Nanoseconds: Int(value(atPercentile: 90)),
+            p99Nanoseconds: Int(value(atPercentile: 99)),
+            p999Nanoseconds: Int(value(atPercentile: 99.9)),
+            p9999Nanoseconds: Int(value(atPercentile: 99.99)),
+            maxNanoseconds: Int(storage.max)
         )
     }
 
@@ -91,19 +91,47 @@ package struct LatencyHistogram: Sendable {
     }
 }
 
-/// Percentiles of one latency distribution, in integer nanoseconds.
+/// Percentiles of one latency distribution.
 public struct LatencySummary: Sendable, Codable, Equatable {
     /// Number of samples.
     public var count: Int
-    /// Smallest sample.
-    public var minNs: Int
-    /// Arithmetic mean (for reference; read percentiles for behaviour).
-    public var meanNs: Double
-    public var p50Ns: Int
-    public var p90Ns: Int
-    public var p99Ns: Int
-    public var p999Ns: Int
-    public var p9999Ns: Int
-    /// Largest sample (to histogram precision).
-    public var maxNs: Int
+    // The figures in integer nanoseconds, as the results' JSON and CSV have
+    // them (the keys `minNs`, `p50Ns`, …: see `CodingKeys`); the public face
+    // is the `Duration` accessors below.
+    package var minNanoseconds: Int
+    package var meanNanoseconds: Double
+    package var p50Nanoseconds: Int
+    package var p90Nanoseconds: Int
+    package var p99Nanoseconds: Int
+    package var p999Nanoseconds: Int
+    package var p9999Nanoseconds: Int
+    package var maxNanoseconds: Int
+
+    /// The results' JSON keys, unchanged since the figures were public
+    /// integers under these names.
+    private enum CodingKeys: String, CodingKey {
+        case count
+        case minNanoseconds = "minNs", meanNanoseconds = "meanNs", maxNanoseconds = "maxNs"
+        case p50Nanoseconds = "p50Ns", p90Nanoseconds = "p90Ns", p99Nanoseconds = "p99Ns"
+        case p999Nanoseconds = "p999Ns", p9999Nanoseconds = "p9999Ns"
+    }
+}
+
+extension LatencySummary {
+    /// The smallest sample.
+    public var minimum: Duration { .nanoseconds(minNanoseconds) }
+    /// The arithmetic mean (for reference; read the percentiles for behaviour).
+    public var mean: Duration { .nanoseconds(meanNanoseconds) }
+    /// The median: half of the samples took at most this long.
+    public var p50: Duration { .nanoseconds(p50Nanoseconds) }
+    /// The 90th percentile: 90% of the samples took at most this long.
+    public var p90: Duration { .nanoseconds(p90Nanoseconds) }
+    /// The 99th percentile: 99% of the samples took at most this long.
+    public var p99: Duration { .nanoseconds(p99Nanoseconds) }
+    /// The 99.9th percentile: all but one sample in a thousand took at most this long.
+    public var p999: Duration { .nanoseconds(p999Nanoseconds) }
+    /// The 99.99th percentile: all but one sample in ten thousand took at most this long.
+    public var p9999: Duration { .nanoseconds(p9999Nanoseconds) }
+    /// The largest sample (to the histogram's precision).
+    public var maximum: Duration { .nanoseconds(maxNanoseconds) }
 }

@@ -24,6 +24,9 @@ public func fuzzPoint() {
 /// violation of the current worker's trial, with where that worker is.
 /// Outside a trial it does nothing and returns false; inside one it returns
 /// true.
+///
+/// - Parameter message: What broke, in words; evaluated only inside a trial.
+/// - Returns: Whether a trial recorded it.
 @discardableResult
 public func reportViolation(_ message: @autoclosure () -> String) -> Bool {
     if let raw = stress_ambient() {

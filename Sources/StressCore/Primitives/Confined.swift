@@ -21,11 +21,16 @@ public final class Confined<Value>: @unchecked Sendable {
     }
 
     private var storage: Value
-    /// Where it belongs.
+    /// The only place the state may be touched from.
     public let domain: Domain
     private let name: String
 
     /// State named `name` (for messages), confined to `domain`.
+    ///
+    /// - Parameters:
+    ///   - value: The state's first value.
+    ///   - domain: The only place it may be touched from.
+    ///   - name: What violation messages call it.
     public init(_ value: Value, to domain: Domain, name: String) {
         storage = value
         self.domain = domain

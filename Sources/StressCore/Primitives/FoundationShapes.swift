@@ -17,6 +17,9 @@ extension StressLock: NSLocking {
     /// Takes the lock, waiting until `limit` at the latest, as
     /// `NSLock.lock(before:)`; returns whether it took it. Inside a trial the
     /// wait is published as a wait for the lock.
+    ///
+    /// - Parameter limit: The latest time to wait until.
+    /// - Returns: Whether the lock was taken.
     public func lock(before limit: Date) -> Bool {
         var deadline = Self.realtime(limit)
         guard Participation.active else { return pthread_mutex_timedlock(mutex, &deadline) == 0 }
@@ -42,6 +45,9 @@ extension StressLock: NSLocking {
 extension StressCondition: NSLocking {
     /// ``wait()`` until `limit` at the latest, as `NSCondition.wait(until:)`;
     /// returns false when the limit passed first.
+    ///
+    /// - Parameter limit: The latest time to wait until.
+    /// - Returns: False when `limit` passed before a signal.
     @discardableResult
     public func wait(until limit: Date) -> Bool {
         let remaining = Swift.max(0, limit.timeIntervalSinceNow)
@@ -57,6 +63,8 @@ extension StressQueue {
     /// The item's own flags are not visible to a wrapper: on a concurrent
     /// queue an item made with `.barrier` runs as a plain (shared) block, so
     /// for a barrier write `sync(flags: .barrier) { item.perform() }`.
+    ///
+    /// - Parameter workItem: The work item to run.
     public func sync(execute workItem: DispatchWorkItem) {
         sync { workItem.perform() }
     }
@@ -65,6 +73,8 @@ extension StressQueue {
     /// `DispatchQueue.async(execute: DispatchWorkItem)`; a `cancel()` before
     /// it runs still keeps its body from running. (Its flags: see
     /// ``sync(execute:)-(DispatchWorkItem)``.)
+    ///
+    /// - Parameter workItem: The work item to run.
     public func async(execute workItem: DispatchWorkItem) {
         nonisolated(unsafe) let item = workItem
         // nonisolated(unsafe): DispatchWorkItem is thread-safe (libdispatch

@@ -17,6 +17,8 @@ public final class StressLock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A lock, optionally named for stall reports.
+    ///
+    /// - Parameter name: How stall reports name it ("the lock 'name'"); nil for none.
     public init(name: String? = nil) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -51,6 +53,8 @@ public final class StressLock: @unchecked Sendable {
     }
 
     /// Takes the lock if it is free; returns whether it did.
+    ///
+    /// - Returns: Whether the lock was taken.
     public func `try`() -> Bool {
         guard pthread_mutex_trylock(mutex) == 0 else { return false }
         if Participation.active { stress_hold(Participation.key(self)) }
@@ -76,6 +80,9 @@ public final class StressLock: @unchecked Sendable {
     }
 
     /// Runs `body` holding the lock.
+    ///
+    /// - Parameter body: The work to do holding the lock.
+    /// - Returns: What `body` returns.
     @inlinable
     public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
@@ -95,6 +102,8 @@ public final class StressCondition: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     /// A condition, optionally named for stall reports.
+    ///
+    /// - Parameter name: How stall reports name it ("the condition 'name'"); nil for none.
     public init(name: String? = nil) {
         condition = .allocate(capacity: 1)
         var attributes = pthread_condattr_t()
@@ -119,6 +128,9 @@ public final class StressCondition: @unchecked Sendable {
     /// Gives the condition's lock back.
     @inlinable public func unlock() { lockWord.unlock() }
     /// Runs `body` holding the condition's lock.
+    ///
+    /// - Parameter body: The work to do holding the condition's lock.
+    /// - Returns: What `body` returns.
     @inlinable public func withLock<R>(_ body: () throws -> R) rethrows -> R { try lockWord.withLock(body) }
 
     /// Releases the lock and waits to be signalled, then takes the lock again
@@ -130,6 +142,9 @@ public final class StressCondition: @unchecked Sendable {
 
     /// ``wait()`` until `deadline` (`DispatchTime` nanoseconds, the monotonic
     /// clock) at the latest; returns false when the deadline passed.
+    ///
+    /// - Parameter deadline: The latest time to wait until, in `DispatchTime.now().uptimeNanoseconds` terms.
+    /// - Returns: False when the deadline passed before a signal.
     @discardableResult
     public func wait(untilNanoseconds deadline: UInt64) -> Bool {
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))

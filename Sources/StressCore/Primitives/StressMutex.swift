@@ -18,6 +18,10 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
     private let named: Bool
 
     /// A mutex holding `initialValue`; `name` is how a stall report names it.
+    ///
+    /// - Parameters:
+    ///   - initialValue: The value the mutex guards.
+    ///   - name: How stall reports name it ("the mutex 'name'"); nil for none.
     public init(_ initialValue: consuming sending Value, name: String? = nil) {
         mutex = Mutex(initialValue)
         named = name != nil
@@ -29,6 +33,10 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
     /// Runs `body` with the value, holding the lock, as `Mutex.withLock`.
     /// (Inlinable, so that outside a trial it is the `Mutex`'s own path,
     /// specialized in the caller, plus one thread-local load.)
+    ///
+    /// - Parameter body: The work to do with the value, holding the lock.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     @inlinable
     public func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
@@ -58,6 +66,10 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
     }
 
     /// Runs `body` with the value if the lock is free, as `Mutex.withLockIfAvailable`.
+    ///
+    /// - Parameter body: The work to do with the value, holding the lock.
+    /// - Returns: What `body` returns; nil when the lock was not free.
+    /// - Throws: What `body` throws.
     @inlinable
     public func withLockIfAvailable<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result

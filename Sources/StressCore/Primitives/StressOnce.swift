@@ -20,6 +20,8 @@ public final class StressOnce: Sendable {
     @usableFromInline let completed = Atomic<Bool>(false)
 
     /// A token whose body has not run.
+    ///
+    /// - Parameter name: How stall reports name it; nil for none.
     public init(name: String? = nil) {
         if let name { PrimitiveNames.register(Participation.key(self), "the once-token '\(name)'") }
     }
@@ -28,6 +30,8 @@ public final class StressOnce: Sendable {
 
     /// Runs `body` if no caller has yet; else waits until the one that did
     /// has finished.
+    ///
+    /// - Parameter body: The work to do once.
     @inlinable
     public func run(_ body: () -> Void) {
         if completed.load(ordering: .acquiring) { return }

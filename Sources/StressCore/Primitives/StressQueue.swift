@@ -52,6 +52,13 @@ public final class StressQueue: @unchecked Sendable {
     /// A new queue, as `DispatchQueue(label:qos:attributes:autoreleaseFrequency:target:)`.
     /// A `target` that is a StressQueue is seen by the trial too: a block on
     /// this queue holds the target as well.
+    ///
+    /// - Parameters:
+    ///   - label: The queue's label, which stall reports name it by.
+    ///   - qos: Its quality of service.
+    ///   - attributes: `.concurrent` for a concurrent queue; none for a serial one.
+    ///   - autoreleaseFrequency: As for `DispatchQueue`.
+    ///   - target: The queue its blocks run on, or nil.
     public init(
         label: String, qos: DispatchQoS = .unspecified, attributes: DispatchQueue.Attributes = [],
         autoreleaseFrequency: DispatchQueue.AutoreleaseFrequency = .inherit, target: StressQueue? = nil
@@ -81,6 +88,8 @@ public final class StressQueue: @unchecked Sendable {
     /// (The wrappers are inlinable, so that outside a trial each is the
     /// overlay's own overload, specialized in the caller, plus one
     /// thread-local load.)
+    ///
+    /// - Parameter work: The work to run on the queue.
     @inlinable
     public func sync(execute work: () -> Void) {
         guard stress_participant() != nil else { return underlying.sync(execute: work) }
@@ -88,6 +97,9 @@ public final class StressQueue: @unchecked Sendable {
     }
 
     /// Runs `work` on the queue and waits for it, as `DispatchQueue.sync`.
+    ///
+    /// - Parameter work: The work to run on the queue.
+    /// - Returns: What `work` returns.
     @inlinable
     public func sync<T>(execute work: () throws -> T) rethrows -> T {
         guard stress_participant() != nil else { return try underlying.sync(execute: work) }
@@ -96,6 +108,11 @@ public final class StressQueue: @unchecked Sendable {
 
     /// Runs `work` on the queue (as a barrier with `flags: .barrier`) and
     /// waits for it, as `DispatchQueue.sync(flags:execute:)`.
+    ///
+    /// - Parameters:
+    ///   - flags: `.barrier` for exclusive access on a concurrent queue.
+    ///   - work: The work to run on the queue.
+    /// - Returns: What `work` returns.
     @inlinable
     public func sync<T>(flags: DispatchWorkItemFlags, execute work: () throws -> T) rethrows -> T {
         guard stress_participant() != nil else { return try underlying.sync(flags: flags, execute: work) }
@@ -125,6 +142,12 @@ public final class StressQueue: @unchecked Sendable {
     }
 
     /// Submits `work` to run on the queue later, as `DispatchQueue.async`.
+    ///
+    /// - Parameters:
+    ///   - group: A group the work joins until it finishes, or nil.
+    ///   - qos: The work's quality of service.
+    ///   - flags: `.barrier` for exclusive access on a concurrent queue.
+    ///   - work: The work to run on the queue.
     public func async(
         group: DispatchGroup? = nil, qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [],
         execute work: @escaping @Sendable @convention(block) () -> Void
@@ -140,6 +163,12 @@ public final class StressQueue: @unchecked Sendable {
     }
 
     /// Submits `work` to run on the queue at `deadline`, as `DispatchQueue.asyncAfter`.
+    ///
+    /// - Parameters:
+    ///   - deadline: When the work may run, at the earliest.
+    ///   - qos: The work's quality of service.
+    ///   - flags: `.barrier` for exclusive access on a concurrent queue.
+    ///   - work: The work to run on the queue.
     public func asyncAfter(
         deadline: DispatchTime, qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [],
         execute work: @escaping @Sendable @convention(block) () -> Void

@@ -17,6 +17,10 @@ public final class StressSemaphore: @unchecked Sendable {
     private let isLock: Bool
 
     /// A semaphore with `value`, as `DispatchSemaphore(value:)`.
+    ///
+    /// - Parameters:
+    ///   - value: The semaphore's starting count.
+    ///   - name: How stall reports name it ("the semaphore 'name'"); nil for none.
     public init(value: Int, name: String? = nil) {
         underlying = DispatchSemaphore(value: value)
         isLock = value > 0
@@ -38,6 +42,9 @@ public final class StressSemaphore: @unchecked Sendable {
     }
 
     /// Waits until `timeout`, as `DispatchSemaphore.wait(timeout:)`.
+    ///
+    /// - Parameter timeout: The latest time to wait until.
+    /// - Returns: `.success` when signalled, `.timedOut` when `timeout` passed first.
     public func wait(timeout: DispatchTime) -> DispatchTimeoutResult {
         guard Participation.active else { return underlying.wait(timeout: timeout) }
         var result = DispatchTimeoutResult.success
@@ -49,6 +56,8 @@ public final class StressSemaphore: @unchecked Sendable {
     }
 
     /// Signals the semaphore, as `DispatchSemaphore.signal()`.
+    ///
+    /// - Returns: Nonzero when a waiting thread was woken.
     @discardableResult @inlinable
     public func signal() -> Int {
         guard stress_participant() != nil else { return underlying.signal() }

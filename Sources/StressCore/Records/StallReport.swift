@@ -3,16 +3,18 @@ public struct StallReport: Sendable, Codable, Equatable {
     /// `deadlock` when every unfinished worker was waiting on another party;
     /// `hang` when at least one was running (an endless loop, a very long op).
     public enum Kind: String, Sendable, Codable {
+        /// Every unfinished worker was waiting on another party.
         case deadlock
+        /// At least one unfinished worker was running.
         case hang
     }
 
-    /// Deadlock or hang.
+    /// Whether it was a deadlock or a hang.
     public var kind: Kind
-    /// How long no worker had completed an operation.
-    public var stalledForNs: Int
-    /// When the stall began, from the start of the trial (warm-up included).
-    public var beganAfterNs: Int?
+    // In nanoseconds, as the results' JSON has them; ``stalledFor`` and
+    // ``beganAfter`` are the public face.
+    package var stalledForNanoseconds: Int
+    package var beganAfterNanoseconds: Int?
     /// Where every worker was.
     public var workers: [StalledWorker]
     /// The wait-for cycle, when there is one: one line per edge, e.g.
@@ -25,17 +27,37 @@ public struct StallReport: Sendable, Codable, Equatable {
     /// when the whole trial stalled.
     public var partial: Bool?
 
-    /// A report.
-    public init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,
+    /// A report of a stall of `kind` found after `stalledForNs` nanoseconds without progress.
+    package init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,
                 summary: String, partial: Bool? = nil) {
         self.kind = kind
-        self.stalledForNs = stalledForNs
-        self.beganAfterNs = beganAfterNs
+        self.stalledForNanoseconds = stalledForNs
+        self.beganAfterNanoseconds = beganAfterNs
         self.workers = workers
         self.cycle = cycle
         self.summary = summary
         self.partial = partial
     }
+
+    /// The results' JSON keys: the nanosecond fields keep the names they
+    /// had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case kind
+        case stalledForNanoseconds = "stalledForNs"
+        case beganAfterNanoseconds = "beganAfterNs"
+        case workers
+        case cycle
+        case summary
+        case partial
+    }
+}
+
+extension StallReport {
+    /// How long no worker had completed an operation.
+    public var stalledFor: Duration { .nanoseconds(stalledForNanoseconds) }
+    /// When the stall began, from the start of the trial (warm-up included);
+    /// nil in records that did not keep it.
+    public var beganAfter: Duration? { beganAfterNanoseconds.map { .nanoseconds($0) } }
 }
 
 /// One worker in a stall report.
@@ -49,6 +71,7 @@ public struct StalledWorker: Sendable, Codable, Equatable {
     public var participant: String?
     /// The operation and step it was in, if any.
     public var operation: String?
+    /// The step it was in, if any.
     public var step: String?
     /// Its phase (`acquiring`, `inside`, `acquiringInner`, `running`, ...).
     public var phase: String
@@ -56,6 +79,7 @@ public struct StalledWorker: Sendable, Codable, Equatable {
     public var description: String
     /// The resource it waits for or is inside, and the inner one of a nested access.
     public var resource: Int?
+    /// The inner resource of a nested access it waits for or is inside; nil otherwise.
     public var innerResource: Int?
     /// Operations it had completed (warm-up included).
     public var completedOps: Int

@@ -2,8 +2,8 @@ import Foundation
 
 /// What was measured in a trial that ran to the end.
 public struct TrialMeasurement: Sendable, Codable, Equatable {
-    /// Measured wall time: from the start barrier's release to the last worker's end.
-    public var elapsedNs: Int
+    // Measured wall time in nanoseconds (the JSON's `elapsedNs`); ``elapsed`` is the public face.
+    package var elapsedNanoseconds: Int
     /// Operations completed in the measured window, all workers.
     public var totalOps: Int
     /// `totalOps / elapsed`.
@@ -29,11 +29,8 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     /// Time spent waiting to acquire (lock, queue entry, actor hop), per timed
     /// operation, summed over its guarded steps; nil when no step waited.
     public var acquireLatency: LatencySummary?
-    /// Per worker, the longest time between two timed completions: a stall that
-    /// closed-loop service times hide (a worker descheduled between operations).
-    /// With sampled timing it spans the untimed operations between two timed
-    /// ones too (about `timing.sampleEvery` of them).
-    public var maxStallNs: [Int]?
+    // Per worker, in nanoseconds (the JSON's `maxStallNs`); ``longestGaps`` is the public face.
+    package var longestGapNanoseconds: [Int]?
     /// How evenly the workers shared the work (nil for one worker).
     package var fairness: Fairness?
     /// CPU, context switches and memory of the trial process in the window.
@@ -54,4 +51,40 @@ public struct TrialMeasurement: Sendable, Codable, Equatable {
     /// A scenario's trial: rounds completed per second of the measured window
     /// (`opsPerSecond` counts each role's run as an operation).
     public var roundsPerSecond: Double?
+
+    /// The results' JSON keys: the nanosecond fields keep the names they
+    /// had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case elapsedNanoseconds = "elapsedNs"
+        case totalOps
+        case opsPerSecond
+        case perThreadOps
+        case operations
+        case warmupOps
+        case latencyKind
+        case latency
+        case histogram
+        case workloadMetrics
+        case timing
+        case acquireLatency
+        case longestGapNanoseconds = "maxStallNs"
+        case fairness
+        case resources
+        case allocator
+        case responseLatency
+        case pacing
+        case acquireHistogram
+        case responseHistogram
+        case roundsPerSecond
+    }
+}
+
+extension TrialMeasurement {
+    /// Measured wall time: from the start barrier's release to the last worker's end.
+    public var elapsed: Duration { .nanoseconds(elapsedNanoseconds) }
+    /// Per worker, the longest time between two timed completions: a stall that
+    /// closed-loop service times hide (a worker descheduled between operations).
+    /// With sampled timing it spans the untimed operations between two timed
+    /// ones too. Nil when no operation was timed.
+    public var longestGaps: [Duration]? { longestGapNanoseconds?.map { .nanoseconds($0) } }
 }

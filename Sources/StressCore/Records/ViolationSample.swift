@@ -10,11 +10,11 @@ public struct ViolationSample: Sendable, Codable, Equatable {
     public var step: String?
     /// The worker's op number (0-based, warm-up included) when it saw it.
     public var opNumber: Int?
-    /// What broke.
+    /// What broke: the check's message, in words.
     public var message: String
 
-    /// A sample.
-    public init(thread: Int?, operation: String, step: String?, opNumber: Int?, message: String) {
+    /// A sample of one failed check.
+    package init(thread: Int?, operation: String, step: String?, opNumber: Int?, message: String) {
         self.thread = thread
         self.operation = operation
         self.step = step

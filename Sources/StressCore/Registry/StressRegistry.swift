@@ -129,10 +129,12 @@ public struct StressRegistry: Sendable {
     /// The strategies, in registration order.
     package private(set) var strategies: [StrategyEntry] = []
 
-    /// An empty registry.
+    /// A registry with nothing in it; start from ``builtIn`` to keep the built-ins.
     public init() {}
 
     /// Adds (or replaces) a workload type (and removes a scenario of the same name).
+    ///
+    /// - Parameter type: The workload type.
     public mutating func register<W: Workload>(workload type: W.Type) {
         scenarios.removeAll { $0.descriptor.name == W.descriptor.name }
         upsert(&workloads, WorkloadEntry(type)) { $0.descriptor.name }
@@ -141,17 +143,23 @@ public struct StressRegistry: Sendable {
     /// Adds (or replaces) a scenario type. A scenario and a workload may not
     /// share a name (trial ids and cells name either by it): registering one
     /// removes a workload of the same name.
+    ///
+    /// - Parameter type: The scenario type.
     public mutating func register<S: Scenario>(scenario type: S.Type) {
         workloads.removeAll { $0.descriptor.name == S.descriptor.name }
         upsert(&scenarios, ScenarioEntry(type)) { $0.descriptor.name }
     }
 
     /// Adds (or replaces) a blocking strategy type.
+    ///
+    /// - Parameter type: The strategy type.
     public mutating func register<S: BlockingStrategy>(strategy type: S.Type) {
         upsert(&strategies, StrategyEntry(blocking: type)) { $0.descriptor.name }
     }
 
     /// Adds (or replaces) an isolating (actor) strategy type.
+    ///
+    /// - Parameter type: The strategy type.
     public mutating func register<S: IsolatingStrategy>(strategy type: S.Type) {
         upsert(&strategies, StrategyEntry(isolating: type)) { $0.descriptor.name }
     }

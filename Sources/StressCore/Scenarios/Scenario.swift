@@ -10,7 +10,12 @@ public struct ScenarioDescriptor: Sendable {
     /// unless asked for.
     public let hidden: Bool
 
-    /// A descriptor.
+    /// A scenario's name, summary and parameters, for ``Scenario/descriptor``.
+    /// - Parameters:
+    ///   - name: The name plans and `stressbench list` use.
+    ///   - summary: One line saying what the scenario races.
+    ///   - parameters: The parameters a plan may set, with their defaults and ranges.
+    ///   - hidden: True to leave it out of `stressbench list` (a fixture, a calibration aid).
     public init(name: String, summary: String, parameters: [ParameterSpec] = [], hidden: Bool = false) {
         self.name = name
         self.summary = summary
@@ -32,6 +37,10 @@ public struct Role<State: AnyObject & Sendable>: Sendable {
     public let steps: [Step<State>]
 
     /// A role made of `steps`.
+    ///
+    /// - Parameters:
+    ///   - name: The role's name, shown in reports.
+    ///   - steps: The steps the role runs once per round, in order.
     public init(_ name: String, steps: [Step<State>]) {
         self.name = name
         self.steps = steps
@@ -59,15 +68,34 @@ public struct RoundOutcome: Sendable, Hashable, CustomStringConvertible {
     /// An outcome of no values (a scenario whose rounds only check, `empty`).
     public init() {}
     /// An outcome of one value.
+    ///
+    /// - Parameter a: The value.
     public init(_ a: Int) { (v0, count) = (a, 1) }
     /// An outcome of two values.
+    ///
+    /// - Parameters:
+    ///   - a: The first value.
+    ///   - b: The second value.
     public init(_ a: Int, _ b: Int) { (v0, v1, count) = (a, b, 2) }
     /// An outcome of three values.
+    ///
+    /// - Parameters:
+    ///   - a: The first value.
+    ///   - b: The second value.
+    ///   - c: The third value.
     public init(_ a: Int, _ b: Int, _ c: Int) { (v0, v1, v2, count) = (a, b, c, 3) }
     /// An outcome of four values.
+    ///
+    /// - Parameters:
+    ///   - a: The first value.
+    ///   - b: The second value.
+    ///   - c: The third value.
+    ///   - d: The fourth value.
     public init(_ a: Int, _ b: Int, _ c: Int, _ d: Int) { (v0, v1, v2, v3, count) = (a, b, c, d, 4) }
 
     /// An outcome of up to four `values` (more are an error of the scenario, which traps).
+    ///
+    /// - Parameter values: The values, at most ``maxValues`` of them.
     public init(values: [Int]) {
         precondition(values.count <= Self.maxValues, "a round's outcome holds at most \(Self.maxValues) values")
         count = values.count
@@ -75,6 +103,9 @@ public struct RoundOutcome: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Value `i`, `0..<count`.
+    ///
+    /// - Parameter i: The value's position, `0..<count`.
+    /// - Returns: The value.
     public subscript(_ i: Int) -> Int {
         get {
             switch i {
@@ -94,10 +125,13 @@ public struct RoundOutcome: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The values.
+    /// The outcome's values, in order, as an array.
     public var values: [Int] { (0..<count).map { self[$0] } }
 
     /// This outcome, reporting `message` as a violation of its round.
+    ///
+    /// - Parameter message: What was wrong with the round.
+    /// - Returns: This outcome, marked as a violation with `message`.
     public func violating(_ message: String) -> RoundOutcome {
         var copy = self
         copy.violation = message
@@ -170,11 +204,14 @@ public protocol Scenario: Sendable {
     /// One round's state. Roles write what they saw into it; the arbiter reads it.
     associatedtype State: AnyObject & Sendable
 
-    /// Name, summary and parameters.
+    /// The scenario's name, summary and parameters, as plans and `stressbench list` see them.
     static var descriptor: ScenarioDescriptor { get }
 
     /// Makes the scenario from validated parameters (throw a
     /// ``WorkloadParameterError`` for a combination that makes no sense).
+    ///
+    /// - Parameter parameters: The plan's values for the declared parameters, defaults filled in.
+    /// - Throws: ``WorkloadParameterError`` for values that make no sense together.
     init(parameters: WorkloadParameters) throws
 
     /// How many independently guarded resources a round's state has (the
@@ -183,21 +220,34 @@ public protocol Scenario: Sendable {
     var resourceCount: Int { get }
 
     /// The roles, two or more; role `i` runs on worker `i`.
+    ///
+    /// - Returns: The roles, in worker order.
     func roles() -> [Role<State>]
 
     /// A fresh state for one round.
+    ///
+    /// - Returns: A state no role has touched.
     func makeState() -> State
 
     /// The state for the next round, after `state`'s round was arbitrated:
     /// `state` itself, put back as ``makeState()`` makes it (cheapest), or a
     /// new one. The default makes a new one.
+    ///
+    /// - Parameter state: The state of the round just arbitrated.
+    /// - Returns: The state for the next round.
     func reset(_ state: State) -> State
 
     /// Runs after every role of the round has finished: what the round came to.
+    ///
+    /// - Parameter state: The round's state, after every role has finished.
+    /// - Returns: The round's outcome: the values that tell rounds apart.
     func arbiter(_ state: State) -> RoundOutcome
 
     /// How an outcome is judged. Called once per distinct outcome per worker,
     /// not per round.
+    ///
+    /// - Parameter outcome: One distinct outcome of the rounds.
+    /// - Returns: Whether it is acceptable, interesting or forbidden.
     func grade(_ outcome: RoundOutcome) -> OutcomeGrade
 }
 
@@ -206,5 +256,8 @@ extension Scenario {
     public var resourceCount: Int { 1 }
 
     /// A new state for every round.
+    ///
+    /// - Parameter state: The state of the round just arbitrated (unused).
+    /// - Returns: A new state from ``makeState()``.
     public func reset(_ state: State) -> State { makeState() }
 }

@@ -11,7 +11,7 @@ struct ChaosPolicy: SchedulingPolicy {
         settings.spinProbability = 0.05
         settings.sleepProbability = 0.002
         settings.starveProbability = 0.001
-        settings.staggerMaxNs = 1_000_000
+        settings.staggerMaxNanoseconds = 1_000_000
     }
 
     func makeScheduler(settings: FuzzSettings, seed: UInt64, workers: Int) -> any ExecutionScheduler {

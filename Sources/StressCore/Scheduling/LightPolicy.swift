@@ -6,7 +6,7 @@ struct LightPolicy: SchedulingPolicy {
 
     func configure(_ settings: inout FuzzSettings) {
         settings.spinProbability = 0.01
-        settings.spinMaxNs = 2_000
+        settings.spinMaxNanoseconds = 2_000
     }
 
     func makeScheduler(settings: FuzzSettings, seed: UInt64, workers: Int) -> any ExecutionScheduler {

@@ -15,7 +15,7 @@ struct PCTPolicy: SchedulingPolicy {
     func configure(_ settings: inout FuzzSettings) {
         settings.pctDepth = Self.defaultDepth
         settings.yieldProbability = 0.01
-        settings.staggerMaxNs = 100_000
+        settings.staggerMaxNanoseconds = 100_000
     }
 
     func makeScheduler(settings: FuzzSettings, seed: UInt64, workers: Int) -> any ExecutionScheduler {

@@ -46,7 +46,7 @@ struct RandomWalkScheduler: ExecutionScheduler {
     mutating func delay(for worker: Int, now: UInt64) -> Perturbation {
         if worker == draws.victim, unit() < fuzz.starveProbability * 10 {
             if startNs == 0 { startNs = now }
-            let hold = between(fuzz.starveMinNs, fuzz.starveMaxNs)
+            let hold = between(fuzz.starveMinNanoseconds, fuzz.starveMaxNanoseconds)
             if Double(starvedNs + hold) <= fuzz.starveShare * Double(now &- startNs) {
                 starvedNs += hold
                 starvedUntil = now + hold
@@ -54,10 +54,10 @@ struct RandomWalkScheduler: ExecutionScheduler {
         }
         let u = unit()
         if u < fuzz.sleepProbability {
-            return .sleep(between(fuzz.sleepMinNs, fuzz.sleepMaxNs))
+            return .sleep(between(fuzz.sleepMinNanoseconds, fuzz.sleepMaxNanoseconds))
         }
         if u < fuzz.sleepProbability + fuzz.spinProbability {
-            return .spin(between(fuzz.spinMinNs, fuzz.spinMaxNs))
+            return .spin(between(fuzz.spinMinNanoseconds, fuzz.spinMaxNanoseconds))
         }
         return .none
     }

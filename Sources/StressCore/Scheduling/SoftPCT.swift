@@ -29,7 +29,7 @@ final class SoftPCT: FuzzCoordinator, @unchecked Sendable {
     init(board: SiteBoard, settings: FuzzSettings, seed: UInt64) {
         self.board = board
         workers = board.workers
-        waitCapNs = settings.pctWaitCapNs
+        waitCapNs = settings.pctWaitCapNanoseconds
         depth = settings.pctDepth
         self.seed = seed
         priorities = CacheLineArray(count: board.workers)

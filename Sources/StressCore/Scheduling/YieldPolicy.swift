@@ -6,7 +6,7 @@ struct YieldPolicy: SchedulingPolicy {
 
     func configure(_ settings: inout FuzzSettings) {
         settings.yieldProbability = 0.1
-        settings.staggerMaxNs = 100_000
+        settings.staggerMaxNanoseconds = 100_000
     }
 
     func makeScheduler(settings: FuzzSettings, seed: UInt64, workers: Int) -> any ExecutionScheduler {

@@ -41,6 +41,8 @@ extension StrategyActor {
 
 /// The strategy made from ``StrategyActor`` type `A` (see there).
 public final class ActorAdaptor<A: StrategyActor>: IsolatingStrategy, Sendable {
+    /// The strategy's descriptor: the actor's ``StrategyActor/strategyName`` and
+    /// summary, run as tasks, exclusive (an actor has no shared reads).
     public static var descriptor: StrategyDescriptor {
         StrategyDescriptor(name: A.strategyName, summary: A.strategySummary, execution: .tasks,
                            reentrant: true, sharedReads: false, primitive: .actor)
@@ -48,18 +50,38 @@ public final class ActorAdaptor<A: StrategyActor>: IsolatingStrategy, Sendable {
 
     private let owners: [A]
 
+    /// Makes one actor per resource.
+    /// - Parameter setup: The resources and workers of the trial.
     public init(setup: StrategySetup) throws {
         owners = (0..<setup.resources).map { _ in A() }
     }
 
+    /// Runs `body` on the actor of `resource` (as ``write(_:_:)`` does: an actor
+    /// has no shared reads).
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run isolated to its actor.
+    /// - Returns: What `body` returns.
     public func read<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R {
         await owners[resource].runIsolated(body)
     }
 
+    /// Runs `body` on the actor of `resource`.
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run isolated to its actor.
+    /// - Returns: What `body` returns.
     public func write<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R {
         await owners[resource].runIsolated(body)
     }
 
+    /// Runs `body` on the actor of `inner`, called from inside the actor of `outer`.
+    /// - Parameters:
+    ///   - outer: The resource whose actor is entered first.
+    ///   - inner: The resource whose actor runs `body`.
+    ///   - hops: The fuzz points around the inner hop.
+    ///   - body: The work to run isolated to the inner actor.
+    /// - Returns: What `body` returns.
     public func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ hops: NestedHops, _ body: @Sendable () -> R) async -> R {
         await owners[outer].runNested(in: owners[inner], hops, body)
     }

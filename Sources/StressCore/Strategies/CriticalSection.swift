@@ -41,7 +41,15 @@ protocol SectionBody {
 /// `read`/`write` stay, for callers other than the engine.
 public protocol SectionPassingStrategy: BlockingStrategy {
     /// Runs `section` with shared (reader) access to `resource`.
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - section: The critical section to run.
     func read(_ resource: Int, section: CriticalSection)
     /// Runs `section` with exclusive (writer) access to `resource`.
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - section: The critical section to run.
     func write(_ resource: Int, section: CriticalSection)
 }

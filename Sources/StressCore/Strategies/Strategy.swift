@@ -22,7 +22,7 @@ public enum SyncPrimitive: String, Sendable, Codable {
     case semaphore
     /// Atomic operations, no critical section.
     case atomic
-    /// Nothing at all.
+    /// Nothing at all: a control that guards nothing.
     case none
 }
 
@@ -48,7 +48,7 @@ public struct StrategyDescriptor: Sendable {
     public let name: String
     /// One line: what it is and where it comes from.
     public let summary: String
-    /// Threads or tasks.
+    /// Whether its workers are threads or tasks.
     public let execution: ExecutionModel
     /// Whether a thread (or actor) already inside may enter again without
     /// deadlocking.
@@ -88,6 +88,20 @@ public struct StrategyDescriptor: Sendable {
     /// (libdispatch traps a `sync` onto a queue the thread is already running
     /// on, silently on Linux) and ``ReentryBehavior/deadlocks`` for anything
     /// else. Say it when the primitive traps with a message of its own.
+    ///
+    /// - Parameters:
+    ///   - name: The strategy's name in plans and reports.
+    ///   - summary: One line saying what it synchronizes with.
+    ///   - execution: Threads, or tasks for an actor strategy.
+    ///   - reentrant: Whether a worker may take a resource it already holds.
+    ///   - reentry: What happens when it does; nil for what `reentrant` and `primitive` imply.
+    ///   - sharedReads: Whether readers run side by side.
+    ///   - synchronizes: False for a control that guards nothing (finds the bugs on purpose).
+    ///   - asynchronousWrites: Whether writes are submitted to run later (``BlockingStrategy/submitWrite(_:_:)``).
+    ///   - lockFree: True for a strategy that runs a workload's lock-free operations.
+    ///   - primitive: The kind of primitive it is built on.
+    ///   - singleDomain: True when every resource shares one domain (one queue, the main thread).
+    ///   - hidden: True to leave it out of `stressbench list` and `all`.
     public init(
         name: String, summary: String, execution: ExecutionModel = .threads,
         reentrant: Bool, reentry: ReentryBehavior? = nil, sharedReads: Bool, synchronizes: Bool = true,
@@ -117,7 +131,10 @@ public struct StrategySetup: Sendable {
     /// How many workers will use it.
     public let threads: Int
 
-    /// A setup.
+    /// The setup of a trial with `resources` resources and `threads` workers.
+    /// - Parameters:
+    ///   - resources: The number of resources to guard.
+    ///   - threads: The number of workers.
     public init(resources: Int, threads: Int) {
         self.resources = resources
         self.threads = threads
@@ -136,19 +153,34 @@ public struct StrategySetup: Sendable {
 /// A team's own lock plugs in the same way (see docs/own-strategies.md): wrap it in a class
 /// conforming to this protocol and register it.
 public protocol BlockingStrategy: AnyObject, Sendable {
-    /// Name, summary and semantics.
+    /// The strategy's name, summary and semantics, as plans and `stressbench list` see them.
     static var descriptor: StrategyDescriptor { get }
     /// Makes the locks or queues for `setup.resources` resources.
+    ///
+    /// - Parameter setup: The resources and workers of the trial.
+    /// - Throws: Any error that keeps the strategy from being made; the trial then ends as `error`.
     init(setup: StrategySetup) throws
     /// Runs `body` with shared (reader) access to `resource`. (Bodies return
     /// nothing: the engine keeps results in variables the closure captures, so
     /// the call is not generic and costs no type metadata per operation.)
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run with shared access.
     func read(_ resource: Int, _ body: () -> Void)
     /// Runs `body` with exclusive (writer) access to `resource`.
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run with exclusive access.
     func write(_ resource: Int, _ body: () -> Void)
     /// Submits `body` to run later with exclusive access to `resource` and returns
     /// at once. Only called when the descriptor says ``StrategyDescriptor/asynchronousWrites``;
     /// the default runs it synchronously through ``write(_:_:)``.
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run later with exclusive access.
     func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void)
     /// Waits until work submitted asynchronously has run; called before final
     /// checks. Default: nothing to wait for.
@@ -160,6 +192,10 @@ public protocol BlockingStrategy: AnyObject, Sendable {
 
 extension BlockingStrategy {
     /// Runs the write synchronously.
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run now with exclusive access.
     public func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void) {
         write(resource, body)
     }
@@ -171,19 +207,39 @@ extension BlockingStrategy {
 /// A synchronization strategy whose critical sections are isolated regions
 /// entered with `await` (actors). The engine drives it from Swift tasks.
 public protocol IsolatingStrategy: AnyObject, Sendable {
-    /// Name, summary and semantics.
+    /// The strategy's name, summary and semantics, as plans and `stressbench list` see them.
     static var descriptor: StrategyDescriptor { get }
     /// Makes the actors for `setup.resources` resources.
+    ///
+    /// - Parameter setup: The resources and workers of the trial.
+    /// - Throws: Any error that keeps the strategy from being made; the trial then ends as `error`.
     init(setup: StrategySetup) throws
     /// Runs `body` isolated to `resource`, as a reader.
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run with shared access.
+    /// - Returns: What `body` returns.
     func read<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R
     /// Runs `body` isolated to `resource`, as a writer.
+    ///
+    /// - Parameters:
+    ///   - resource: The resource.
+    ///   - body: The work to run with exclusive access.
+    /// - Returns: What `body` returns.
     func write<R: Sendable>(_ resource: Int, _ body: @Sendable () -> R) async -> R
     /// Runs `body` isolated to `inner` from inside `outer`'s isolation. Call
     /// `hops.insideOuter()` once inside `outer`, before going to `inner`, and
     /// `hops.backInOuter()` once back in `outer` afterwards: they are the fuzz
     /// points around the inner `await`, where a nested actor call loses its
     /// atomicity.
+    ///
+    /// - Parameters:
+    ///   - outer: The resource entered first.
+    ///   - inner: The resource whose isolation runs `body`.
+    ///   - hops: The fuzz points around the inner hop.
+    ///   - body: The work to run isolated to `inner`.
+    /// - Returns: What `body` returns.
     func nestedWrite<R: Sendable>(outer: Int, inner: Int, _ hops: NestedHops, _ body: @Sendable () -> R) async -> R
     /// Waits until work submitted asynchronously has run. Default: nothing.
     func quiesce() async

@@ -9,13 +9,17 @@
 public struct CacheLineArray<T: ~Copyable>: @unchecked Sendable {
     // @unchecked: it is a pointer; the owner decides how the memory is shared,
     // which for locks is the whole point.
-    public static var stride: Int { Swift.max(128, (MemoryLayout<T>.size + 127) / 128 * 128) }
+    /// The distance between two elements: at least 128 bytes (two cache lines,
+    /// as adjacent-line prefetch pairs them), so no two elements share one.
+    package static var stride: Int { Swift.max(128, (MemoryLayout<T>.size + 127) / 128 * 128) }
 
     /// The number of elements.
     public let count: Int
     private let base: UnsafeMutableRawPointer
 
     /// Allocates `count` zeroed elements.
+    ///
+    /// - Parameter count: The number of elements.
     public init(count: Int) {
         self.count = count
         let bytes = Swift.max(1, count) * Self.stride
@@ -26,6 +30,9 @@ public struct CacheLineArray<T: ~Copyable>: @unchecked Sendable {
 
     /// The address of element `index` (unchecked, as any raw pointer
     /// arithmetic: callers pass indices below the count they allocated).
+    ///
+    /// - Parameter index: The element's position, below the count allocated.
+    /// - Returns: The element's address.
     @inline(__always)
     public subscript(index: Int) -> UnsafeMutablePointer<T> {
         (base + index &* Self.stride).assumingMemoryBound(to: T.self)

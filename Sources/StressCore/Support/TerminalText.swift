@@ -10,7 +10,7 @@ extension String {
     /// bidirectional override or isolate written as a visible escape: `\n`,
     /// `\r`, `\t`, or `\u{1B}` style. Printable text, including non-ASCII
     /// letters, is unchanged.
-    public var terminalSafe: String {
+    package var terminalSafe: String {
         guard unicodeScalars.contains(where: \.needsTerminalEscape) else { return self }
         var out = ""
         out.unicodeScalars.reserveCapacity(unicodeScalars.count + 8)
@@ -34,7 +34,7 @@ extension String {
     /// This text cut to its first 80 characters with how long it was, for a
     /// message that quotes a value: a 600 KB name makes a 600 KB error line
     /// otherwise.
-    public var clipped: String {
+    package var clipped: String {
         count <= 80 ? self : String(prefix(80)) + "… (\(count) characters)"
     }
 }

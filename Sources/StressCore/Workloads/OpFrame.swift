@@ -47,6 +47,10 @@ public struct OpFrame: Sendable {
     var heldMask: UInt64 = 0
 
     /// Makes a frame for worker `thread` with its own random stream.
+    ///
+    /// - Parameters:
+    ///   - thread: The worker's number.
+    ///   - seed: The seed of the worker's random stream.
     public init(thread: Int, seed: UInt64) {
         self.thread = thread
         self.random = SplitMix64(seed: seed)
@@ -94,6 +98,9 @@ public struct OpFrame: Sendable {
     /// Register `index`, `0..<16`: 0 to 3 are ``r0`` to ``r3``; the rest are
     /// for operations that hand more values between their steps. Zeroed
     /// before every operation, like the first four. Nothing is allocated.
+    ///
+    /// - Parameter index: The register's number, `0..<16`.
+    /// - Returns: The register's value.
     public subscript(register index: Int) -> Int {
         get {
             switch index {
@@ -180,6 +187,9 @@ public struct Tally: Sendable, Equatable, Codable {
     public static let slotCount = 4
 
     /// Slot `index`, `0..<4`.
+    ///
+    /// - Parameter index: The slot's number, `0..<4`.
+    /// - Returns: The slot's count.
     @inline(__always)
     public subscript(index: Int) -> Int {
         get {
@@ -201,6 +211,8 @@ public struct Tally: Sendable, Equatable, Codable {
     }
 
     /// Adds another tally slot by slot (wrapping, so a racy workload cannot trap here).
+    ///
+    /// - Parameter other: The tally to add to this one.
     public mutating func add(_ other: Tally) {
         a &+= other.a; b &+= other.b; c &+= other.c; d &+= other.d
     }

@@ -3,9 +3,13 @@
 /// Equality is by value: `.integer(2)` equals `.number(2.0)`, because JSON does not
 /// keep the difference and a record read back must equal the one written.
 public enum ParameterValue: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A whole number (`threads: 4`, `accounts: 16`).
     case integer(Int)
+    /// A number with a fraction (`ratio: 0.25`).
     case number(Double)
+    /// A word or a choice (`mode: fifo`).
     case text(String)
+    /// True or false (`fair: true`).
     case flag(Bool)
 
     public static func == (a: ParameterValue, b: ParameterValue) -> Bool {
@@ -82,21 +86,48 @@ public struct ParameterSpec: Sendable {
     public let defaultValue: ParameterValue
 
     /// An integer parameter.
+    ///
+    /// - Parameters:
+    ///   - name: The parameter's name in plans.
+    ///   - summary: One line saying what it sets.
+    ///   - value: The value when the plan gives none.
+    ///   - range: The values allowed.
+    /// - Returns: The parameter's declaration.
     public static func integer(_ name: String, _ summary: String, default value: Int, range: ClosedRange<Int>) -> ParameterSpec {
         ParameterSpec(name: name, summary: summary, kind: .integer(range), defaultValue: .integer(value))
     }
 
     /// A real-number parameter.
+    ///
+    /// - Parameters:
+    ///   - name: The parameter's name in plans.
+    ///   - summary: One line saying what it sets.
+    ///   - value: The value when the plan gives none.
+    ///   - range: The values allowed.
+    /// - Returns: The parameter's declaration.
     public static func number(_ name: String, _ summary: String, default value: Double, range: ClosedRange<Double>) -> ParameterSpec {
         ParameterSpec(name: name, summary: summary, kind: .number(range), defaultValue: .number(value))
     }
 
     /// A parameter that takes one of `choices`.
+    ///
+    /// - Parameters:
+    ///   - name: The parameter's name in plans.
+    ///   - summary: One line saying what it sets.
+    ///   - value: The choice when the plan gives none.
+    ///   - choices: The words allowed.
+    /// - Returns: The parameter's declaration.
     public static func choice(_ name: String, _ summary: String, default value: String, choices: [String]) -> ParameterSpec {
         ParameterSpec(name: name, summary: summary, kind: .choice(choices), defaultValue: .text(value))
     }
 
     /// A boolean parameter.
+    ///
+    /// - Parameters:
+    ///   - name: The parameter's name in plans.
+    ///   - summary: One line saying what it sets.
+    ///   - value: The value when the plan gives none.
+    /// - Returns: The parameter's declaration.
     public static func flag(_ name: String, _ summary: String, default value: Bool) -> ParameterSpec {
         ParameterSpec(name: name, summary: summary, kind: .flag, defaultValue: .flag(value))
     }
@@ -117,10 +148,14 @@ public struct ParameterSpec: Sendable {
 public struct WorkloadParameterError: Error, Sendable, CustomStringConvertible {
     /// The offending parameter (nil when the problem is the combination).
     public let parameter: String?
-    /// What is wrong.
+    /// What is wrong, in words.
     public let message: String
 
     /// An error about `parameter` (or about the whole set when nil).
+    ///
+    /// - Parameters:
+    ///   - parameter: The parameter at fault, or nil for a combination of them.
+    ///   - message: What is wrong, in words.
     public init(parameter: String?, _ message: String) {
         self.parameter = parameter
         self.message = message
@@ -138,6 +173,8 @@ public struct WorkloadParameters: Sendable, Hashable, Codable {
     public private(set) var values: [String: ParameterValue]
 
     /// Parameters with the given values (not validated; the plan loader validates).
+    ///
+    /// - Parameter values: The values, by parameter name.
     public init(_ values: [String: ParameterValue] = [:]) { self.values = values }
 
     /// Decodes a plain `{name: value}` object.
@@ -152,6 +189,10 @@ public struct WorkloadParameters: Sendable, Hashable, Codable {
     }
 
     /// The defaults of `specs`, overridden by `overrides`.
+    ///
+    /// - Parameters:
+    ///   - specs: The declared parameters, whose defaults fill in what `overrides` leaves out.
+    ///   - overrides: The values given, by parameter name.
     public init(defaultsOf specs: [ParameterSpec], overrides: [String: ParameterValue] = [:]) {
         var v: [String: ParameterValue] = [:]
         for spec in specs { v[spec.name] = spec.defaultValue }
@@ -160,6 +201,10 @@ public struct WorkloadParameters: Sendable, Hashable, Codable {
     }
 
     /// The integer parameter `name`.
+    ///
+    /// - Parameter name: The parameter's name.
+    /// - Returns: Its value.
+    /// - Throws: ``WorkloadParameterError`` when it is missing or not a whole number.
     public func integer(_ name: String) throws(WorkloadParameterError) -> Int {
         switch values[name] {
         case .integer(let v): return v
@@ -170,6 +215,10 @@ public struct WorkloadParameters: Sendable, Hashable, Codable {
     }
 
     /// The real-number parameter `name`.
+    ///
+    /// - Parameter name: The parameter's name.
+    /// - Returns: Its value (a whole number converted).
+    /// - Throws: ``WorkloadParameterError`` when it is missing or not a number.
     public func number(_ name: String) throws(WorkloadParameterError) -> Double {
         switch values[name] {
         case .number(let v): return v
@@ -180,6 +229,10 @@ public struct WorkloadParameters: Sendable, Hashable, Codable {
     }
 
     /// The word parameter `name`.
+    ///
+    /// - Parameter name: The parameter's name.
+    /// - Returns: Its value.
+    /// - Throws: ``WorkloadParameterError`` when it is missing or not text.
     public func text(_ name: String) throws(WorkloadParameterError) -> String {
         switch values[name] {
         case .text(let v): return v
@@ -189,6 +242,10 @@ public struct WorkloadParameters: Sendable, Hashable, Codable {
     }
 
     /// The boolean parameter `name`.
+    ///
+    /// - Parameter name: The parameter's name.
+    /// - Returns: Its value.
+    /// - Throws: ``WorkloadParameterError`` when it is missing or not true or false.
     public func flag(_ name: String) throws(WorkloadParameterError) -> Bool {
         switch values[name] {
         case .flag(let v): return v

@@ -41,6 +41,11 @@ public protocol StepKernel: Sendable {
     associatedtype State: AnyObject & Sendable
 
     /// The step's body: what a closure step's body would do.
+    ///
+    /// - Parameters:
+    ///   - state: The trial's shared state.
+    ///   - frame: The worker's frame: registers, random stream, tally.
+    /// - Returns: What the worker does next.
     func run(_ state: State, _ frame: inout OpFrame) -> StepResult
 
     /// Runs the engine's measured loop with this kernel's type known. The

@@ -93,6 +93,8 @@ public struct NestingPath: Sendable, Hashable {
     /// The path through `resources`, outermost first; nil when there are
     /// fewer than two or more than ``maxDepth``, or a resource is negative or
     /// 4096 or more.
+    ///
+    /// - Parameter resources: The resources, outermost first: one to ``maxDepth`` of them, each below 4096.
     public init?(_ resources: [Int]) {
         guard (2...Self.maxDepth).contains(resources.count), resources.allSatisfy({ (0..<4096).contains($0) }) else { return nil }
         var word = UInt64(resources.count)
@@ -104,6 +106,9 @@ public struct NestingPath: Sendable, Hashable {
     public var depth: Int { Int(packed & 0xF) }
 
     /// The resource at level `level` (0: the outermost).
+    ///
+    /// - Parameter level: The nesting level, 0 for the outermost.
+    /// - Returns: The resource taken at that level.
     public subscript(level: Int) -> Int { Int((packed >> (4 + 12 * UInt64(level))) & 0xFFF) }
 
     /// The resources, outermost first.
@@ -135,10 +140,15 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     public let kernel: (any StepKernel)?
     /// The condition a ``StepAccess/waitUntil(_:timeoutNs:)`` step waits for; nil for other steps.
     public let predicate: (@Sendable (State, inout OpFrame) -> Bool)?
-    /// The `async` body of a ``StepAccess/awaiting`` step (``async(_:_:)``); nil for other steps.
+    /// The `async` body of a ``StepAccess/awaiting`` step (``awaiting(_:_:)``); nil for other steps.
     public let asyncBody: (@Sendable (State, inout OpFrame) async -> StepResult)?
 
     /// A step with an explicit access.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - access: What the strategy guards the body with.
+    ///   - body: The step's work; it returns what the worker does next.
     public init(_ name: String, access: Access, body: @escaping @Sendable (State, inout OpFrame) -> StepResult) {
         self.name = name
         self.access = access
@@ -149,6 +159,12 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     }
 
     /// A step with an explicit access and the predicate a `waitUntil` step waits for.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - access: What the strategy guards the body with (a ``StepAccess/waitUntil(_:timeoutNs:)``).
+    ///   - predicate: The condition to wait for, checked under the access.
+    ///   - body: The step's work once `predicate` holds.
     public init(
         _ name: String, access: Access, predicate: @escaping @Sendable (State, inout OpFrame) -> Bool,
         body: @escaping @Sendable (State, inout OpFrame) -> StepResult
@@ -164,6 +180,11 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// A step whose body is `kernel`: the same step as one made from a closure
     /// that calls `kernel.run`, but one the engine can compile into its
     /// measured loop (see ``StepKernel``).
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - access: What the strategy guards the kernel with.
+    ///   - kernel: The step's work.
     public init<K: StepKernel>(_ name: String, access: Access, kernel: K) where K.State == State {
         self.name = name
         self.access = access
@@ -179,8 +200,13 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// steps with the synchronous kinds, which still go through the strategy.
     /// A workload with one runs its workers as tasks under every strategy
     /// (see docs/async.md); `body` is never called from an OS thread the
-    /// harness would have to block.
-    public static func async(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) async -> StepResult) -> Step {
+    /// harness would have to block. Its access is ``StepAccess/awaiting``.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - body: The step's work; it may `await`, and returns what the worker does next.
+    /// - Returns: The step.
+    public static func awaiting(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) async -> StepResult) -> Step {
         Step(name, asyncBody: body)
     }
 
@@ -194,31 +220,65 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     }
 
     /// A step outside any critical section.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - body: The step's work; it returns what the worker does next.
+    /// - Returns: The step.
     public static func unguarded(_ name: String, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult) -> Step {
         Step(name, access: .unguarded, body: body)
     }
 
     /// A step under shared (reader) access to `resource`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource read.
+    ///   - body: The step's work; it returns what the worker does next.
+    /// - Returns: The step.
     public static func read(_ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult) -> Step {
         Step(name, access: .read(resource), body: body)
     }
 
     /// A step under exclusive (writer) access to `resource`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource written.
+    ///   - body: The step's work; it returns what the worker does next.
+    /// - Returns: The step.
     public static func write(_ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult) -> Step {
         Step(name, access: .write(resource), body: body)
     }
 
     /// A step outside any critical section, whose body is `kernel`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - kernel: The step's work.
+    /// - Returns: The step.
     public static func unguarded<K: StepKernel>(_ name: String, kernel: K) -> Step where K.State == State {
         Step(name, access: .unguarded, kernel: kernel)
     }
 
     /// A step under shared (reader) access to `resource`, whose body is `kernel`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource read.
+    ///   - kernel: The step's work.
+    /// - Returns: The step.
     public static func read<K: StepKernel>(_ name: String, resource: Int = 0, kernel: K) -> Step where K.State == State {
         Step(name, access: .read(resource), kernel: kernel)
     }
 
     /// A step under exclusive (writer) access to `resource`, whose body is `kernel`.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource written.
+    ///   - kernel: The step's work.
+    /// - Returns: The step.
     public static func write<K: StepKernel>(_ name: String, resource: Int = 0, kernel: K) -> Step where K.State == State {
         Step(name, access: .write(resource), kernel: kernel)
     }
@@ -226,13 +286,21 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// A step that takes each of `resources` exclusively, outermost first,
     /// each inside the ones before it, and runs `body` inside them all: two
     /// levels is ``nestedWrite(_:outer:inner:_:)``; up to
-    /// ``NestingPath/maxDepth``. Blocking strategies only.
-    public static func nested(
+    /// ``NestingPath/maxDepth``. Blocking strategies only. Its access is
+    /// ``StepAccess/nestedWrites(_:)`` (``StepAccess/nestedWrite(outer:inner:)``
+    /// for two levels).
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resources: The resources to take, outermost first.
+    ///   - body: The step's work, run holding all of them.
+    /// - Returns: The step.
+    public static func nestedWrites(
         _ name: String, resources: [Int], _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
     ) -> Step {
         if resources.count == 2 { return Step(name, access: .nestedWrite(outer: resources[0], inner: resources[1]), body: body) }
         guard let path = NestingPath(resources) else {
-            preconditionFailure("Step.nested '\(name)': give 2 to \(NestingPath.maxDepth) resources, each in 0..<4096 (got \(resources))")
+            preconditionFailure("Step.nestedWrites '\(name)': give 2 to \(NestingPath.maxDepth) resources, each in 0..<4096 (got \(resources))")
         }
         return Step(name, access: .nestedWrites(path), body: body)
     }
@@ -244,6 +312,12 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// lock held across a decision made in an unguarded step. Needs a
     /// strategy whose access is a lock and an unlock (``HoldingStrategy``):
     /// plans pair the workload only with those.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource to take and keep.
+    ///   - body: Work run once it is taken (by default none).
+    /// - Returns: The step.
     public static func hold(
         _ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult = { _, _ in .next }
     ) -> Step {
@@ -253,6 +327,12 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
 
     /// A step that gives back `resource`, taken by an earlier ``hold(_:resource:_:)``
     /// step of the operation; `body` runs just before, still holding it.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource to give back.
+    ///   - body: Work run before it is given back (by default none).
+    /// - Returns: The step.
     public static func release(
         _ name: String, resource: Int = 0, _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult = { _, _ in .next }
     ) -> Step {
@@ -267,16 +347,32 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     /// worker's exclusive access to it to end (under the `condition`
     /// strategy, on the strategy's own `NSCondition`; under others, on the
     /// engine's per-resource signal), then checks again. Waiting longer
-    /// than `timeout` nanoseconds in all is a violation naming the step.
+    /// than `timeout` in all is a violation naming the step.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - resource: The resource the step waits on and then holds exclusively.
+    ///   - timeout: How long the step may wait in all before it is a violation.
+    ///   - predicate: The condition to wait for, checked with the resource held.
+    ///   - body: What runs, still holding the resource, once `predicate` holds.
+    /// - Returns: The step.
     public static func waitUntil(
-        _ name: String, resource: Int = 0, timeout: Int = 1_000_000_000,
+        _ name: String, resource: Int = 0, timeout: Duration = .seconds(1),
         _ predicate: @escaping @Sendable (State, inout OpFrame) -> Bool,
         then body: @escaping @Sendable (State, inout OpFrame) -> StepResult
     ) -> Step {
-        Step(name, access: .waitUntil(resource, timeoutNs: Swift.max(1, timeout)), predicate: predicate, body: body)
+        let nanoseconds = Int(clamping: Quantities.nanoseconds(timeout))
+        return Step(name, access: .waitUntil(resource, timeoutNs: Swift.max(1, nanoseconds)), predicate: predicate, body: body)
     }
 
     /// A step that takes `outer` exclusively and then `inner` inside it.
+    ///
+    /// - Parameters:
+    ///   - name: The step's name, shown in violations and stall reports.
+    ///   - outer: The resource taken first.
+    ///   - inner: The resource taken inside it.
+    ///   - body: The step's work, run holding both.
+    /// - Returns: The step.
     public static func nestedWrite(
         _ name: String, outer: Int = 0, inner: Int = 0,
         _ body: @escaping @Sendable (State, inout OpFrame) -> StepResult
@@ -295,6 +391,11 @@ public struct StressOperation<State: AnyObject & Sendable>: Sendable {
     public let steps: [Step<State>]
 
     /// An operation made of `steps`, picked with relative `weight`.
+    ///
+    /// - Parameters:
+    ///   - name: The operation's name, unique within the workload.
+    ///   - weight: How often it is picked, relative to the other operations' weights.
+    ///   - steps: Its steps, run in order.
     public init(_ name: String, weight: Double, steps: [Step<State>]) {
         self.name = name
         self.weight = weight
@@ -315,7 +416,7 @@ public struct StepNeeds: Sendable, Equatable {
     /// under every strategy.
     public var awaits = false
 
-    /// Needs nothing special.
+    /// The needs of steps that need nothing special: plain guarded or unguarded steps.
     public init() {}
 
     init(_ accesses: [StepAccess]) {

@@ -10,7 +10,12 @@ public struct WorkloadDescriptor: Sendable {
     /// of `list` unless asked for.
     public let hidden: Bool
 
-    /// A descriptor.
+    /// A workload's name, summary and parameters, for ``Workload/descriptor``.
+    /// - Parameters:
+    ///   - name: The name plans and `stressbench list` use.
+    ///   - summary: One line saying what the workload exercises.
+    ///   - parameters: The parameters a plan may set, with their defaults and ranges.
+    ///   - hidden: True to leave it out of `stressbench list` (a fixture, a calibration aid).
     public init(name: String, summary: String, parameters: [ParameterSpec] = [], hidden: Bool = false) {
         self.name = name
         self.summary = summary
@@ -30,10 +35,13 @@ public struct RunTotals: Sendable {
     public let threads: Int
 
     /// Completed operations named `name` (0 when none ran).
+    ///
+    /// - Parameter name: An operation's name.
+    /// - Returns: How many times it completed, all workers, warm-up included; 0 for an unknown name.
     public func count(of name: String) -> Int { operationCounts[name] ?? 0 }
 
     /// Totals as the engine builds them.
-    public init(operationCounts: [String: Int], tally: Tally, threads: Int) {
+    package init(operationCounts: [String: Int], tally: Tally, threads: Int) {
         self.operationCounts = operationCounts
         self.tally = tally
         self.threads = threads
@@ -58,13 +66,16 @@ public protocol Workload: Sendable {
     /// The shared state one trial works on.
     associatedtype State: AnyObject & Sendable
 
-    /// Name, summary and parameters.
+    /// The workload's name, summary and parameters, as plans and `stressbench list` see them.
     static var descriptor: WorkloadDescriptor { get }
 
     /// Makes the workload from validated parameters. Throw a
     /// ``WorkloadParameterError`` for a combination that makes no sense; the plan
     /// loader calls this while validating, so the error reaches the user before
     /// anything runs.
+    ///
+    /// - Parameter parameters: The plan's values for the declared parameters, defaults filled in.
+    /// - Throws: ``WorkloadParameterError`` for values that make no sense together.
     init(parameters: WorkloadParameters) throws
 
     /// How many independently guarded resources the state has (the strategy makes
@@ -72,24 +83,39 @@ public protocol Workload: Sendable {
     var resourceCount: Int { get }
 
     /// Fresh state for a trial with `threads` workers.
+    ///
+    /// - Parameter threads: The number of workers that will share it.
+    /// - Returns: The state, as no operation has touched it.
     func makeState(threads: Int) -> State
 
     /// The operations, with their weights. Called once per trial.
+    ///
+    /// - Returns: The operations the workers pick from.
     func operations() -> [StressOperation<State>]
 
     /// The same operations written lock-free (atomics, compare-and-swap), for
     /// strategies with no critical sections (``StrategyDescriptor/lockFree``, the
     /// `atomic` baseline). Nil (the default) when the state is more than a word
     /// and has no lock-free form; such a workload is not paired with those strategies.
+    ///
+    /// - Returns: The lock-free operations, or nil when there is no lock-free form.
     func lockFreeOperations() -> [StressOperation<State>]?
 
     /// Invariants checked once all workers have stopped (and the strategy has
     /// drained any asynchronous work). Return one message per broken invariant.
+    ///
+    /// - Parameters:
+    ///   - state: The state after the run.
+    ///   - totals: What the workers did: operation counts and their summed tally.
+    /// - Returns: One message per broken invariant; empty when all hold.
     func finalCheck(_ state: State, _ totals: RunTotals) -> [String]
 
     /// Figures of the workload's own, read after the run (for example the largest
     /// number of readers seen inside a critical section at once). They appear in
     /// result records under `workloadMetrics`. Default: none.
+    ///
+    /// - Parameter state: The state after the run.
+    /// - Returns: The figures, by name.
     func metrics(_ state: State) -> [String: Double]
 }
 
@@ -103,11 +129,21 @@ extension Workload {
     public var resourceCount: Int { 1 }
 
     /// No lock-free form.
+    ///
+    /// - Returns: Nil: no lock-free form.
     public func lockFreeOperations() -> [StressOperation<State>]? { nil }
 
     /// No final invariants.
+    ///
+    /// - Parameters:
+    ///   - state: The state after the run (unused).
+    ///   - totals: What the workers did (unused).
+    /// - Returns: No messages.
     public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] { [] }
 
     /// No metrics of its own.
+    ///
+    /// - Parameter state: The state after the run (unused).
+    /// - Returns: No figures.
     public func metrics(_ state: State) -> [String: Double] { [:] }
 }

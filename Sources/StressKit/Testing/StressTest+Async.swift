@@ -9,6 +9,14 @@ import StressRunner
 extension StressTest {
     /// ``run(fileID:line:column:function:)-3cujl`` without holding a thread of
     /// Swift's cooperative pool while the trials run.
+    ///
+    /// - Parameters:
+    ///   - fileID: The call site's file, which failures and rerun commands name; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///   - column: The call site's column; leave the default.
+    ///   - function: The calling function, which selects the test in a child process; leave the default.
+    /// - Returns: The report of every trial that ran.
+    /// - Throws: ``StressTestError`` when the settings cannot run.
     @discardableResult
     public func run(
         fileID: String = #fileID, line: Int = #line, column: Int = #column, function: String = #function
@@ -18,12 +26,24 @@ extension StressTest {
 
     /// ``run(at:)`` without holding a thread of Swift's cooperative pool
     /// while the trials run.
+    ///
+    /// - Parameter site: The call site failures and rerun commands name.
+    /// - Returns: The report of every trial that ran.
+    /// - Throws: ``StressTestError`` when the settings cannot run.
     public func run(at site: StressTestCallSite) async throws(StressTestError) -> StressTestReport {
         try await Self.onAThreadOfItsOwn { () throws(StressTestError) in try self.run(at: site) }.get()
     }
 
     /// ``requireSuccess(fileID:line:column:function:)-798wd`` without holding a
     /// thread of Swift's cooperative pool while the trials run.
+    ///
+    /// - Parameters:
+    ///   - fileID: The call site's file, which failures and rerun commands name; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///   - column: The call site's column; leave the default.
+    ///   - function: The calling function, which selects the test in a child process; leave the default.
+    /// - Returns: The report of every trial, when all did what they must.
+    /// - Throws: ``StressTestFailure`` for the first trial that did not, ``StressTestError`` when the settings cannot run.
     @discardableResult
     public func requireSuccess(
         fileID: String = #fileID, line: Int = #line, column: Int = #column, function: String = #function

@@ -94,13 +94,13 @@ extension StressTest {
         var pairs: [(String, Node)] = [
             ("profile", plain(fuzz.profile.rawValue)),
             ("yield", plain(String(fuzz.yieldProbability))), ("spin", plain(String(fuzz.spinProbability))),
-            ("spin_min", duration(fuzz.spinMinNs)), ("spin_max", duration(fuzz.spinMaxNs)),
+            ("spin_min", duration(fuzz.spinMinNanoseconds)), ("spin_max", duration(fuzz.spinMaxNanoseconds)),
             ("sleep", plain(String(fuzz.sleepProbability))),
-            ("sleep_min", duration(fuzz.sleepMinNs)), ("sleep_max", duration(fuzz.sleepMaxNs)),
+            ("sleep_min", duration(fuzz.sleepMinNanoseconds)), ("sleep_max", duration(fuzz.sleepMaxNanoseconds)),
             ("starve", plain(String(fuzz.starveProbability))), ("starve_share", plain(String(fuzz.starveShare))),
-            ("starve_min", duration(fuzz.starveMinNs)), ("starve_max", duration(fuzz.starveMaxNs)),
-            ("pct_depth", plain(String(fuzz.pctDepth))), ("pct_wait_cap", duration(fuzz.pctWaitCapNs)),
-            ("stagger", duration(fuzz.staggerMaxNs)),
+            ("starve_min", duration(fuzz.starveMinNanoseconds)), ("starve_max", duration(fuzz.starveMaxNanoseconds)),
+            ("pct_depth", plain(String(fuzz.pctDepth))), ("pct_wait_cap", duration(fuzz.pctWaitCapNanoseconds)),
+            ("stagger", duration(fuzz.staggerMaxNanoseconds)),
         ]
         if let scope = fuzz.pctScope { pairs.append(("pct_scope", plain(scope.rawValue))) }
         return Node(pairs.map { (plain($0.0), $0.1) })

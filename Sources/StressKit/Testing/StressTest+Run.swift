@@ -20,6 +20,14 @@ extension StressTest {
     /// In a child process of an isolated stress test, the call the parent
     /// named runs the trial it was sent and ends the process; every other
     /// stress test returns at once, with no trials.
+    ///
+    /// - Parameters:
+    ///   - fileID: The call site's file, which failures and rerun commands name; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///   - column: The call site's column; leave the default.
+    ///   - function: The calling function, which selects the test in a child process; leave the default.
+    /// - Returns: The report of every trial that ran.
+    /// - Throws: ``StressTestError`` when the settings cannot run.
     @discardableResult
     public func run(
         fileID: String = #fileID, line: Int = #line, column: Int = #column, function: String = #function
@@ -31,6 +39,14 @@ extension StressTest {
     /// did not do what it must: the message has the first violation (or the
     /// deadlock, or the crash's cause), the seed, and a command that reruns
     /// that one trial. Works under Swift Testing and XCTest alike.
+    ///
+    /// - Parameters:
+    ///   - fileID: The call site's file, which failures and rerun commands name; leave the default.
+    ///   - line: The call site's line; leave the default.
+    ///   - column: The call site's column; leave the default.
+    ///   - function: The calling function, which selects the test in a child process; leave the default.
+    /// - Returns: The report of every trial, when all did what they must.
+    /// - Throws: ``StressTestFailure`` for the first trial that did not, ``StressTestError`` when the settings cannot run.
     @discardableResult
     public func requireSuccess(
         fileID: String = #fileID, line: Int = #line, column: Int = #column, function: String = #function
@@ -47,6 +63,10 @@ extension StressTest {
     /// first): the engine has one running trial per process, and a trial
     /// sharing the cores with another would find its races less often than
     /// its budget was measured to.
+    ///
+    /// - Parameter site: The call site failures and rerun commands name.
+    /// - Returns: The report of every trial that ran.
+    /// - Throws: ``StressTestError`` when the settings cannot run.
     public func run(at site: StressTestCallSite) throws(StressTestError) -> StressTestReport {
         let plan = try plan(at: site)
         let options = try runOptions(at: site)

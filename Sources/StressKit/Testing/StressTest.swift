@@ -19,11 +19,11 @@ import StressRunner
 ///
 /// Every setting is a method that returns a changed copy, so a test can keep
 /// a base and vary it. A setting left out has the value a plan file's key
-/// has when it is left out (``PlanDefaults``): all strategies, threads 1, 2
+/// has when it is left out (the plan defaults): all strategies, threads 1, 2
 /// and 4, a 1 s window after a 100 ms warm-up, seed 1, no fuzzing.
 ///
-/// Underneath it is a plan: the settings become the same ``Plan`` a plan file
-/// becomes, checked by the same ``PlanLoader`` (an unknown strategy lists
+/// Underneath it is a plan: the settings become the same plan a plan file
+/// becomes, checked by the same plan loader (an unknown strategy lists
 /// the known ones; a parameter out of range names its range), and run by the
 /// same ``PlanRunner``, in this process or, with ``isolated(as:)``, each
 /// trial in a child process of the test binary.
@@ -109,23 +109,43 @@ public struct StressTest: Sendable {
     }
 
     /// The registered workload `name` (`"counter"`, `"bank"`, a team's own).
+    ///
+    /// - Parameters:
+    ///   - name: The workload's registered name.
+    ///   - parameters: Values for the workload's parameters, by name; the rest keep their defaults.
+    ///   - registry: Where the names of the workload and the strategies are looked up.
     public init(workload name: String, parameters: [String: ParameterValue] = [:], registry: StressRegistry = .builtIn) {
         self.init(program: name, isScenario: false, parameters: parameters, registry: registry)
     }
 
     /// The workload type `W`, registered for this test (replacing a
     /// registered workload of the same name).
+    ///
+    /// - Parameters:
+    ///   - workload: The workload type to run.
+    ///   - parameters: Values for the workload's parameters, by name; the rest keep their defaults.
+    ///   - registry: Where the names of the strategies are looked up; `W` is added to it.
     public init<W: Workload>(_ workload: W.Type, parameters: [String: ParameterValue] = [:], registry: StressRegistry = .builtIn) {
         self.init(program: W.descriptor.name, isScenario: false, parameters: parameters, registry: registry,
                   registration: { $0.register(workload: W.self) })
     }
 
     /// The registered scenario `name` (one worker per role, in rounds).
+    ///
+    /// - Parameters:
+    ///   - name: The scenario's registered name.
+    ///   - parameters: Values for the scenario's parameters, by name; the rest keep their defaults.
+    ///   - registry: Where the names of the scenario and the strategies are looked up.
     public init(scenario name: String, parameters: [String: ParameterValue] = [:], registry: StressRegistry = .builtIn) {
         self.init(program: name, isScenario: true, parameters: parameters, registry: registry)
     }
 
     /// The scenario type `S`, registered for this test.
+    ///
+    /// - Parameters:
+    ///   - scenario: The scenario type to run.
+    ///   - parameters: Values for the scenario's parameters, by name; the rest keep their defaults.
+    ///   - registry: Where the names of the strategies are looked up; `S` is added to it.
     public init<S: Scenario>(scenario: S.Type, parameters: [String: ParameterValue] = [:], registry: StressRegistry = .builtIn) {
         self.init(program: S.descriptor.name, isScenario: true, parameters: parameters, registry: registry,
                   registration: { $0.register(scenario: S.self) })
@@ -142,18 +162,32 @@ public struct StressTest: Sendable {
     /// The experiment's name, the first part of every trial id (default: the
     /// workload's name). Two stress tests in one test binary with different
     /// names have different trial ids, which a rerun selects by.
+    ///
+    /// - Parameter name: The experiment's name.
+    /// - Returns: This test with the name set.
     public func named(_ name: String) -> StressTest { with { $0.experimentName = name } }
 
     /// One parameter's value (checked against the workload's declaration when
     /// the test runs).
+    ///
+    /// - Parameters:
+    ///   - name: The parameter's name, as the workload declares it.
+    ///   - value: Its value.
+    /// - Returns: This test with the value set.
     public func parameter(_ name: String, _ value: ParameterValue) -> StressTest { with { $0.parameters[name] = value } }
 
     /// Adds strategies by registered name, in the order trials run them;
     /// `"all"` adds every registered strategy not named yet. Without any, a
     /// test runs all strategies that can run the workload.
+    ///
+    /// - Parameter names: Registered strategy names, or `"all"`.
+    /// - Returns: This test with the strategies added.
     public func strategies(_ names: String...) -> StressTest { strategies(names) }
 
     /// Adds strategies by registered name, as the variadic form does.
+    ///
+    /// - Parameter names: Registered strategy names, or `"all"`.
+    /// - Returns: This test with the strategies added.
     public func strategies(_ names: [String]) -> StressTest {
         with { test in
             if names.isEmpty { test.problems.append(.init(setting: "strategies", "the list is empty: name at least one strategy")) }
@@ -162,6 +196,9 @@ public struct StressTest: Sendable {
     }
 
     /// Adds a team's own blocking strategy type, registered for this test.
+    ///
+    /// - Parameter type: The strategy type.
+    /// - Returns: This test with the strategy added.
     public func strategy<S: BlockingStrategy>(_ type: S.Type) -> StressTest {
         with { test in
             test.registrations.append { $0.register(strategy: S.self) }
@@ -170,6 +207,9 @@ public struct StressTest: Sendable {
     }
 
     /// Adds a team's own isolating (actor) strategy type, registered for this test.
+    ///
+    /// - Parameter type: The strategy type.
+    /// - Returns: This test with the strategy added.
     public func strategy<S: IsolatingStrategy>(_ type: S.Type) -> StressTest {
         with { test in
             test.registrations.append { $0.register(strategy: S.self) }
@@ -179,9 +219,15 @@ public struct StressTest: Sendable {
 
     /// The worker counts, each a dimension of the matrix (default 1, 2, 4; a
     /// scenario always has one worker per role).
+    ///
+    /// - Parameter counts: The worker counts, each run as its own trials.
+    /// - Returns: This test with the worker counts set.
     public func threads(_ counts: Int...) -> StressTest { threads(counts) }
 
     /// The worker counts, as the variadic form takes them.
+    ///
+    /// - Parameter counts: The worker counts, each run as its own trials.
+    /// - Returns: This test with the worker counts set.
     public func threads(_ counts: [Int]) -> StressTest {
         with { test in
             if counts.isEmpty { test.problems.append(.init(setting: "threads", "the list is empty: give at least one thread count")) }
@@ -192,6 +238,9 @@ public struct StressTest: Sendable {
     // MARK: - How long
 
     /// A measured window of this length per trial (replaces ``ops(_:)``).
+    ///
+    /// - Parameter window: The measured window of each trial.
+    /// - Returns: This test with the window set.
     public func duration(_ window: Duration) -> StressTest {
         with { test in
             if let ns = test.nanoseconds(window, setting: "duration") { test.stop = .duration(nanoseconds: ns) }
@@ -199,42 +248,72 @@ public struct StressTest: Sendable {
     }
 
     /// This many operations per worker per trial (replaces ``duration(_:)``).
+    ///
+    /// - Parameter perThread: The operations each worker runs in the measured window.
+    /// - Returns: This test with the count set.
     public func ops(_ perThread: Int) -> StressTest { with { $0.stop = .operations(perThread: perThread) } }
 
     /// The untimed warm-up before each trial's window (default 100 ms).
+    ///
+    /// - Parameter warmup: The warm-up of each trial.
+    /// - Returns: This test with the warm-up set.
     public func warmup(_ warmup: Duration) -> StressTest {
         with { test in test.warmupNs = test.nanoseconds(warmup, setting: "warmup") ?? test.warmupNs }
     }
 
     /// Trials per strategy and thread count, each with its own seed (default 1).
+    ///
+    /// - Parameter count: The repetitions of every cell of the matrix.
+    /// - Returns: This test with the repetitions set.
     public func repetitions(_ count: Int) -> StressTest { with { $0.repetitionCount = count } }
 
     /// The base seed every trial's seed derives from (default 1).
+    ///
+    /// - Parameter seed: The base seed.
+    /// - Returns: This test with the seed set.
     public func seed(_ seed: UInt64) -> StressTest { with { $0.baseSeed = seed } }
 
     /// Thread fuzzing by profile (`.yield`, `.chaos`, `.pct`, …).
+    ///
+    /// - Parameter profile: The fuzzing profile, with its preset settings.
+    /// - Returns: This test with fuzzing set.
     public func fuzz(_ profile: FuzzProfile) -> StressTest { with { $0.fuzzSettings = FuzzSettings(profile) } }
 
     /// Thread fuzzing with every setting given.
+    ///
+    /// - Parameter settings: The fuzzing settings, a profile's preset tuned.
+    /// - Returns: This test with fuzzing set.
     public func fuzz(_ settings: FuzzSettings) -> StressTest { with { $0.fuzzSettings = settings } }
 
     /// How long every worker may go without completing an operation before
     /// the watchdog calls it a deadlock or a hang (default 2 s).
+    ///
+    /// - Parameter limit: The longest time without progress that is not a stall.
+    /// - Returns: This test with the limit set.
     public func deadlockAfter(_ limit: Duration) -> StressTest {
         with { test in test.deadlockAfterNs = test.nanoseconds(limit, setting: "deadlockAfter") ?? test.deadlockAfterNs }
     }
 
     /// How long an isolated trial may take before it is killed (default:
     /// warm-up + 2 × window + 10 s, or warm-up + 2 min for an ops count).
+    ///
+    /// - Parameter limit: The longest an isolated trial may take.
+    /// - Returns: This test with the timeout set.
     public func timeout(_ limit: Duration) -> StressTest {
         with { test in test.timeoutNs = test.nanoseconds(limit, setting: "timeout") ?? test.timeoutNs }
     }
 
     /// End each trial at its first violation: a bug that shows early ends its
     /// trial then, so a long window costs time only where no bug shows.
+    ///
+    /// - Parameter stop: Whether a trial ends at its first violation.
+    /// - Returns: This test with the choice set.
     public func stopOnViolation(_ stop: Bool = true) -> StressTest { with { $0.stopsOnViolation = stop } }
 
     /// Where worker tasks run their jobs (``ExecutorChoice``).
+    ///
+    /// - Parameter choice: The executor for worker tasks.
+    /// - Returns: This test with the executor set.
     public func executor(_ choice: ExecutorChoice) -> StressTest { with { $0.executorChoice = choice } }
 
     // MARK: - What must happen
@@ -243,10 +322,19 @@ public struct StressTest: Sendable {
     /// `.expect(.violated)`. A trial that ends so is "caught, as expected"
     /// and counts as a success; one that passes is a failure (the checks
     /// did not see the bug). Without it, every trial must pass.
+    ///
+    /// - Parameter outcomes: The outcomes every trial may end with.
+    /// - Returns: This test with the expectation set.
     public func expect(_ outcomes: TrialOutcome...) -> StressTest { with { $0.expectedOutcomes = outcomes } }
 
     /// What the trials of one strategy (at one thread count, when given) must
     /// do; it wins over ``expect(_:)`` for those trials.
+    ///
+    /// - Parameters:
+    ///   - outcomes: The outcomes those trials may end with.
+    ///   - strategy: The strategy's registered name.
+    ///   - threads: The worker count, or nil for all of that strategy's trials.
+    /// - Returns: This test with the expectation added.
     public func expect(_ outcomes: TrialOutcome..., for strategy: String, threads: Int? = nil) -> StressTest {
         with { $0.expectedPerStrategy.append((threads.map { "\(strategy)/t\($0)" } ?? strategy, outcomes)) }
     }
@@ -256,15 +344,23 @@ public struct StressTest: Sendable {
     /// Replaces the registry names are looked up in (a team's own, with its
     /// workloads and strategies); the types handed to this builder stay
     /// registered on top of it.
+    ///
+    /// - Parameter registry: The registry to look names up in.
+    /// - Returns: This test with the registry replaced.
     public func registry(_ registry: StressRegistry) -> StressTest { with { $0.baseRegistry = registry } }
 
     /// Runs every trial in this process (the default).
+    ///
+    /// - Returns: This test, run in this process.
     public func inProcess() -> StressTest { with { $0.isolation = .inProcess } }
 
     /// Runs each trial in a child process of the test binary that runs only
     /// `test` (and sets it as ``test(_:)``). `StressKitTesting` finds the
     /// running test for you: `.isolated()` under Swift Testing,
     /// `.isolated(in: self)` in an XCTest method.
+    ///
+    /// - Parameter test: The test that is running this stress test.
+    /// - Returns: This test, run in child processes.
     public func isolated(as test: TestID) -> StressTest {
         with {
             $0.isolation = .childProcess(test)
@@ -274,14 +370,25 @@ public struct StressTest: Sendable {
 
     /// Marks isolation as impossible here, with the reason running throws
     /// (what `StressKitTesting` does when it finds no running test).
+    ///
+    /// - Parameter reason: Why no child process can run the trials, as the error says it.
+    /// - Returns: This test, which throws that reason when run.
     public func isolationUnavailable(_ reason: String) -> StressTest { with { $0.isolation = .unavailable(reason) } }
 
     /// The test this runs in: rerun commands then select exactly it.
+    ///
+    /// - Parameter test: The test that is running this stress test.
+    /// - Returns: This test with the test set.
     public func test(_ test: TestID) -> StressTest { with { $0.test = test } }
 
     /// Runs only the trial `id` (as a failure message names it), with `seed`
     /// when given: what the `STRESSBENCH_TRIAL` and `STRESSBENCH_SEED`
     /// variables of a printed rerun command do, written in code.
+    ///
+    /// - Parameters:
+    ///   - id: The trial's id, as the failure message gives it.
+    ///   - seed: The seed to run it with; nil keeps the trial's own.
+    /// - Returns: This test, narrowed to that trial.
     public func rerun(trial id: String, seed: UInt64? = nil) -> StressTest { with { $0.rerunTrial = (id, seed) } }
 
     /// Nanoseconds of a non-negative `Duration`, or nil after recording a problem.

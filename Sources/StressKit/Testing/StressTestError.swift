@@ -14,7 +14,7 @@ public struct StressTestError: Error, Sendable, CustomStringConvertible {
         public var message: String
 
         /// A problem.
-        public init(setting: String, _ message: String) {
+        package init(setting: String, _ message: String) {
             self.setting = setting
             self.message = message
         }
@@ -31,7 +31,7 @@ public struct StressTestError: Error, Sendable, CustomStringConvertible {
     public var problems: [Problem]
 
     /// An error.
-    public init(callSite: String, subject: String, problems: [Problem]) {
+    package init(callSite: String, subject: String, problems: [Problem]) {
         self.callSite = callSite
         self.subject = subject
         self.problems = problems
@@ -52,15 +52,21 @@ public struct StressTestError: Error, Sendable, CustomStringConvertible {
 public struct StressTestCallSite: Sendable, Hashable, CustomStringConvertible {
     /// `#fileID` of the call (`StressKitTests/CounterTests.swift`).
     public var fileID: String
-    /// Its line.
+    /// The call site's line (1-based).
     public var line: Int
-    /// Its column.
+    /// The call site's column (1-based).
     public var column: Int
     /// `#function` at the call (`testCounter()`): what a rerun command
     /// selects the test by when its identity is not known.
     public var function: String
 
-    /// A call site.
+    /// The call site at `fileID`, `line` and `column`, in `function`.
+    ///
+    /// - Parameters:
+    ///   - fileID: The file, as `#fileID` gives it (`MyTests/CounterTests.swift`).
+    ///   - line: The line.
+    ///   - column: The column.
+    ///   - function: The calling function, which names the test in a child process.
     public init(fileID: String, line: Int, column: Int, function: String = "") {
         self.fileID = fileID
         self.line = line

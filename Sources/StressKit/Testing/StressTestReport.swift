@@ -15,7 +15,7 @@ public struct StressTestReport: Sendable {
     public let test: StressTest.TestID?
 
     /// A report.
-    public init(run: RunReport, subject: String, callSite: StressTestCallSite, test: StressTest.TestID?) {
+    package init(run: RunReport, subject: String, callSite: StressTestCallSite, test: StressTest.TestID?) {
         self.run = run
         self.subject = subject
         self.callSite = callSite

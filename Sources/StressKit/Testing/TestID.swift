@@ -30,6 +30,11 @@ extension StressTest {
         /// The XCTest method `method` (`testCounter`) of the class named
         /// `className` with its module (`StressKitTests.CounterTests`, what
         /// `String(reflecting:)` gives for the class).
+        ///
+        /// - Parameters:
+        ///   - className: The test class's name with its module.
+        ///   - method: The test method's name.
+        /// - Returns: The test's identity.
         public static func xcTest(className: String, method: String) -> TestID {
             let specifier = "\(className)/\(method)"
             return TestID(library: .xcTest, identifier: specifier, filter: specifier)
@@ -38,6 +43,12 @@ extension StressTest {
         /// The Swift Testing test with these parts of its `Test.ID`.
         /// `sourceLocation` is the ID's `File.swift:line:column`, which keeps
         /// two tests of one name apart.
+        ///
+        /// - Parameters:
+        ///   - moduleName: The test's module.
+        ///   - nameComponents: The names of its suites and its function, outermost first.
+        ///   - sourceLocation: Where it is declared, or nil.
+        /// - Returns: The test's identity.
         public static func swiftTesting(moduleName: String, nameComponents: [String], sourceLocation: String?) -> TestID {
             let name = "\(moduleName).\(nameComponents.joined(separator: "/"))"
             // `swift test --filter` is a regular expression matched anywhere in
@@ -60,7 +71,7 @@ extension StressTest {
         /// `swift test --filter 'StressKitTests.CounterTests/testCounter'`.
         public var swiftTestCommand: String { "swift test --filter \(RerunCommand.quoted(filter))" }
 
-        /// The identifier.
+        /// The test's ``identifier``, as messages print it.
         public var description: String { identifier }
 
         /// `text` with every character a regular expression gives a meaning escaped.

@@ -81,14 +81,14 @@ package enum GateMetric: String, Sendable, Codable, CaseIterable {
     public func value(in l: LatencySummary) -> Double? {
         guard l.count > 0 else { return nil }
         switch self {
-        case .p50: return Double(l.p50Ns)
-        case .p90: return Double(l.p90Ns)
-        case .p99: return Double(l.p99Ns)
-        case .p999: return Double(l.p999Ns)
-        case .p9999: return Double(l.p9999Ns)
-        case .min: return Double(l.minNs)
-        case .max: return Double(l.maxNs)
-        case .mean: return l.meanNs
+        case .p50: return Double(l.p50Nanoseconds)
+        case .p90: return Double(l.p90Nanoseconds)
+        case .p99: return Double(l.p99Nanoseconds)
+        case .p999: return Double(l.p999Nanoseconds)
+        case .p9999: return Double(l.p9999Nanoseconds)
+        case .min: return Double(l.minNanoseconds)
+        case .max: return Double(l.maxNanoseconds)
+        case .mean: return l.meanNanoseconds
         case .opsPerSecond, .roundsPerSecond, .violations, .failures: return nil
         }
     }

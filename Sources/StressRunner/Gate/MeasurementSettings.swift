@@ -31,9 +31,9 @@ package struct MeasurementSettings: Sendable, Equatable {
     /// and the clock of the first one that recorded it).
     public init?(_ trials: [TrialResult]) {
         guard let spec = trials.first?.trial else { return nil }
-        durationNs = spec.durationNs
+        durationNs = spec.durationNanoseconds
         opsPerThread = spec.opsPerThread
-        warmupNs = spec.warmupNs
+        warmupNs = spec.warmupNanoseconds
         load = spec.load
         clock = trials.lazy.compactMap { $0.measurement?.timing?.clock }.first ?? spec.timing.clock.rawValue
         switch spec.timing.sampling {

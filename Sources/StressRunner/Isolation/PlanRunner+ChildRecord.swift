@@ -18,7 +18,7 @@ extension PlanRunner {
             let signal = Interruption.signal.map(ChildProcess.signalName) ?? "a signal"
             return .failed(spec, .skipped, FailureReport(message: "interrupted by \(signal) before it finished; its process was ended", outputTail: tail))
         case .timedOut:
-            let limit = Quantities.format(nanoseconds: UInt64(spec.timeoutNs))
+            let limit = Quantities.format(nanoseconds: UInt64(spec.timeoutNanoseconds))
             return .failed(spec, .timeout, FailureReport(message: "did not finish within its \(limit) timeout; killed", outputTail: tail))
         case .signaled(let sig):
             let name = ChildProcess.signalName(sig)

@@ -51,7 +51,7 @@ public struct RunOptions: Sendable {
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String
     /// What ran the executable (`["swift", "run", "-c", "release"]`), for
-    /// rerun commands; nil when it was invoked directly. See ``RerunCommand/invocation(argv0:searchPath:)``.
+    /// rerun commands; nil when it was invoked directly.
     public var launcher: [String]?
     /// The plan was loaded with `--allow-large` (rerun commands carry it, so
     /// the plan loads again).
@@ -128,6 +128,21 @@ public struct RunOptions: Sendable {
     }
 
     /// The earlier form, with durations in nanoseconds.
+    ///
+    /// - Parameters:
+    ///   - isolation: Where each trial runs.
+    ///   - only: Trial ids (or their prefixes) to run; empty for all.
+    ///   - seed: A seed for every trial, overriding the plan's; nil keeps the plan's.
+    ///   - timeoutNs: Every trial's timeout in nanoseconds; nil keeps the plan's.
+    ///   - deadlockAfterNs: Every trial's stall limit in nanoseconds; nil keeps the plan's.
+    ///   - fuzz: A fuzzing profile for every trial; nil keeps the plan's.
+    ///   - stopOnViolation: End each trial at its first violation.
+    ///   - failFast: Stop the run at the first trial that fails.
+    ///   - streamPath: A file to append each record to as it is made (JSON lines); nil for none.
+    ///   - handleInterrupts: Turn SIGINT and SIGTERM into an interrupted report.
+    ///   - repetitions: Repetitions of every cell, overriding the plan's; nil keeps the plan's.
+    ///   - baselineFile: Results to compare the run with; nil for none.
+    ///   - executableName: What rerun commands call the executable.
     @available(*, deprecated, message: "use init(isolation:only:seed:timeout:deadlockAfter:...) with Duration values")
     public init(
         isolation: TrialIsolation = .currentExecutable, only: [String] = [], seed: UInt64? = nil,
@@ -152,11 +167,15 @@ public struct PlanRunner: Sendable {
     /// The registry trials are looked up in (for in-process runs; a child looks
     /// them up in its own binary's registry).
     public let registry: StressRegistry
-    /// How to run.
+    /// How to run: isolation, overrides of the plan, outputs.
     public let options: RunOptions
 
     /// A runner of plans whose workloads, scenarios and strategies `registry`
     /// holds, run as `options` says.
+    ///
+    /// - Parameters:
+    ///   - registry: The workloads, scenarios and strategies plans may name.
+    ///   - options: How to run.
     public init(registry: StressRegistry, options: RunOptions = RunOptions()) {
         self.registry = registry
         self.options = options
@@ -190,8 +209,8 @@ public struct PlanRunner: Sendable {
         return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
-            if let t = options.timeoutNs { s.timeoutNs = Int(clamping: t) }
-            if let d = options.deadlockAfterNs { s.deadlockAfterNs = Int(clamping: d) }
+            if let t = options.timeoutNs { s.timeoutNanoseconds = Int(clamping: t) }
+            if let d = options.deadlockAfterNs { s.deadlockAfterNanoseconds = Int(clamping: d) }
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             if options.stopOnViolation { s.stopOnViolation = true }
             if let e = options.executor { s.executor = e }
@@ -230,7 +249,7 @@ public struct PlanRunner: Sendable {
             progress?(i, trials.count, spec, nil)
             let started = MonotonicClock.now()
             var result = runTrial(spec)
-            result.wallNs = Int(clamping: MonotonicClock.now() &- started)
+            result.wallNanoseconds = Int(clamping: MonotonicClock.now() &- started)
             if result.expectation != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
             results.append(result)
             stream?.append(result)
@@ -369,7 +388,7 @@ public struct PlanRunner: Sendable {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
                 environment: environment,
-                input: input, timeoutNs: UInt64(spec.timeoutNs)
+                input: input, timeoutNs: UInt64(spec.timeoutNanoseconds)
             )
         } catch {
             return .failed(spec, .error, FailureReport(message: error.description))
@@ -383,6 +402,9 @@ public struct PlanRunner: Sendable {
 extension TrialResult {
     /// The command that reruns exactly this trial with `stressbench` and no
     /// overrides (a run's own records carry the exact one in ``rerunCommand``).
+    ///
+    /// - Parameter planFile: The plan file the command runs.
+    /// - Returns: The command, quoted for a POSIX shell.
     public func makeRerunCommand(planFile: String) -> String {
         RerunCommand.standard.trial(trial, planFile: planFile)
     }
@@ -410,6 +432,14 @@ extension PlanRunner {
     /// that registers the same types to get isolation). For a test, ``StressTest``
     /// says the same without YAML, and `.isolated()` runs each trial in a child
     /// process of the test binary itself.
+    ///
+    /// - Parameters:
+    ///   - text: The plan, as YAML (or JSON).
+    ///   - file: What errors call the plan.
+    ///   - registry: The workloads, scenarios and strategies the plan may name.
+    ///   - options: How to run; by default every trial in this process.
+    /// - Returns: The report of every trial.
+    /// - Throws: An error naming the key and line when the plan is invalid.
     public static func run(
         yaml text: String, file: String = "<inline plan>", registry: StressRegistry,
         options: RunOptions = RunOptions(isolation: .inProcess)
@@ -419,6 +449,13 @@ extension PlanRunner {
     }
 
     /// Loads the plan file at `path`, runs it, and returns the report.
+    ///
+    /// - Parameters:
+    ///   - path: The plan file's path.
+    ///   - registry: The workloads, scenarios and strategies the plan may name.
+    ///   - options: How to run; by default every trial in this process.
+    /// - Returns: The report of every trial.
+    /// - Throws: An error naming the file, key and line when the plan cannot be read or is invalid.
     public static func run(
         file path: String, registry: StressRegistry, options: RunOptions = RunOptions(isolation: .inProcess)
     ) throws -> RunReport {

@@ -4,12 +4,12 @@ import StressCore
 /// Where each trial runs.
 public enum TrialIsolation: Sendable {
     /// In the calling process: fast to debug under a debugger, but a trap ends the
-    /// whole run, a deadlock or hang found by the watchdog ends it too (see
-    /// ``LocalTrial/exitOnStall``), and trial timeouts do not apply.
+    /// whole run, a deadlock or hang found by the watchdog ends it too, and
+    /// trial timeouts do not apply.
     case inProcess
     /// In a child process of `executable`, started as `executable arguments...`,
-    /// which must read a ``TrialSpec`` from standard input and answer through
-    /// ``TrialChild`` (the `stressbench` binary's hidden `_trial` command does).
+    /// which must read a ``TrialSpec`` from standard input and answer with its
+    /// result as the `stressbench` binary's hidden `_trial` command does.
     case childProcess(executable: String, arguments: [String])
 
     /// The hidden subcommand a stressbench binary runs one trial with.

@@ -15,7 +15,7 @@ package enum TrialDurationEstimate {
     /// Expected seconds for `trial`: warm-up plus the measured window plus the
     /// process overhead.
     public static func seconds(_ trial: TrialSpec) -> Double {
-        let window = trial.durationNs.map { Double($0) / 1e9 } ?? countBoundSeconds
-        return Double(trial.warmupNs) / 1e9 + window + processOverheadSeconds
+        let window = trial.durationNanoseconds.map { Double($0) / 1e9 } ?? countBoundSeconds
+        return Double(trial.warmupNanoseconds) / 1e9 + window + processOverheadSeconds
     }
 }

@@ -9,7 +9,7 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// `stressbench run PLAN --only ID` runs just this trial.
     public var id: String
     /// Position in the order the plan's trials run (0-based): the matrix, or
-    /// repetition first (``TrialOrder/interleaved``).
+    /// repetition first (a plan's `order: interleaved`).
     public var index: Int
     /// The plan's name.
     public var plan: String
@@ -28,17 +28,15 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// The trial's seed; every worker's stream derives from it. Below 2^53 so it
     /// survives JSON readers that use doubles.
     public var seed: UInt64
-    /// Untimed warm-up before the measured window.
-    public var warmupNs: Int
-    /// Length of the measured window, when the experiment is time-bound.
-    public var durationNs: Int?
+    // The times in nanoseconds, as trial processes and the results' JSON
+    // carry them (the keys `warmupNs`, …: see `CodingKeys`); the public
+    // face is the `Duration` accessors below.
+    package var warmupNanoseconds: Int
+    package var durationNanoseconds: Int?
     /// Operations per worker in the measured window, when it is count-bound.
     public var opsPerThread: Int?
-    /// How long the parent waits for the trial process before killing it.
-    public var timeoutNs: Int
-    /// How long the watchdog lets every worker go without completing an
-    /// operation before it reports a deadlock or a hang.
-    public var deadlockAfterNs: Int
+    package var timeoutNanoseconds: Int
+    package var deadlockAfterNanoseconds: Int
     /// The thread-fuzzing settings this trial uses (a portfolio already resolved
     /// to this repetition's profile).
     public var fuzz: FuzzSettings
@@ -82,7 +80,7 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         self.load = load
         self.timing = timing
         self.allocator = allocator
-        self.deadlockAfterNs = deadlockAfterNs
+        self.deadlockAfterNanoseconds = deadlockAfterNs
         self.fuzz = fuzz
         self.id = id
         self.index = index
@@ -94,9 +92,52 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         self.threads = threads
         self.repetition = repetition
         self.seed = seed
-        self.warmupNs = warmupNs
-        self.durationNs = durationNs
+        self.warmupNanoseconds = warmupNs
+        self.durationNanoseconds = durationNs
         self.opsPerThread = opsPerThread
-        self.timeoutNs = timeoutNs
+        self.timeoutNanoseconds = timeoutNs
     }
+
+    /// The results' JSON keys (and a trial process's input): the times keep
+    /// the names they had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case index
+        case plan
+        case experiment
+        case workload
+        case parameters
+        case strategy
+        case threads
+        case repetition
+        case seed
+        case warmupNanoseconds = "warmupNs"
+        case durationNanoseconds = "durationNs"
+        case opsPerThread
+        case timeoutNanoseconds = "timeoutNs"
+        case deadlockAfterNanoseconds = "deadlockAfterNs"
+        case fuzz
+        case timing
+        case allocator
+        case load
+        case stopOnViolation
+        case scenario
+        case strategyParts
+        case interpose
+        case executor
+        case expect
+    }
+}
+
+extension TrialSpec {
+    /// The untimed warm-up before the measured window.
+    public var warmup: Duration { .nanoseconds(warmupNanoseconds) }
+    /// The length of the measured window, when the experiment is time-bound
+    /// (nil when it is count-bound: see ``opsPerThread``).
+    public var duration: Duration? { durationNanoseconds.map { .nanoseconds($0) } }
+    /// How long the parent waits for the trial process before killing it.
+    public var timeout: Duration { .nanoseconds(timeoutNanoseconds) }
+    /// How long the watchdog lets every worker go without completing an
+    /// operation before it reports a deadlock or a hang.
+    public var deadlockAfter: Duration { .nanoseconds(deadlockAfterNanoseconds) }
 }

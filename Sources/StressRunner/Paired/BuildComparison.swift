@@ -65,9 +65,9 @@ package struct BuildComparison: Sendable, Equatable {
             if a[keyPath: path] != b[keyPath: path] { fields.append(name) }
         }
         check("workload", \.workload); check("parameters", \.parameters); check("strategy", \.strategy)
-        check("threads", \.threads); check("seed", \.seed); check("warm-up", \.warmupNs)
-        check("duration", \.durationNs); check("ops", \.opsPerThread); check("timeout", \.timeoutNs)
-        check("deadlock_after", \.deadlockAfterNs); check("fuzz", \.fuzz); check("timing", \.timing)
+        check("threads", \.threads); check("seed", \.seed); check("warm-up", \.warmupNanoseconds)
+        check("duration", \.durationNanoseconds); check("ops", \.opsPerThread); check("timeout", \.timeoutNanoseconds)
+        check("deadlock_after", \.deadlockAfterNanoseconds); check("fuzz", \.fuzz); check("timing", \.timing)
         check("allocator", \.allocator); check("load", \.load); check("stop on violation", \.stopOnViolation)
         check("index", \.index); check("plan", \.plan); check("scenario", \.scenario)
         return fields.isEmpty ? ["a field this stressbench does not know"] : fields

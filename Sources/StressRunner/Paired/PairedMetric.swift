@@ -84,8 +84,8 @@ package enum PairedMetric: Sendable, Equatable, Hashable, CustomStringConvertibl
     public func sample(of result: TrialResult) -> Double? {
         switch self {
         case .nsPerOp:
-            guard let m = result.measurement, m.totalOps > 0, m.elapsedNs > 0 else { return nil }
-            return Double(m.elapsedNs) * Double(result.trial.threads) / Double(m.totalOps)
+            guard let m = result.measurement, m.totalOps > 0, m.elapsedNanoseconds > 0 else { return nil }
+            return Double(m.elapsedNanoseconds) * Double(result.trial.threads) / Double(m.totalOps)
         case .cpuNsPerOp:
             guard let cpu = result.measurement?.resources?.cpuNsPerOp, cpu > 0 else { return nil }
             return cpu

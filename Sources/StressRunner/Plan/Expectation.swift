@@ -17,38 +17,38 @@ import StressCore
 /// A trial that does what its plan expects counts as passing ("caught, as
 /// expected"); one the plan expects to fail that passes is a failure of its
 /// own: the checks have gone blind.
-public struct Expectation: Sendable, Equatable {
+package struct Expectation: Sendable, Equatable {
     /// The outcomes a plan may expect.
-    public static let expectable: [TrialOutcome] = [.passed, .violated, .deadlock, .hang, .crashed]
+    package static let expectable: [TrialOutcome] = [.passed, .violated, .deadlock, .hang, .crashed]
 
     /// For every trial of the experiment (`expect: violated`); nil when the
     /// plan gave a mapping.
-    public var all: [TrialOutcome]?
+    package var all: [TrialOutcome]?
     /// Per strategy (`expect: { unsynchronized: violated }`).
-    public var byStrategy: [String: [TrialOutcome]]
+    package var byStrategy: [String: [TrialOutcome]]
     /// Per strategy at one thread count (`expect: { unsynchronized/t4: violated }`),
     /// which wins over the strategy's own entry.
-    public var byStrategyAndThreads: [StrategyThreads: [TrialOutcome]]
+    package var byStrategyAndThreads: [StrategyThreads: [TrialOutcome]]
 
     /// A strategy at one worker count: a key of ``byStrategyAndThreads``.
-    public struct StrategyThreads: Sendable, Hashable {
+    package struct StrategyThreads: Sendable, Hashable {
         /// The strategy's name.
-        public var strategy: String
+        package var strategy: String
         /// The worker count.
-        public var threads: Int
+        package var threads: Int
 
         /// A key.
-        public init(strategy: String, threads: Int) {
+        package init(strategy: String, threads: Int) {
             self.strategy = strategy
             self.threads = threads
         }
     }
 
     /// Every trial must pass: no `expect` key.
-    public static let passing = Expectation()
+    package static let passing = Expectation()
 
     /// An expectation.
-    public init(all: [TrialOutcome]? = nil, byStrategy: [String: [TrialOutcome]] = [:],
+    package init(all: [TrialOutcome]? = nil, byStrategy: [String: [TrialOutcome]] = [:],
                 byStrategyAndThreads: [StrategyThreads: [TrialOutcome]] = [:]) {
         self.all = all
         self.byStrategy = byStrategy
@@ -57,7 +57,7 @@ public struct Expectation: Sendable, Equatable {
 
     /// The outcomes a trial of `strategy` at `threads` workers may have:
     /// the most specific entry, else `[passed]`.
-    public func outcomes(strategy: String, threads: Int) -> [TrialOutcome] {
+    package func outcomes(strategy: String, threads: Int) -> [TrialOutcome] {
         byStrategyAndThreads[StrategyThreads(strategy: strategy, threads: threads)]
             ?? byStrategy[strategy] ?? all ?? [.passed]
     }

@@ -124,14 +124,14 @@ extension PlanLoader {
             case "sleep": probability(&r).map { settings.sleepProbability = $0 }
             case "starve": probability(&r).map { settings.starveProbability = $0 }
             case "starve_share": probability(&r).map { settings.starveShare = $0 }
-            case "spin_min": duration(&r).map { settings.spinMinNs = Swift.max(1, $0) }
-            case "spin_max": duration(&r).map { settings.spinMaxNs = Swift.max(1, $0) }
-            case "sleep_min": duration(&r).map { settings.sleepMinNs = Swift.max(1, $0) }
-            case "sleep_max": duration(&r).map { settings.sleepMaxNs = Swift.max(1, $0) }
-            case "starve_min": duration(&r).map { settings.starveMinNs = Swift.max(1, $0) }
-            case "starve_max": duration(&r).map { settings.starveMaxNs = Swift.max(1, $0) }
-            case "pct_wait_cap": duration(&r).map { settings.pctWaitCapNs = $0 }
-            case "stagger": duration(&r).map { settings.staggerMaxNs = $0 }
+            case "spin_min": duration(&r).map { settings.spinMinNanoseconds = Swift.max(1, $0) }
+            case "spin_max": duration(&r).map { settings.spinMaxNanoseconds = Swift.max(1, $0) }
+            case "sleep_min": duration(&r).map { settings.sleepMinNanoseconds = Swift.max(1, $0) }
+            case "sleep_max": duration(&r).map { settings.sleepMaxNanoseconds = Swift.max(1, $0) }
+            case "starve_min": duration(&r).map { settings.starveMinNanoseconds = Swift.max(1, $0) }
+            case "starve_max": duration(&r).map { settings.starveMaxNanoseconds = Swift.max(1, $0) }
+            case "pct_wait_cap": duration(&r).map { settings.pctWaitCapNanoseconds = $0 }
+            case "stagger": duration(&r).map { settings.staggerMaxNanoseconds = $0 }
             case "pct_depth": r.integer(value, here, range: 0...64).map { settings.pctDepth = $0 }
             case "pct_scope":
                 guard let word = r.string(value, here) else { break }
@@ -143,8 +143,8 @@ extension PlanLoader {
             default: break
             }
         }
-        for (lo, hi, name) in [(settings.spinMinNs, settings.spinMaxNs, "spin"), (settings.sleepMinNs, settings.sleepMaxNs, "sleep"),
-                               (settings.starveMinNs, settings.starveMaxNs, "starve")] where lo > hi {
+        for (lo, hi, name) in [(settings.spinMinNanoseconds, settings.spinMaxNanoseconds, "spin"), (settings.sleepMinNanoseconds, settings.sleepMaxNanoseconds, "sleep"),
+                               (settings.starveMinNanoseconds, settings.starveMaxNanoseconds, "starve")] where lo > hi {
             r.fail(path, node, "\(name)_min is longer than \(name)_max")
         }
         return settings
@@ -165,16 +165,16 @@ extension PlanLoader {
         var bounds: [(key: String, ns: UInt64, limit: UInt64, limitName: String)] = []
         if let window = e.stop.durationNs {
             let w = "the measured window (duration \(format(window)))"
-            bounds += [("stagger", f.staggerMaxNs, window, w), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, window, w)]
-            if f.sleepProbability > 0 { bounds.append(("sleep_min", f.sleepMinNs, window, w)) }
-            if f.spinProbability > 0 { bounds.append(("spin_min", f.spinMinNs, window, w)) }
-            if f.starveProbability > 0 { bounds.append(("starve_min", f.starveMinNs, window, w)) }
+            bounds += [("stagger", f.staggerMaxNanoseconds, window, w), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNanoseconds : 0, window, w)]
+            if f.sleepProbability > 0 { bounds.append(("sleep_min", f.sleepMinNanoseconds, window, w)) }
+            if f.spinProbability > 0 { bounds.append(("spin_min", f.spinMinNanoseconds, window, w)) }
+            if f.starveProbability > 0 { bounds.append(("starve_min", f.starveMinNanoseconds, window, w)) }
         }
         let t = "the trial timeout (\(format(timeout)))"
-        bounds += [("stagger", f.staggerMaxNs, timeout, t), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNs : 0, timeout, t)]
-        if f.sleepProbability > 0 { bounds.append(("sleep_max", f.sleepMaxNs, timeout, t)) }
-        if f.spinProbability > 0 { bounds.append(("spin_max", f.spinMaxNs, timeout, t)) }
-        if f.starveProbability > 0 { bounds.append(("starve_max", f.starveMaxNs, timeout, t)) }
+        bounds += [("stagger", f.staggerMaxNanoseconds, timeout, t), ("pct_wait_cap", f.pctDepth > 0 ? f.pctWaitCapNanoseconds : 0, timeout, t)]
+        if f.sleepProbability > 0 { bounds.append(("sleep_max", f.sleepMaxNanoseconds, timeout, t)) }
+        if f.spinProbability > 0 { bounds.append(("spin_max", f.spinMaxNanoseconds, timeout, t)) }
+        if f.starveProbability > 0 { bounds.append(("starve_max", f.starveMaxNanoseconds, timeout, t)) }
         for b in bounds where b.ns > 0 && b.ns >= b.limit {
             r.fail(at.path, at.node, "fuzz \(b.key) (\(format(b.ns))) must be shorter than \(b.limitName): "
                    + "the fuzzer's own pauses would leave the trial nothing to measure")

@@ -34,13 +34,13 @@ package enum CSVReport {
             let cells: [String] = [
                 t.id, t.plan, t.experiment, t.workload, t.parameters.compactDescription, t.strategy,
                 String(t.threads), String(t.repetition), String(t.seed),
-                t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNs),
-                m.map { String($0.elapsedNs) } ?? "", m.map { String($0.totalOps) } ?? "",
+                t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNanoseconds),
+                m.map { String($0.elapsedNanoseconds) } ?? "", m.map { String($0.totalOps) } ?? "",
                 m.map { String(Int($0.opsPerSecond.rounded())) } ?? "",
-                l.map { String($0.count) } ?? "", l.map { String($0.minNs) } ?? "",
-                l.map { String(Int($0.meanNs.rounded())) } ?? "",
-                l.map { String($0.p50Ns) } ?? "", l.map { String($0.p90Ns) } ?? "", l.map { String($0.p99Ns) } ?? "",
-                l.map { String($0.p999Ns) } ?? "", l.map { String($0.p9999Ns) } ?? "", l.map { String($0.maxNs) } ?? "",
+                l.map { String($0.count) } ?? "", l.map { String($0.minNanoseconds) } ?? "",
+                l.map { String(Int($0.meanNanoseconds.rounded())) } ?? "",
+                l.map { String($0.p50Nanoseconds) } ?? "", l.map { String($0.p90Nanoseconds) } ?? "", l.map { String($0.p99Nanoseconds) } ?? "",
+                l.map { String($0.p999Nanoseconds) } ?? "", l.map { String($0.p9999Nanoseconds) } ?? "", l.map { String($0.maxNanoseconds) } ?? "",
                 m == nil && r.violations.count == 0 ? "" : String(r.violations.count),
                 r.violations.samples.first?.summaryLine ?? "",
                 r.failure?.message ?? "",
@@ -69,13 +69,13 @@ package enum CSVReport {
         func real(_ x: Double?) -> String { x.map(number) ?? "" }
         func whole(_ x: Double?) -> String { x.map { number($0.rounded()) } ?? "" }
         func percentiles(_ l: LatencySummary?) -> [String] {
-            [l?.p50Ns, l?.p99Ns, l?.p999Ns, l?.maxNs].map { $0.map(String.init) ?? "" }
+            [l?.p50Nanoseconds, l?.p99Nanoseconds, l?.p999Nanoseconds, l?.maxNanoseconds].map { $0.map(String.init) ?? "" }
         }
         let pacing = m?.pacing, fairness = m?.fairness, usage = m?.resources, allocator = m?.allocator
         return percentiles(m?.acquireLatency) + percentiles(m?.responseLatency) + [
             whole(pacing?.targetOpsPerSecond), whole(pacing?.achievedOpsPerSecond),
             int(pacing?.maxLagNs), pacing.map { String($0.keptUp) } ?? "",
-            int(m?.maxStallNs?.max()),
+            int(m?.longestGapNanoseconds?.max()),
             real(fairness?.coefficientOfVariation), real(fairness?.jainIndex), int(fairness?.starvedThread),
             int(usage?.userCpuNs), int(usage?.systemCpuNs), real(usage?.cpuNsPerOp),
             int(usage?.voluntaryContextSwitches), int(usage?.involuntaryContextSwitches), real(usage?.contextSwitchesPer1kOps),

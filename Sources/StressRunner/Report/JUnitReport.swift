@@ -39,11 +39,11 @@ package enum JUnitReport {
         return (tests, failures, stoppedBySignal(report) ? 1 : 0)
     }
 
-    /// A trial's time: what the harness saw it take (``TrialResult/wallNs``),
+    /// A trial's time: what the harness saw it take (``TrialResult/wallTime``),
     /// so a crashed or deadlocked case shows its real time, not 0; the
     /// measured window for records from before that was kept.
     static func caseSeconds(_ r: TrialResult) -> Double {
-        Double(r.wallNs ?? r.measurement?.elapsedNs ?? 0) / 1e9
+        Double(r.wallNanoseconds ?? r.measurement?.elapsedNanoseconds ?? 0) / 1e9
     }
 
     private static func totalSeconds(_ report: RunReport) -> Double {

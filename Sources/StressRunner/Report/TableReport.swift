@@ -6,6 +6,11 @@ public enum TableReport {
     /// The whole text. Its last line gives `exitCode`, by default the
     /// report's own; a command that could not write an output file passes
     /// the code it will really exit with.
+    ///
+    /// - Parameters:
+    ///   - report: The run's report.
+    ///   - exitCode: The exit code to state; nil for the report's own.
+    /// - Returns: The table, one line per trial, then the summary.
     public static func render(_ report: RunReport, exitCode: RunExitCode? = nil) -> String {
         let showExperiment = report.trials.contains { $0.trial.experiment != $0.trial.workload }
         let showRepetition = report.trials.contains { $0.trial.repetition > 0 }
@@ -22,15 +27,15 @@ public enum TableReport {
             var row = [
                 r.trial.workload, r.trial.strategy, String(r.trial.threads),
                 m.map { Formatting.rate($0.opsPerSecond) } ?? "-",
-                l.map { Formatting.latency($0.p50Ns) } ?? "-",
-                l.map { Formatting.latency($0.p99Ns) } ?? "-",
-                l.map { Formatting.latency($0.p999Ns) } ?? "-",
-                l.map { Formatting.latency($0.maxNs) } ?? "-",
+                l.map { Formatting.latency($0.p50Nanoseconds) } ?? "-",
+                l.map { Formatting.latency($0.p99Nanoseconds) } ?? "-",
+                l.map { Formatting.latency($0.p999Nanoseconds) } ?? "-",
+                l.map { Formatting.latency($0.maxNanoseconds) } ?? "-",
                 m == nil && r.violations.count == 0 ? "-" : String(r.violations.count),
                 outcomeCell(r),
             ]
             if showPaced {
-                let resp = m?.responseLatency.map { Formatting.latency($0.p99Ns) } ?? "-"
+                let resp = m?.responseLatency.map { Formatting.latency($0.p99Nanoseconds) } ?? "-"
                 let behind = m?.pacing.map { $0.keptUp ? "" : " (behind)" } ?? ""
                 row.insert(resp + behind, at: row.count - 2)
             }
@@ -158,7 +163,7 @@ public enum TableReport {
 
     /// The outcome column: the outcome, the signal of a crash, and how it
     /// stands against the plan's `expect` when that is not "must pass".
-    public static func outcomeCell(_ r: TrialResult) -> String {
+    package static func outcomeCell(_ r: TrialResult) -> String {
         let signal = r.failure?.signal.map { " (\($0))" } ?? ""
         switch r.expectation {
         case .caught: return r.outcome.rawValue + signal + " (expected)"

@@ -7,6 +7,30 @@ extension TrialResult {
     /// The former name of ``makeRerunCommand(planFile:)``, renamed so that it
     /// is not mistaken for the record's own ``rerunCommand`` (the exact
     /// command of the run that made it).
+    ///
+    /// - Parameter planFile: The plan file the command runs.
+    /// - Returns: The command that reruns this trial.
     @available(*, deprecated, renamed: "makeRerunCommand(planFile:)")
     public func rerunCommand(planFile: String) -> String { makeRerunCommand(planFile: planFile) }
+}
+
+extension TrialResult {
+    /// The former name of ``wallTime``, in integer nanoseconds.
+    @available(*, deprecated, message: "read wallTime, a Duration")
+    public var wallNs: Int? { wallNanoseconds }
+}
+
+extension TrialSpec {
+    /// The former name of ``warmup``, in integer nanoseconds.
+    @available(*, deprecated, message: "read warmup, a Duration")
+    public var warmupNs: Int { warmupNanoseconds }
+    /// The former name of ``duration``, in integer nanoseconds.
+    @available(*, deprecated, message: "read duration, a Duration")
+    public var durationNs: Int? { durationNanoseconds }
+    /// The former name of ``timeout``, in integer nanoseconds.
+    @available(*, deprecated, message: "read timeout, a Duration")
+    public var timeoutNs: Int { timeoutNanoseconds }
+    /// The former name of ``deadlockAfter``, in integer nanoseconds.
+    @available(*, deprecated, message: "read deadlockAfter, a Duration")
+    public var deadlockAfterNs: Int { deadlockAfterNanoseconds }
 }

@@ -8,6 +8,10 @@ extension ResultCoding {
     /// core. A run stopped by a signal must write thousands of records within
     /// moments (a container's stop grace is seconds), and encoding is most of
     /// that; the trials are most of the encoding.
+    ///
+    /// - Parameter report: The run's report.
+    /// - Returns: The results file's bytes: pretty, key-sorted JSON.
+    /// - Throws: An `EncodingError` (none for a report the harness made).
     public static func encodeResults(_ report: RunReport) throws -> Data {
         let encoder = encoder()
         guard report.trials.count >= 64 else { return try encoder.encode(report) }

@@ -71,7 +71,7 @@ extension RunReport {
     /// first (another CPU, core count, quota, build or compiler): the merged
     /// trials then mix machines, while the merged file's `environment` is the
     /// first file's. Each trial keeps its own environment. Empty when all agree.
-    public static func environmentWarnings(_ reports: [(file: String, report: RunReport)]) -> [String] {
+    package static func environmentWarnings(_ reports: [(file: String, report: RunReport)]) -> [String] {
         guard let first = reports.first else { return [] }
         return reports.dropFirst().compactMap { file, r in
             let differences = r.environment.changes(from: first.report.environment).map {

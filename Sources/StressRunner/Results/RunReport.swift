@@ -34,7 +34,7 @@ public enum RunExitCode: Int32, Sendable, Codable {
     /// expects of it: a trial that fails the way the plan expects counts as
     /// passing; one the plan expects to fail that passed counts as a
     /// violation (1), since the checks did not see what they are there to see.
-    public static func forResults(_ results: [TrialResult]) -> RunExitCode {
+    package static func forResults(_ results: [TrialResult]) -> RunExitCode {
         var code = RunExitCode.passed
         for r in results {
             switch r.expectation {
@@ -50,7 +50,7 @@ public enum RunExitCode: Int32, Sendable, Codable {
     }
 
     /// The code for a set of trial outcomes, every trial expected to pass.
-    public static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
+    package static func forOutcomes<S: Sequence>(_ outcomes: S) -> RunExitCode where S.Element == TrialOutcome {
         var code = RunExitCode.passed
         for o in outcomes {
             switch o {
@@ -70,17 +70,19 @@ public struct RunReport: Sendable, Codable, Equatable {
 
     /// ``currentSchema`` when written.
     public var schema: String
-    /// `stressbench <version>`.
+    /// The tool and its version that wrote the report: `stressbench <version>`.
     public var tool: String
-    /// The plan's name and file.
+    /// The plan's name.
     public var plan: String
+    /// The plan file the run read, as it was given on the command line.
     public var planFile: String
-    /// ISO 8601 times the run started and finished.
+    /// When the run started (ISO 8601).
     public var startedAt: String
+    /// When the run ended (ISO 8601).
     public var finishedAt: String
     /// Where it ran.
     package var environment: EnvironmentInfo
-    /// True when the run was stopped before every trial had run (see ``stop``).
+    /// True when the run was stopped before every trial had run (the `stop` field says why).
     public var interrupted: Bool
     /// The slice of the matrix this run ran (`--shard i/n`); nil for a whole
     /// run (and for a merged file).
@@ -141,7 +143,7 @@ public struct RunReport: Sendable, Codable, Equatable {
 
     /// The trials whose skipping fails the run (exit code 3), because then
     /// the run checked less than its plan asks: each trial skipped for lack
-    /// of something (``FailureReport/missing``: jemalloc, the interposer, a
+    /// of something (the failure's `missing` field: jemalloc, the interposer, a
     /// child process) that its plan expects to fail, since the bug it is
     /// there to catch went unchecked; or every trial, when every one was
     /// skipped so. Empty when ``skipsAllowed``, and for a run that stopped
@@ -175,6 +177,9 @@ public struct RunReport: Sendable, Codable, Equatable {
 /// The JSON conventions of every file stressbench writes and reads.
 public enum ResultCoding {
     /// Pretty, key-sorted JSON (stable diffs between runs).
+    ///
+    /// - Parameter pretty: Indented (the results file) or one line per value (streams).
+    /// - Returns: The encoder results files are written with.
     public static func encoder(pretty: Bool = true) -> JSONEncoder {
         let e = JSONEncoder()
         e.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
@@ -182,7 +187,9 @@ public enum ResultCoding {
         return e
     }
 
-    /// The matching decoder.
+    /// The decoder that reads what ``encoder(pretty:)`` writes.
+    ///
+    /// - Returns: The decoder results files are read with.
     public static func decoder() -> JSONDecoder {
         let d = JSONDecoder()
         d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")

@@ -84,11 +84,8 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// A scenario's trial: each distinct outcome of its rounds with its count
     /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
     package var outcomes: [OutcomeCount]?
-    /// How long the trial took as the harness saw it, from starting it to
-    /// having its record (process start, warm-up, a watchdog's wait or a
-    /// crash included): the figure for a crashed or deadlocked trial, which
-    /// has no measured window. Nil in records from before it was kept.
-    public var wallNs: Int?
+    // In nanoseconds (the JSON's `wallNs`); ``wallTime`` is the public face.
+    package var wallNanoseconds: Int?
 
     /// A record.
     package init(
@@ -109,4 +106,29 @@ public struct TrialResult: Sendable, Codable, Equatable {
     package static func failed(_ trial: TrialSpec, _ outcome: TrialOutcome, _ failure: FailureReport) -> TrialResult {
         TrialResult(trial: trial, outcome: outcome, measurement: nil, violations: .none, failure: failure)
     }
+
+    /// The results' JSON keys: the nanosecond fields keep the names they
+    /// had when they were public integers.
+    private enum CodingKeys: String, CodingKey {
+        case trial
+        case outcome
+        case measurement
+        case violations
+        case failure
+        case stall
+        case rerunCommand
+        case environment
+        case rounds
+        case executorStats
+        case outcomes
+        case wallNanoseconds = "wallNs"
+    }
+}
+
+extension TrialResult {
+    /// How long the trial took as the harness saw it, from starting it to
+    /// having its record (process start, warm-up, a watchdog's wait or a
+    /// crash included): the figure for a crashed or deadlocked trial, which
+    /// has no measured window. Nil in records from before it was kept.
+    public var wallTime: Duration? { wallNanoseconds.map { .nanoseconds($0) } }
 }

@@ -156,7 +156,7 @@ public struct FaultInjectionWorkload: Workload {
         }
         if mode == "slow-callback" {
             return [StressOperation("work", weight: 1, steps: [
-                .async("await") { state, frame in
+                .awaiting("await") { state, frame in
                     if frame.thread == 0 && frame.opNumber == afterOps {
                         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                             DispatchQueue(label: "slow-callback").async {
@@ -175,7 +175,7 @@ public struct FaultInjectionWorkload: Workload {
         if mode == "await-self" || mode == "await-cycle" {
             let cycle = mode == "await-cycle"
             return [StressOperation("work", weight: 1, steps: [
-                .async("await") { state, frame in
+                .awaiting("await") { state, frame in
                     if frame.opNumber == afterOps {
                         if cycle {
                             let (first, _) = state.cycle.withLock { pair in
@@ -204,7 +204,7 @@ public struct FaultInjectionWorkload: Workload {
         if awaits {
             // The fault in a job of the worker's task, after a suspension.
             return [StressOperation("work", weight: 1, steps: [
-                .async("work") { state, frame in
+                .awaiting("work") { state, frame in
                     await Task.yield()
                     fire(state, frame)
                     state.counter.add(1, ordering: .relaxed)

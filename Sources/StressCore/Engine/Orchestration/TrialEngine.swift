@@ -79,7 +79,7 @@ package enum TrialEngine {
             // Rounds are not timed one by one: no latency, no timing to report.
             output.measurement.timing = nil
             let outcomes = OutcomeTable.mergeAndFree(reports.compactMap(\.outcomes)) { scenario.grade($0) }
-            let elapsed = Double(output.measurement.elapsedNs) / 1e9
+            let elapsed = Double(output.measurement.elapsedNanoseconds) / 1e9
             output.rounds = ScenarioRounds(
                 rounds: outcomes.rounds, measuredRounds: outcomes.measured,
                 roundsPerSecond: elapsed > 0 ? Double(outcomes.measured) / elapsed : 0, outcomes: outcomes.outcomes)
@@ -180,7 +180,7 @@ package enum TrialEngine {
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }
-        output.violations.firstAfterNs = firsts.min().map { Int($0 &- trialStart) }
+        output.violations.firstAfterNanoseconds = firsts.min().map { Int($0 &- trialStart) }
         return output
     }
 
@@ -246,7 +246,7 @@ package enum TrialEngine {
         let elapsed = Int(end &- start)
         let totalOps = reports.reduce(0) { $0 + $1.measuredOps }
         let measurement = TrialMeasurement(
-            elapsedNs: elapsed,
+            elapsedNanoseconds: elapsed,
             totalOps: totalOps,
             opsPerSecond: elapsed > 0 ? Double(totalOps) / (Double(elapsed) / 1e9) : 0,
             perThreadOps: reports.map(\.measuredOps),
@@ -258,7 +258,7 @@ package enum TrialEngine {
             workloadMetrics: metrics,
             timing: timingInfo(settings, clock: clock, totalOps: totalOps, timedOps: timedOps),
             acquireLatency: acquire.summary(),
-            maxStallNs: reports.allSatisfy { $0.maxStallNs != nil } ? reports.map { Int($0.maxStallNs ?? 0) } : nil,
+            longestGapNanoseconds: reports.allSatisfy { $0.maxStallNs != nil } ? reports.map { Int($0.maxStallNs ?? 0) } : nil,
             fairness: Fairness(perThreadOps: reports.map(\.measuredOps)),
             resources: usage.map { ResourceUsage(from: $0.start, to: $0.end, operations: totalOps) },
             allocator: allocatorMetrics(reports, window: window, operations: totalOps),

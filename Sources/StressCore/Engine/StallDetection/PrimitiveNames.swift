@@ -35,12 +35,12 @@ public enum PrimitiveNames {
     private static let names = Mutex<[UInt64: Entry]>([:])
 
     /// Names the primitive at `key` (its address) `name`: "the queue 'jobs'".
-    public static func register(_ key: UInt64, _ name: String) {
+    package static func register(_ key: UInt64, _ name: String) {
         names.withLock { $0[key] = Entry(name: name, owner: nil, owned: false) }
     }
 
     /// Forgets the primitive at `key`.
-    public static func unregister(_ key: UInt64) {
+    package static func unregister(_ key: UInt64) {
         _ = names.withLock { $0.removeValue(forKey: key) }
     }
 
@@ -54,6 +54,11 @@ public enum PrimitiveNames {
     /// Returns whether the lock's pthread objects were found: false on a
     /// platform whose Foundation does not build its locks on pthread
     /// mutexes the interposer sees (Darwin), where the call does nothing.
+    ///
+    /// - Parameters:
+    ///   - lock: The lock or condition to name.
+    ///   - name: Its name in reports, without quotes.
+    /// - Returns: Whether the lock's pthread objects were found and named.
     @discardableResult
     public static func name(_ lock: NSLocking & AnyObject, _ name: String) -> Bool {
         let found = pthreadObjects(of: lock)
@@ -76,28 +81,42 @@ public enum PrimitiveNames {
     /// 'name'"), as ``name(_:_:)`` names a Foundation lock. Call
     /// ``forget(_:)`` before you destroy it: a later mutex at the same
     /// address would otherwise get its name.
+    ///
+    /// - Parameters:
+    ///   - mutex: The mutex to name.
+    ///   - name: Its name in reports, without quotes.
     public static func name(mutex: UnsafeMutablePointer<pthread_mutex_t>, _ name: String) {
         register(key(mutex), "the mutex '\(name)'")
     }
 
     /// Names a pthread read-write lock of your own ("the read-write lock 'name'").
+    ///
+    /// - Parameters:
+    ///   - rwlock: The read-write lock to name.
+    ///   - name: Its name in reports, without quotes.
     public static func name(rwlock: UnsafeMutablePointer<pthread_rwlock_t>, _ name: String) {
         register(key(rwlock), "the read-write lock '\(name)'")
     }
 
     /// Names a pthread condition variable of your own ("the condition 'name'").
+    ///
+    /// - Parameters:
+    ///   - condition: The condition variable to name.
+    ///   - name: Its name in reports, without quotes.
     public static func name(condition: UnsafeMutablePointer<pthread_cond_t>, _ name: String) {
         register(key(condition), "the condition '\(name)'")
     }
 
     /// Forgets the name of the pthread object at `pointer` (a mutex,
     /// read-write lock or condition named above).
+    ///
+    /// - Parameter pointer: The address of the mutex, read-write lock or condition.
     public static func forget(_ pointer: UnsafeMutableRawPointer) {
         unregister(UInt64(UInt(bitPattern: pointer)))
     }
 
     /// What to call the primitive at `key` in a report.
-    public static func describe(_ key: UInt64) -> String {
+    package static func describe(_ key: UInt64) -> String {
         if key == WaitKey.mainQueue { return "the main queue" }
         if let r = WaitKey.resource(of: key) { return "resource \(r)" }
         if let r = WaitKey.signalledResource(of: key) { return "a change to resource \(r) (a waitUntil step)" }

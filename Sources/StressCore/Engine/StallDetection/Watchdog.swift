@@ -165,7 +165,7 @@ final class Watchdog: Sendable {
             // last completion).
             guard othersWentOn(since: since, besides: graph.stuckForGood(assuming: Set(cycle)), progress, now: now) else { return nil }
             var stall = report(snapshot, stalledFor: now &- since, partial: cycle, cycle: cycle)
-            stall.beganAfterNs = Int(since &- startedAt)
+            stall.beganAfterNanoseconds = Int(since &- startedAt)
             return stall
         }
         for w in stuck.sorted() where !snapshot[w].site.phase.isWaiting {
@@ -185,7 +185,7 @@ final class Watchdog: Sendable {
                   cpuNow &- progress[w].cpuAtSince >= (now &- progress[w].since) / 100 else { continue }
             var stall = report(snapshot, stalledFor: now &- progress[w].since, partial: [w],
                                hangReason: "its thread kept using the CPU (\(Quantities.format(nanoseconds: cpuNow &- progress[w].cpuAtSince)) of it)")
-            stall.beganAfterNs = Int(progress[w].since &- startedAt)
+            stall.beganAfterNanoseconds = Int(progress[w].since &- startedAt)
             return stall
         }
         return nil
@@ -213,7 +213,7 @@ final class Watchdog: Sendable {
         var stall = StallReport(kind: .hang, stalledForNs: Int(waitedFor),
                                 workers: workers.enumerated().map { describe($0.offset, $0.element) },
                                 cycle: nil, summary: summary)
-        stall.beganAfterNs = 0
+        stall.beganAfterNanoseconds = 0
         return stall
     }
 

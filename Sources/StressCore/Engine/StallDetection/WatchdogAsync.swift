@@ -48,7 +48,7 @@ extension Watchdog {
             var stall = othersWentOn ? report(snapshot, stalledFor: now &- since, partial: [w], hangReason: reason)
                                      : report(snapshot, stalledFor: now &- since)
             if !othersWentOn { stall.summary += "; " + reason }
-            stall.beganAfterNs = Int(since &- startedAt)
+            stall.beganAfterNanoseconds = Int(since &- startedAt)
             return stall
         }
         let suspended = snapshot.indices.filter { w in
@@ -77,7 +77,7 @@ extension Watchdog {
             stall.summary += ". Reported after the watchdog's grace (10 × deadlock_after, at least 2s, or just before the timeout): "
                 + "a thread outside the harness executor could still run all that time, and did not resume them"
         }
-        stall.beganAfterNs = Int(since &- startedAt)
+        stall.beganAfterNanoseconds = Int(since &- startedAt)
         return stall
     }
 
@@ -133,7 +133,7 @@ extension Watchdog {
         let stalledFor = heldFor >= stallAfterNs ? heldFor : wallFor
         var stall = report(snapshot, stalledFor: stalledFor)
         stall.summary += "; " + reason
-        stall.beganAfterNs = Int(since &- Swift.min(since, startedAt))
+        stall.beganAfterNanoseconds = Int(since &- Swift.min(since, startedAt))
         return stall
     }
 }

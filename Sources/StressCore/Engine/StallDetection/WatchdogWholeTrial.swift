@@ -79,7 +79,7 @@ extension Watchdog {
     /// `afterGrace` (see ``WatchdogTiming``) rather than at the limit.
     private func wholeTrialReport(_ snapshot: [ParticipantState], idle: [Int], newest: UInt64, now: UInt64, afterGrace: Bool) -> StallReport {
         var stall = report(snapshot, stalledFor: now &- newest)
-        stall.beganAfterNs = Int(newest &- startedAt)
+        stall.beganAfterNanoseconds = Int(newest &- startedAt)
         let name = { (p: Int) in WaitForGraph.participantName(p, workers: self.board.workers) }
         let inKernel = idle.filter { snapshot[$0].kernel?.isAsleep == true }
         if !inKernel.isEmpty {
