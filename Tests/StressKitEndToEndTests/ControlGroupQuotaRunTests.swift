@@ -18,8 +18,10 @@ final class ControlGroupQuotaRunTests: XCTestCase {
         let dir = try TestSupport.temporaryDirectory()
         let plan = dir.appendingPathComponent("plan.yaml").path, json = dir.appendingPathComponent("r.json").path
         // Two busy workers against 0.3 cores: the group uses its quota up
-        // within the first third of every 100 ms period, so every period of
-        // the 600 ms window is throttled.
+        // early in every 100 ms period, so every period of the 600 ms window
+        // is throttled. That needs the group to get more than 0.3 cores when
+        // it runs: the weight `QuotaGroup` gives it sees to that on a loaded
+        // machine too.
         try """
             experiments:
               - workload: counter
@@ -35,9 +37,14 @@ final class ControlGroupQuotaRunTests: XCTestCase {
         XCTAssertEqual(report.environment.cpuQuota, .cores(0.3))
         let usage = try XCTUnwrap(report.trials.first?.measurement?.resources)
         XCTAssertEqual(report.trials.first?.environment.cpuQuota, .cores(0.3), "the trial's child process is in the group too")
-        XCTAssertGreaterThan(try XCTUnwrap(usage.quotaPeriods), 0)
-        XCTAssertGreaterThan(try XCTUnwrap(usage.throttledPeriods), 0)
-        XCTAssertGreaterThan(try XCTUnwrap(usage.throttledNs), 0)
+        // The cores the trial process used over the window: a figure well
+        // under 0.3 means the group never reached its quota, so nothing was
+        // there to throttle (the weight did not win it enough CPU).
+        let window = try XCTUnwrap(report.trials.first?.measurement?.elapsedNs)
+        let used = "the trial used \(Double(usage.userCpuNs + usage.systemCpuNs) / Double(max(window, 1))) cores over the window"
+        XCTAssertGreaterThan(try XCTUnwrap(usage.quotaPeriods), 0, used)
+        XCTAssertGreaterThan(try XCTUnwrap(usage.throttledPeriods), 0, used)
+        XCTAssertGreaterThan(try XCTUnwrap(usage.throttledNs), 0, used)
         #else
         throw XCTSkip("control groups are Linux's")
         #endif
@@ -50,6 +57,16 @@ private struct QuotaGroup {
     let procs: String
     private let directory: String
 
+    /// Makes a group allowed `cores` cores' worth of each 100 ms period,
+    /// with the largest weight the kernel allows.
+    ///
+    /// The weight is what makes the quota bite on a busy machine. A group
+    /// competes for CPU as one entity, with the weight of one ordinary
+    /// process by default: beside a dozen busy processes (a parallel build)
+    /// it gets about a thirteenth of the machine, under 0.3 cores on two,
+    /// and is never throttled because it never reaches its quota. With the
+    /// largest weight it gets nearly all of the CPU it asks for until the
+    /// quota stops it.
     init?(cores: Double) {
         let name = "stressbench-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fm = FileManager.default
@@ -58,12 +75,14 @@ private struct QuotaGroup {
             directory = "/sys/fs/cgroup/cpu/" + name
             guard (try? fm.createDirectory(atPath: directory, withIntermediateDirectories: false)) != nil else { return nil }
             guard Self.write("\(period)", to: directory + "/cpu.cfs_period_us"),
-                  Self.write("\(quota)", to: directory + "/cpu.cfs_quota_us") else { rmdir(directory); return nil }
+                  Self.write("\(quota)", to: directory + "/cpu.cfs_quota_us"),
+                  Self.write("262144", to: directory + "/cpu.shares") else { rmdir(directory); return nil }
         } else if let controls = try? String(contentsOfFile: "/sys/fs/cgroup/cgroup.subtree_control", encoding: .utf8),
                   controls.split(separator: " ").contains(where: { $0.trimmingCharacters(in: .whitespacesAndNewlines) == "cpu" }) {
             directory = "/sys/fs/cgroup/" + name
             guard (try? fm.createDirectory(atPath: directory, withIntermediateDirectories: false)) != nil else { return nil }
-            guard Self.write("\(quota) \(period)", to: directory + "/cpu.max") else { rmdir(directory); return nil }
+            guard Self.write("\(quota) \(period)", to: directory + "/cpu.max"),
+                  Self.write("10000", to: directory + "/cpu.weight") else { rmdir(directory); return nil }
         } else {
             return nil
         }
