@@ -192,9 +192,13 @@ public struct PlanRunner: Sendable {
             if stop != nil { break }
         }
         if let stop {
+            // One rerun command builder and one failure for them all: a stop
+            // must stay prompt however many trials the plan has left.
+            let rerun = options.rerun
+            let failure = FailureReport(message: "not run: the run was \(stop.summary)")
             let skipped = trials.dropFirst(results.count).map { spec in
-                var skipped = TrialResult.failed(spec, .skipped, FailureReport(message: "not run: the run was \(stop.summary)"))
-                skipped.rerunCommand = rerunCommand(for: spec, planFile: plan.file)
+                var skipped = TrialResult.failed(spec, .skipped, failure)
+                skipped.rerunCommand = rerun.trial(spec, planFile: plan.file)
                 return skipped
             }
             results += skipped

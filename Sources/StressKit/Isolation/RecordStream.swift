@@ -108,17 +108,26 @@ final class RecordStream {
         let encoded = Mutex([Int: (Data, [String])]())
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             let encoder = ResultCoding.encoder(pretty: false)
-            var lines = Data()
+            // A batch is spliced from one encoding per kind of record (a
+            // stop's skipped records are alike but for their identity);
+            // one record alone is simply encoded.
+            var splicer = slices > 1 || results.count >= 64
+                ? RecordSplicer(render: { try? Array(encoder.encode($0)) }, plain: ResultCoding.plainJSONString) : nil
+            var lines: [UInt8] = []
             var failures: [String] = []
             for result in results[(slice * size)..<min(results.count, (slice + 1) * size)] {
                 do {
-                    lines.append(try encoder.encode(result))
+                    if let bytes = splicer?.bytes(of: result) {
+                        lines += bytes
+                    } else {
+                        lines += try encoder.encode(result)
+                    }
                     lines.append(UInt8(ascii: "\n"))
                 } catch {
                     failures.append("cannot encode the record of \(result.trial.id): \(error)")
                 }
             }
-            encoded.withLock { $0[slice] = (lines, failures) }
+            encoded.withLock { $0[slice] = (Data(lines), failures) }
         }
         return encoded.withLock { parts in
             (0..<slices).reduce(into: (lines: Data(), failures: [String]())) { all, slice in

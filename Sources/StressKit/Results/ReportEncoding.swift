@@ -39,6 +39,14 @@ extension ResultCoding {
         }
     }
 
+    /// `text`'s bytes when the encoder writes the string as they are
+    /// (printable ASCII but `"` and `\\`; `/` too, as the encoder is told
+    /// not to escape it); nil when it would escape something.
+    static func plainJSONString(_ text: String) -> [UInt8]? {
+        let bytes = Array(text.utf8)
+        return bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") } ? bytes : nil
+    }
+
     /// How the pretty printer writes the report's empty `trials` list: `[`, a
     /// blank line, `]`; at two spaces of indent only the report's own key is there.
     static let emptyTrials = Data("\n  \"trials\" : [\n\n  ]".utf8)
@@ -53,11 +61,23 @@ extension ResultCoding {
         let pad = [UInt8](repeating: UInt8(ascii: " "), count: indent)
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             let encoder = encoder()
+            // Records alike but for their identity (a stop's skipped ones)
+            // are spliced from one encoding of their kind.
+            var splicer = RecordSplicer(render: { item in
+                guard let json = try? encoder.encode(item) else { return nil }
+                var indented: [UInt8] = []
+                appendIndented(json, by: pad, into: &indented)
+                return indented
+            }, plain: plainJSONString)
             let result = Result<Data, any Error> {
                 var out: [UInt8] = []
                 for (n, item) in items[(slice * size)..<min(items.count, (slice + 1) * size)].enumerated() {
                     if n > 0 { out += [UInt8(ascii: ","), UInt8(ascii: "\n")] }
-                    appendIndented(try encoder.encode(item), by: pad, into: &out)
+                    if let bytes = splicer.bytes(of: item) {
+                        out += bytes
+                    } else {
+                        appendIndented(try encoder.encode(item), by: pad, into: &out)
+                    }
                 }
                 return Data(out)
             }
