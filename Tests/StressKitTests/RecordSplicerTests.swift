@@ -86,7 +86,7 @@ final class RecordSplicerTests: XCTestCase {
         var splicer = RecordSplicer(render: { record in
             renders.count += 1
             return try? Array(encoder.encode(record))
-        }, plain: ResultCoding.plainJSONString)
+        }, plain: ResultCoding.isPlainJSONString)
         for record in report.trials {
             XCTAssertEqual(splicer.bytes(of: record), try Array(encoder.encode(record)), record.trial.id)
         }

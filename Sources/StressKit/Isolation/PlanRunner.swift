@@ -195,7 +195,7 @@ public struct PlanRunner: Sendable {
             // One rerun command builder and one failure for them all: a stop
             // must stay prompt however many trials the plan has left.
             let rerun = options.rerun
-            let failure = FailureReport(message: "not run: the run was \(stop.summary)")
+            let failure = FailureReport(message: stop.notRunMessage)
             let skipped = trials.dropFirst(results.count).map { spec in
                 var skipped = TrialResult.failed(spec, .skipped, failure)
                 skipped.rerunCommand = rerun.trial(spec, planFile: plan.file)

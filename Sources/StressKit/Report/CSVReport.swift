@@ -36,9 +36,9 @@ public enum CSVReport {
     /// stopped run must write its files within moments of the signal.
     package static func bytes(_ report: RunReport) -> [UInt8] {
         var out = Array((columns.joined(separator: ",") + "\n").utf8)
-        var splicer = RecordSplicer(render: { Array(row($0).utf8) }, plain: { escape($0) == $0 ? Array($0.utf8) : nil })
+        var splicer = RecordSplicer(render: { Array(row($0).utf8) }, plain: { escape($0) == $0 })
         for r in report.trials {
-            out += splicer.bytes(of: r) ?? Array(row(r).utf8)
+            if !splicer.append(r, to: &out) { out += row(r).utf8 }
             out.append(UInt8(ascii: "\n"))
         }
         return out

@@ -13,9 +13,9 @@
 /// renderer as before: the output is byte for byte the renderer's either way
 /// (RecordSplicerTests compares them).
 struct RecordSplicer {
-    /// How a text field is written when it needs no escaping: as is (its
-    /// UTF-8 bytes). Nil when the field must go through the renderer.
-    typealias Plain = (String) -> [UInt8]?
+    /// Whether the format writes a text field as it is (its UTF-8 bytes);
+    /// one it would escape goes through the renderer.
+    typealias Plain = (String) -> Bool
 
     /// The ordinary renderer: one record's bytes, nil when it cannot render
     /// it (the caller's own fallback reports why).
@@ -39,29 +39,44 @@ struct RecordSplicer {
         self.plain = plain
     }
 
-    /// `record`'s bytes, as `render` would give them. Only `skipped`
-    /// records are spliced: they are the ones that come in thousands alike;
-    /// a finished trial's figures are its own.
+    /// `record`'s bytes, as `render` would give them.
     mutating func bytes(of record: TrialResult) -> [UInt8]? {
-        guard record.outcome == .skipped else { return render(record) }
+        var out: [UInt8] = []
+        return append(record, to: &out) ? out : nil
+    }
+
+    /// Appends `record`'s bytes, as `render` would give them, to `out`
+    /// (spliced in place: no buffer of its own); false when `render` could
+    /// not render it. Only `skipped` records are spliced: they are the ones
+    /// that come in thousands alike; a finished trial's figures are its own.
+    mutating func append(_ record: TrialResult, to out: inout [UInt8]) -> Bool {
+        guard record.outcome == .skipped else { return appendRendered(record, to: &out) }
         let identity = RecordIdentity(of: record)
-        guard let values = identity.values(plain) else { return render(record) }
+        guard identity.isPlain(plain) else { return appendRendered(record, to: &out) }
         let kind = identity.blanking(record)
         if let i = templates.firstIndex(where: { $0.kind == kind }) {
             spliced += 1
             if i > 0 { templates.insert(templates.remove(at: i), at: 0) }
-            return templates[0].splice(values)
+            templates[0].splice(identity, into: &out)
+            return true
         }
-        guard made < 16 + spliced, !refused.contains(kind) else { return render(record) }
+        guard made < 16 + spliced, !refused.contains(kind) else { return appendRendered(record, to: &out) }
         made += 1
-        guard let template = Template(kind: kind, render: render, plain: plain) else {
+        guard let template = Template(kind: kind, render: render) else {
             refused.append(kind)
             if refused.count > Self.kept { refused.removeLast() }
-            return render(record)
+            return appendRendered(record, to: &out)
         }
         templates.insert(template, at: 0)
         if templates.count > Self.kept { templates.removeLast() }
-        return template.splice(values)
+        template.splice(identity, into: &out)
+        return true
+    }
+
+    private func appendRendered(_ record: TrialResult, to out: inout [UInt8]) -> Bool {
+        guard let bytes = render(record) else { return false }
+        out += bytes
+        return true
     }
 
     /// One kind of record as rendered: the bytes between its identity's slots.
@@ -73,33 +88,33 @@ struct RecordSplicer {
 
         /// The template of `kind` (a record whose identity is blank), or nil
         /// when the renderer does not write each identity field as it is.
-        init?(kind: TrialResult, render: (TrialResult) -> [UInt8]?, plain: Plain) {
-            guard let a = Self.split(kind, marked: .markerA, render: render, plain: plain),
-                  let b = Self.split(kind, marked: .markerB, render: render, plain: plain),
+        init?(kind: TrialResult, render: (TrialResult) -> [UInt8]?) {
+            guard let a = Self.split(kind, marked: .markerA, render: render),
+                  let b = Self.split(kind, marked: .markerB, render: render),
                   a.slots == b.slots, a.pieces == b.pieces else { return nil }
             self.kind = kind
             pieces = a.pieces
             slots = a.slots
         }
 
-        /// The record's bytes: the pieces with `values` between them.
-        func splice(_ values: [RecordIdentity.Field: [UInt8]]) -> [UInt8] {
-            var out = pieces[0]
-            out.reserveCapacity(pieces.reduce(0) { $0 + $1.count } + 256)
+        /// Appends the record of `identity`: the pieces with its fields between them.
+        func splice(_ identity: RecordIdentity, into out: inout [UInt8]) {
+            out += pieces[0]
             for (slot, piece) in zip(slots, pieces.dropFirst()) {
-                out += values[slot] ?? []
+                identity.append(slot, to: &out)
                 out += piece
             }
-            return out
         }
 
         /// `kind` rendered with `marker` as its identity, cut at every place
         /// a marker's field appears.
-        private static func split(_ kind: TrialResult, marked marker: RecordIdentity, render: (TrialResult) -> [UInt8]?,
-                                  plain: Plain) -> (pieces: [[UInt8]], slots: [RecordIdentity.Field])? {
-            guard let bytes = render(marker.applied(to: kind)), let markers = marker.values(plain) else { return nil }
+        private static func split(_ kind: TrialResult, marked marker: RecordIdentity,
+                                  render: (TrialResult) -> [UInt8]?) -> (pieces: [[UInt8]], slots: [RecordIdentity.Field])? {
+            guard let bytes = render(marker.applied(to: kind)) else { return nil }
             var found: [(at: Int, length: Int, field: RecordIdentity.Field)] = []
-            for (field, value) in markers where !value.isEmpty {
+            for field in RecordIdentity.Field.allCases where field != .rerun || kind.rerunCommand != nil {
+                var value: [UInt8] = []
+                marker.append(field, to: &value)
                 var from = 0
                 while let at = find(value, in: bytes, from: from) {
                     found.append((at, value.count, field))
@@ -180,17 +195,20 @@ struct RecordIdentity {
     /// `record` without its identity: what records of one kind share.
     func blanking(_ record: TrialResult) -> TrialResult { Self.blank.applied(to: record) }
 
-    /// Each field's bytes as the format writes them; nil when a text field
-    /// is not plain there. Numbers are written in decimal by every format.
-    func values(_ plain: RecordSplicer.Plain) -> [Field: [UInt8]]? {
-        guard let id = plain(id) else { return nil }
-        var values: [Field: [UInt8]] = [
-            .id: id, .index: Array(String(index).utf8), .repetition: Array(String(repetition).utf8), .seed: Array(String(seed).utf8),
-        ]
-        if let rerun {
-            guard let text = plain(rerun) else { return nil }
-            values[.rerun] = text
+    /// Whether the format writes each text field as it is.
+    func isPlain(_ plain: RecordSplicer.Plain) -> Bool {
+        plain(id) && rerun.map(plain) != false
+    }
+
+    /// Appends `field` as a format writes it when ``isPlain(_:)``: a text
+    /// as it is, a number in decimal.
+    func append(_ field: Field, to out: inout [UInt8]) {
+        switch field {
+        case .id: out += id.utf8
+        case .index: out += String(index).utf8
+        case .repetition: out += String(repetition).utf8
+        case .seed: out += String(seed).utf8
+        case .rerun: out += (rerun ?? "").utf8
         }
-        return values
     }
 }
