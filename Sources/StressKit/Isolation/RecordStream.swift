@@ -115,10 +115,13 @@ final class RecordStream {
                 ? RecordSplicer(render: { try? Array(encoder.encode($0)) }, plain: ResultCoding.isPlainJSONString) : nil
             var lines: [UInt8] = []
             var failures: [String] = []
-            for result in results[(slice * size)..<min(results.count, (slice + 1) * size)] {
+            let mine = results[(slice * size)..<min(results.count, (slice + 1) * size)]
+            for (n, result) in mine.enumerated() {
                 do {
                     if splicer?.append(result, to: &lines) != true { lines += try encoder.encode(result) }
                     lines.append(UInt8(ascii: "\n"))
+                    // Room for the batch at the first record's size (see ResultCoding.capacity).
+                    if n == 0 && mine.count > 1 { lines.reserveCapacity(ResultCoding.capacity(after: lines.count, of: mine.count)) }
                 } catch {
                     failures.append("cannot encode the record of \(result.trial.id): \(error)")
                 }

@@ -37,9 +37,12 @@ public enum CSVReport {
     package static func bytes(_ report: RunReport) -> [UInt8] {
         var out = Array((columns.joined(separator: ",") + "\n").utf8)
         var splicer = RecordSplicer(render: { Array(row($0).utf8) }, plain: { escape($0) == $0 })
-        for r in report.trials {
+        for (n, r) in report.trials.enumerated() {
             if !splicer.append(r, to: &out) { out += row(r).utf8 }
             out.append(UInt8(ascii: "\n"))
+            // Room for every row at the first's size and a quarter more: the
+            // file of a stopped large run is tens of megabytes.
+            if n == 0 { out.reserveCapacity(ResultCoding.capacity(after: out.count, of: report.trials.count)) }
         }
         return out
     }

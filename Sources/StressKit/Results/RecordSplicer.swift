@@ -11,7 +11,7 @@
 /// markers were. A record whose identity the format would have to escape
 /// (a quote in an id), or of a kind that does not repeat, goes through the
 /// renderer as before: the output is byte for byte the renderer's either way
-/// (RecordSplicerTests compares them).
+/// (StoppedRunOutputTests compares them).
 struct RecordSplicer {
     /// Whether the format writes a text field as it is (its UTF-8 bytes);
     /// one it would escape goes through the renderer.

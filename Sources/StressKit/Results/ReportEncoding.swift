@@ -53,6 +53,15 @@ extension ResultCoding {
         text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
     }
 
+    /// Room for `count` records when the first took `first` bytes: a
+    /// buffer of hundreds of megabytes that doubled as it grew would be
+    /// copied and faulted in again and again. A quarter more, as the rest
+    /// may be larger; pages never written cost nothing.
+    static func capacity(after first: Int, of count: Int) -> Int {
+        let (room, overflow) = (first + 2).multipliedReportingOverflow(by: count + count / 4)
+        return overflow ? first : room
+    }
+
     /// How the pretty printer writes the report's empty `trials` list: `[`, a
     /// blank line, `]`; at two spaces of indent only the report's own key is there.
     static let emptyTrials = Data("\n  \"trials\" : [\n\n  ]".utf8)
@@ -78,12 +87,14 @@ extension ResultCoding {
             }, plain: isPlainJSONString)
             let result = Result<[UInt8], any Error> {
                 var out: [UInt8] = []
-                for (n, item) in items[(slice * size)..<min(items.count, (slice + 1) * size)].enumerated() {
+                let mine = items[(slice * size)..<min(items.count, (slice + 1) * size)]
+                for (n, item) in mine.enumerated() {
                     if n > 0 {
                         out.append(UInt8(ascii: ","))
                         out.append(UInt8(ascii: "\n"))
                     }
                     if !splicer.append(item, to: &out) { appendIndented(try encoder.encode(item), by: pad, into: &out) }
+                    if n == 0 { out.reserveCapacity(Self.capacity(after: out.count, of: mine.count)) }
                 }
                 return out
             }

@@ -2,10 +2,12 @@ import Foundation
 @testable import StressKit
 import XCTest
 
-/// The skipped records of a stopped run are spliced from one encoding of
-/// their kind, not encoded one by one: every file must still be byte for
-/// byte what the ordinary encoder writes, whatever the records hold.
-final class RecordSplicerTests: XCTestCase {
+/// What a stopped run writes, at a cost that does not grow with each trial
+/// it never started: its skipped records are spliced from one encoding of
+/// their kind, not encoded one by one, and every file must still be byte for
+/// byte what the ordinary encoder writes, whatever the records hold; the
+/// table leaves them out.
+final class StoppedRunOutputTests: XCTestCase {
     /// A stopped run's records: a few finished trials, then the skipped rest
     /// of three cells (one under the portfolio, whose fuzzing profile turns
     /// with the repetition), with ids the encoders must escape, one without
@@ -95,6 +97,18 @@ final class RecordSplicerTests: XCTestCase {
         // cells of the first experiment, the portfolio's four profiles, the
         // record without a rerun command, the one skipped for jemalloc.
         XCTAssertEqual(renders.count, 3 + 3 + 2 * (4 + 4 + 2), "of 160 records, the other 150 are spliced")
+    }
+
+    /// The trials the stop kept from starting have no row, but are counted
+    /// and named under the table; the rest, skipped for another reason
+    /// included, keep theirs.
+    func testTheTableLeavesOutTheTrialsNeverStarted() throws {
+        let report = try stoppedRun()
+        let table = TableReport.render(report)
+        let rows = table.split(separator: "\n").filter { $0.hasSuffix(" skipped") || $0.hasSuffix(" passed") }
+        XCTAssertEqual(rows.count, 3 + 1, "the finished trials and the one skipped for jemalloc: \(table)")
+        XCTAssertTrue(table.contains("156 trial(s) skipped: not run: the run was interrupted by SIGINT\n  counter/mutex/t1/r3, "), table)
+        XCTAssertTrue(table.hasSuffix("skipped (interrupted by SIGINT); exit code 130\n"), table)
     }
 
     /// Where two encodings part, for a failure message.
