@@ -9,8 +9,8 @@
 #   scripts/interrupt-latency.sh 5 10000 INT 3
 #
 # The run passes --allow-large: from about 90,000 repetitions the plan is
-# past the size limit (more than 24 h of trial timeouts), and the point is
-# a plan of any size. Defaults: 5 tries, 10,000 repetitions, INT, 3 s. Uses
+# past the size limit of 24 h of trial timeouts, and the point is a plan of
+# any size; up to 100,000, the most trials a plan may have. Defaults: 5 tries, 10,000 repetitions, INT, 3 s. Uses
 # .build/release/stressbench ($STRESSBENCH overrides it). Needs python3 to
 # count the records. Exit 0 when every try exited 130 (INT) or 143 (TERM) with
 # whole files, 1 otherwise, 2 on a usage error.

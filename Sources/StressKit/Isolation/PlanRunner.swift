@@ -170,6 +170,7 @@ public struct PlanRunner: Sendable {
         if options.handleInterrupts { Interruption.install() }
         let stream = try openStream()
         var results: [TrialResult] = []
+        results.reserveCapacity(trials.count)  // a stop appends all the rest at once
         var stop: RunStop?
         for (i, spec) in trials.enumerated() {
             if let signal = interruption() {
