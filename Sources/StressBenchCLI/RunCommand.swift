@@ -187,7 +187,7 @@ struct RunCommand: ParsableCommand {
             withCells.cells = CellSummary.of(report)
             return try ResultCoding.encodeResults(withCells)
         }
-        writer.write(csv) { Data(CSVReport.render(report).utf8) }
+        writer.write(csv) { Data(CSVReport.bytes(report)) }
         outputs.write(report, into: &writer)
         // A signal's code (130, 143) outranks a file that could not be written:
         // the user asked the run to stop, and a script must see that.

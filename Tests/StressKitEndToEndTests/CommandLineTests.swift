@@ -171,7 +171,7 @@ final class CommandLineTests: XCTestCase {
         let all = try TestSupport.cli(["list", "--all"]).stdout
         XCTAssertTrue(all.contains("_busywork"), all)
         // The test fixtures are not built-ins: only the tests' own binary knows them.
-        for fixture in ["_fault", "_hang-in-round", "_stuck-in-round"] {
+        for fixture in ["_fault", "_hang-in-round", "_stuck-in-round", "_unnamed-lock-order"] {
             XCTAssertFalse(all.contains(fixture), "\(fixture) ships in stressbench:\n\(all)")
             XCTAssertTrue(try TestSupport.cli(["list", "--all"], executable: TestSupport.fixturesPath).stdout.contains(fixture), fixture)
         }

@@ -40,7 +40,7 @@ final class ControlGroupQuotaRunTests: XCTestCase {
         // The cores the trial process used over the window: a figure well
         // under 0.3 means the group never reached its quota, so nothing was
         // there to throttle (the weight did not win it enough CPU).
-        let window = try XCTUnwrap(report.trials.first?.measurement?.elapsedNs)
+        let window = try XCTUnwrap(report.trials.first?.measurement?.elapsedNanoseconds)
         let used = "the trial used \(Double(usage.userCpuNs + usage.systemCpuNs) / Double(max(window, 1))) cores over the window"
         XCTAssertGreaterThan(try XCTUnwrap(usage.quotaPeriods), 0, used)
         XCTAssertGreaterThan(try XCTUnwrap(usage.throttledPeriods), 0, used)

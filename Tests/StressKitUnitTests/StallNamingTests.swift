@@ -4,6 +4,7 @@ import Foundation
 @testable import StressCore
 @testable import StressRunner
 import StressKitTestSupport
+import StressKitFixtures
 import XCTest
 
 /// What stall reports call things: a Foundation or pthread lock named with
@@ -81,6 +82,59 @@ final class StallNamingTests: XCTestCase {
                        "the lock of a condition first taken outside any step")
         XCTAssertEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(FirstTaken.ordinal),
                        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"])
+    }
+
+    /// A harness-aware primitive made without a name is called by its type
+    /// and the place that made it; a second one made at the same place while
+    /// the first lives, by its ordinal; never by its address.
+    func testAnUnnamedWrapperIsCalledByItsTypeAndWhereItWasMade() {
+        let file = "StressKitUnitTests/StallNamingTests.swift"
+        let lock = StressLock(), lockLine = #line
+        let pair = (0..<2).map { _ in StressMutex(0) }, pairLine = #line
+        let condition = StressCondition(), conditionLine = #line
+        let semaphore = StressSemaphore(value: 0), semaphoreLine = #line
+        let once = StressOnce(), onceLine = #line
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(lock)), "the StressLock made at \(file):\(lockLine)")
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(pair[0])), "the StressMutex made at \(file):\(pairLine)")
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(pair[1])), "the 2nd StressMutex made at \(file):\(pairLine)")
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(condition)), "the StressCondition made at \(file):\(conditionLine)")
+        XCTAssertEqual(PrimitiveNames.describeCondition(Participation.key(condition)),
+                       "the StressCondition made at \(file):\(conditionLine)")
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(condition.lockWord)),
+                       "the lock of the StressCondition made at \(file):\(conditionLine)")
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(semaphore.underlying)),
+                       "the StressSemaphore made at \(file):\(semaphoreLine)")
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(once)), "the StressOnce made at \(file):\(onceLine)")
+        let named = StressLock(name: "tally")
+        XCTAssertEqual(PrimitiveNames.describe(Participation.key(named)), "the lock 'tally'", "a name given wins")
+    }
+
+    /// A deadlock between two unnamed StressLocks, in a real trial: the
+    /// wait-for cycle and the summary call each by its type and place, and
+    /// no address appears (`replay` compares such messages run to run).
+    func testADeadlockBetweenUnnamedStressLocksNamesThemByTypeAndPlace() throws {
+        let report = try TestSupport.runIsolated("""
+            experiments:
+              - scenario: _unnamed-lock-order
+                strategies: [unsynchronized]
+                duration: 30s
+                warmup: 0
+                deadlock_after: 200ms
+            """)
+        let trial = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(trial.outcome, .deadlock, WorkloadTestSupport.describe(trial))
+        let stall = try XCTUnwrap(trial.stall)
+        let cycle = try XCTUnwrap(stall.cycle).joined(separator: "; ")
+        // The two are told apart by their ordinals among the live locks made
+        // at that place (the round's state, and any other the engine keeps).
+        let named = try NSRegularExpression(pattern: #"the (\d+(st|nd|rd|th) )?StressLock made at StressKitFixtures/UnnamedLockOrderScenario\.swift:\d+"#)
+        let names = Set(named.matches(in: cycle, range: NSRange(cycle.startIndex..., in: cycle)).compactMap {
+            Range($0.range, in: cycle).map { String(cycle[$0]) }
+        })
+        XCTAssertEqual(names.count, 2, "two locks, each by its type and place: \(cycle)")
+        for text in [cycle, stall.summary, trial.failure?.message ?? ""] + stall.workers.map(\.description) {
+            XCTAssertFalse(text.contains("0x"), "an address in: \(text)")
+        }
     }
 
     /// A recursive lock taken twice is published twice (so that each unlock

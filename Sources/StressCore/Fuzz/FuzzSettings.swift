@@ -7,6 +7,8 @@ public struct FuzzProfile: RawRepresentable, Hashable, Sendable, Codable, CaseIt
 
     /// The profile called `rawValue`, or nil when no policy of this process
     /// has that name (the way plans and `--fuzz` check a name).
+    ///
+    /// - Parameter rawValue: The policy's name: `off`, `light`, `yield`, `chaos`, `pct`, `portfolio` or a registered one.
     public init?(rawValue: String) {
         guard SchedulingPolicies.named(rawValue) != nil else { return nil }
         self.rawValue = rawValue

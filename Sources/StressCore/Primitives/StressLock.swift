@@ -16,13 +16,28 @@ public final class StressLock: @unchecked Sendable {
     // through it, which is its purpose.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    /// A lock, optionally named for stall reports.
+    /// A lock, optionally named for stall reports ("the lock 'tally'").
+    /// Unnamed, a report calls it by its type and where it was made ("the
+    /// StressLock made at Ledger/Ledger.swift:12"): `file` and `line` are
+    /// the caller's, filled in by the compiler, never passed by hand.
     ///
-    /// - Parameter name: How stall reports name it ("the lock 'name'"); nil for none.
-    public init(name: String? = nil) {
+    /// - Parameters:
+    ///   - name: How stall reports name it ("the lock 'name'"); nil for its type and place.
+    ///   - file: The file that makes it (the compiler fills it in).
+    ///   - line: The line that makes it (the compiler fills it in).
+    public convenience init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(unregistered: ())
+        if let name {
+            PrimitiveNames.register(Participation.key(self), "the lock '\(name)'")
+        } else {
+            PrimitiveNames.register(Participation.key(self), madeAs: "StressLock", file: file, line: line)
+        }
+    }
+
+    /// A lock its owner names (a ``StressCondition``'s).
+    init(unregistered: Void) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
-        if let name { PrimitiveNames.register(Participation.key(self), "the lock '\(name)'") }
     }
 
     deinit {
@@ -98,13 +113,21 @@ public final class StressLock: @unchecked Sendable {
 /// lock; the fuzz points are around waiting and signalling as well as the lock's.
 public final class StressCondition: @unchecked Sendable {
     // @unchecked: see StressLock.
-    @usableFromInline let lockWord = StressLock()
+    @usableFromInline let lockWord: StressLock
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    /// A condition, optionally named for stall reports.
+    /// A condition, optionally named for stall reports ("the condition
+    /// 'ready'" and "the lock of condition 'ready'"). Unnamed, a report calls
+    /// it by its type and where it was made ("the StressCondition made at
+    /// Jobs/Board.swift:30", "the lock of the StressCondition made at ...");
+    /// `file` and `line` are the caller's, filled in by the compiler.
     ///
-    /// - Parameter name: How stall reports name it ("the condition 'name'"); nil for none.
-    public init(name: String? = nil) {
+    /// - Parameters:
+    ///   - name: How stall reports name it ("the condition 'name'"); nil for its type and place.
+    ///   - file: The file that makes it (the compiler fills it in).
+    ///   - line: The line that makes it (the compiler fills it in).
+    public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        lockWord = StressLock(unregistered: ())
         condition = .allocate(capacity: 1)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -114,6 +137,9 @@ public final class StressCondition: @unchecked Sendable {
         if let name {
             PrimitiveNames.register(Participation.key(lockWord), "the lock of condition '\(name)'")
             PrimitiveNames.register(Participation.key(self), "the condition '\(name)'")
+        } else {
+            PrimitiveNames.register(Participation.key(lockWord), madeAs: "lock of the StressCondition", file: file, line: line)
+            PrimitiveNames.register(Participation.key(self), madeAs: "StressCondition", file: file, line: line)
         }
     }
 

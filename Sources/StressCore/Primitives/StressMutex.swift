@@ -13,22 +13,26 @@ import Synchronization
 public final class StressMutex<Value: ~Copyable>: Sendable {
     @usableFromInline let mutex: Mutex<Value>
 
-    /// Whether it was named (so that only a named one takes the names'
-    /// table's lock as it goes).
-    private let named: Bool
-
-    /// A mutex holding `initialValue`; `name` is how a stall report names it.
+    /// A mutex holding `initialValue`; `name` is how a stall report names it
+    /// ("the mutex 'stats'"). Unnamed, a report calls it by its type and
+    /// where it was made ("the StressMutex made at Store/Stats.swift:8"):
+    /// `file` and `line` are the caller's, filled in by the compiler.
     ///
     /// - Parameters:
     ///   - initialValue: The value the mutex guards.
-    ///   - name: How stall reports name it ("the mutex 'name'"); nil for none.
-    public init(_ initialValue: consuming sending Value, name: String? = nil) {
+    ///   - name: How stall reports name it ("the mutex 'name'"); nil for its type and place.
+    ///   - file: The file that makes it (the compiler fills it in).
+    ///   - line: The line that makes it (the compiler fills it in).
+    public init(_ initialValue: consuming sending Value, name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         mutex = Mutex(initialValue)
-        named = name != nil
-        if let name { PrimitiveNames.register(Participation.key(self), "the mutex '\(name)'") }
+        if let name {
+            PrimitiveNames.register(Participation.key(self), "the mutex '\(name)'")
+        } else {
+            PrimitiveNames.register(Participation.key(self), madeAs: "StressMutex", file: file, line: line)
+        }
     }
 
-    deinit { if named { PrimitiveNames.unregister(Participation.key(self)) } }
+    deinit { PrimitiveNames.unregister(Participation.key(self)) }
 
     /// Runs `body` with the value, holding the lock, as `Mutex.withLock`.
     /// (Inlinable, so that outside a trial it is the `Mutex`'s own path,

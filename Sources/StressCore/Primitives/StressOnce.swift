@@ -19,11 +19,21 @@ public final class StressOnce: Sendable {
     /// (docs/own-code.md, Measured).
     @usableFromInline let completed = Atomic<Bool>(false)
 
-    /// A token whose body has not run.
+    /// A token whose body has not run, optionally named for stall reports
+    /// ("the once-token 'config'"). Unnamed, a report calls it by its type
+    /// and where it was made ("the StressOnce made at App/Config.swift:5"):
+    /// `file` and `line` are the caller's, filled in by the compiler.
     ///
-    /// - Parameter name: How stall reports name it; nil for none.
-    public init(name: String? = nil) {
-        if let name { PrimitiveNames.register(Participation.key(self), "the once-token '\(name)'") }
+    /// - Parameters:
+    ///   - name: How stall reports name it; nil for its type and place.
+    ///   - file: The file that makes it (the compiler fills it in).
+    ///   - line: The line that makes it (the compiler fills it in).
+    public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        if let name {
+            PrimitiveNames.register(Participation.key(self), "the once-token '\(name)'")
+        } else {
+            PrimitiveNames.register(Participation.key(self), madeAs: "StressOnce", file: file, line: line)
+        }
     }
 
     deinit { PrimitiveNames.unregister(Participation.key(self)) }

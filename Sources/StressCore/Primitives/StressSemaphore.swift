@@ -16,15 +16,25 @@ public final class StressSemaphore: @unchecked Sendable {
     /// Whether it was made as a lock (an initial value of 1 or more).
     private let isLock: Bool
 
-    /// A semaphore with `value`, as `DispatchSemaphore(value:)`.
+    /// A semaphore with `value`, as `DispatchSemaphore(value:)`, optionally
+    /// named for stall reports ("the semaphore 'disk'"). Unnamed, a report
+    /// calls it by its type and where it was made ("the StressSemaphore made
+    /// at Store/Disk.swift:14"): `file` and `line` are the caller's, filled
+    /// in by the compiler.
     ///
     /// - Parameters:
     ///   - value: The semaphore's starting count.
-    ///   - name: How stall reports name it ("the semaphore 'name'"); nil for none.
-    public init(value: Int, name: String? = nil) {
+    ///   - name: How stall reports name it ("the semaphore 'name'"); nil for its type and place.
+    ///   - file: The file that makes it (the compiler fills it in).
+    ///   - line: The line that makes it (the compiler fills it in).
+    public init(value: Int, name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         underlying = DispatchSemaphore(value: value)
         isLock = value > 0
-        if let name { PrimitiveNames.register(Participation.key(underlying), "the semaphore '\(name)'") }
+        if let name {
+            PrimitiveNames.register(Participation.key(underlying), "the semaphore '\(name)'")
+        } else {
+            PrimitiveNames.register(Participation.key(underlying), madeAs: "StressSemaphore", file: file, line: line)
+        }
     }
 
     deinit { PrimitiveNames.unregister(Participation.key(underlying)) }

@@ -76,7 +76,13 @@ package struct Cell: Sendable {
             if byKey[key] == nil { order.append(key) }
             byKey[key, default: []].append(r)
         }
-        return order.map { Cell(key: $0, (byKey[$0]!.sorted { $0.trial.repetition < $1.trial.repetition })) }
+        // Sorted only when they are not (a run's trials come in order): a
+        // stopped large run has a cell of hundreds of thousands.
+        return order.map { key in
+            let trials = byKey[key]!
+            let inOrder = trials.indices.dropFirst().allSatisfy { trials[$0 - 1].trial.repetition <= trials[$0].trial.repetition }
+            return Cell(key: key, inOrder ? trials : trials.sorted { $0.trial.repetition < $1.trial.repetition })
+        }
     }
 
     /// A cell.

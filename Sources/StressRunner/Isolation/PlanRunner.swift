@@ -240,6 +240,7 @@ public struct PlanRunner: Sendable {
         if options.handleInterrupts { Interruption.install() }
         let stream = try openStream()
         var results: [TrialResult] = []
+        results.reserveCapacity(trials.count)  // a stop appends all the rest at once
         var stop: RunStop?
         for (i, spec) in trials.enumerated() {
             if let signal = interruption() {
@@ -262,9 +263,13 @@ public struct PlanRunner: Sendable {
             if stop != nil { break }
         }
         if let stop {
+            // One rerun command builder and one failure for them all: a stop
+            // must stay prompt however many trials the plan has left.
+            let rerun = options.rerun
+            let failure = FailureReport(message: stop.notRunMessage)
             let skipped = trials.dropFirst(results.count).map { spec in
-                var skipped = TrialResult.failed(spec, .skipped, FailureReport(message: "not run: the run was \(stop.summary)"))
-                skipped.rerunCommand = rerunCommand(for: spec, planFile: plan.file)
+                var skipped = TrialResult.failed(spec, .skipped, failure)
+                skipped.rerunCommand = rerun.trial(spec, planFile: plan.file)
                 return skipped
             }
             results += skipped

@@ -107,15 +107,23 @@ final class RecordStream {
     static func encodeLines(_ results: [TrialResult]) -> (lines: Data, failures: [String]) {
         let slices = results.count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, results.count / 32))
         let size = (results.count + slices - 1) / slices
-        let encoded = Mutex([Int: (Data, [String])]())
+        let encoded = Mutex([Int: ([UInt8], [String])]())
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             let encoder = ResultCoding.encoder(pretty: false)
-            var lines = Data()
+            // A batch is spliced from one encoding per kind of record (a
+            // stop's skipped records are alike but for their identity);
+            // one record alone is simply encoded.
+            var splicer = slices > 1 || results.count >= 64
+                ? RecordSplicer(render: { try? Array(encoder.encode($0)) }, plain: ResultCoding.isPlainJSONString) : nil
+            var lines: [UInt8] = []
             var failures: [String] = []
-            for result in results[(slice * size)..<min(results.count, (slice + 1) * size)] {
+            let mine = results[(slice * size)..<min(results.count, (slice + 1) * size)]
+            for (n, result) in mine.enumerated() {
                 do {
-                    lines.append(try encoder.encode(result))
+                    if splicer?.append(result, to: &lines) != true { lines += try encoder.encode(result) }
                     lines.append(UInt8(ascii: "\n"))
+                    // Room for the batch at the first record's size (see ResultCoding.capacity).
+                    if n == 0 && mine.count > 1 { lines.reserveCapacity(ResultCoding.capacity(after: lines.count, of: mine.count)) }
                 } catch {
                     failures.append("cannot encode the record of \(result.trial.id): \(error)")
                 }
@@ -123,11 +131,15 @@ final class RecordStream {
             encoded.withLock { $0[slice] = (lines, failures) }
         }
         return encoded.withLock { parts in
-            (0..<slices).reduce(into: (lines: Data(), failures: [String]())) { all, slice in
-                guard let part = parts[slice] else { return }
-                all.lines.append(part.0)
+            // One copy into a buffer of the final size: a stopped large run's
+            // stream is hundreds of megabytes.
+            var all = (lines: Data(capacity: parts.values.reduce(0) { $0 + $1.0.count }), failures: [String]())
+            for slice in 0..<slices {
+                guard let part = parts[slice] else { continue }
+                all.lines.append(contentsOf: part.0)
                 all.failures += part.1
             }
+            return all
         }
     }
 

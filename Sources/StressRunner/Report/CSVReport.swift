@@ -28,37 +28,55 @@ package enum CSVReport {
 
     /// The whole file, header included.
     public static func render(_ report: RunReport) -> String {
-        var lines = [columns.joined(separator: ",")]
-        for r in report.trials {
-            let m = r.measurement, l = m?.latency, t = r.trial
-            let cells: [String] = [
-                t.id, t.plan, t.experiment, t.workload, t.parameters.compactDescription, t.strategy,
-                String(t.threads), String(t.repetition), String(t.seed),
-                t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNanoseconds),
-                m.map { String($0.elapsedNanoseconds) } ?? "", m.map { String($0.totalOps) } ?? "",
-                m.map { String(Int($0.opsPerSecond.rounded())) } ?? "",
-                l.map { String($0.count) } ?? "", l.map { String($0.minNanoseconds) } ?? "",
-                l.map { String(Int($0.meanNanoseconds.rounded())) } ?? "",
-                l.map { String($0.p50Nanoseconds) } ?? "", l.map { String($0.p90Nanoseconds) } ?? "", l.map { String($0.p99Nanoseconds) } ?? "",
-                l.map { String($0.p999Nanoseconds) } ?? "", l.map { String($0.p9999Nanoseconds) } ?? "", l.map { String($0.maxNanoseconds) } ?? "",
-                m == nil && r.violations.count == 0 ? "" : String(r.violations.count),
-                r.violations.samples.first?.summaryLine ?? "",
-                r.failure?.message ?? "",
-                // How it was measured: the allocator, the clock `auto` resolved
-                // to and the sampling interval actually used (both empty when
-                // nothing was measured).
-                t.allocator.rawValue, m?.timing?.clock ?? "", m?.timing.map { String($0.sampleEvery) } ?? "",
-            ] + details(m) + scenario(r) + [
-                // The plan's `expect` (`violated`, `deadlock;crashed`; empty: must
-                // pass) and how the trial stands against it (passed, caught,
-                // missed, unexpected, skipped).
-                t.expect.map { $0.map(\.rawValue).joined(separator: ";") } ?? "", r.expectation.rawValue,
-                // The worker threads' own CPU time per operation (empty for task workers).
-                m?.resources?.workerCpuNsPerOp.map(number) ?? "",
-            ]
-            lines.append(cells.map(escape).joined(separator: ","))
+        String(decoding: bytes(report), as: UTF8.self)
+    }
+
+    /// The whole file as bytes. The `skipped` records of a stopped run's
+    /// unstarted trials (thousands, alike but for id, repetition and seed)
+    /// are spliced from one row of their kind (``RecordSplicer``): a
+    /// stopped run must write its files within moments of the signal.
+    package static func bytes(_ report: RunReport) -> [UInt8] {
+        var out = Array((columns.joined(separator: ",") + "\n").utf8)
+        var splicer = RecordSplicer(render: { Array(row($0).utf8) }, plain: { escape($0) == $0 })
+        for (n, r) in report.trials.enumerated() {
+            if !splicer.append(r, to: &out) { out += row(r).utf8 }
+            out.append(UInt8(ascii: "\n"))
+            // Room for every row at the first's size and a quarter more: the
+            // file of a stopped large run is tens of megabytes.
+            if n == 0 { out.reserveCapacity(ResultCoding.capacity(after: out.count, of: report.trials.count)) }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return out
+    }
+
+    /// One trial's row, without its line end.
+    static func row(_ r: TrialResult) -> String {
+        let m = r.measurement, l = m?.latency, t = r.trial
+        let cells: [String] = [
+            t.id, t.plan, t.experiment, t.workload, t.parameters.compactDescription, t.strategy,
+            String(t.threads), String(t.repetition), String(t.seed),
+            t.fuzz.profile.rawValue, r.outcome.rawValue, String(t.warmupNanoseconds),
+            m.map { String($0.elapsedNanoseconds) } ?? "", m.map { String($0.totalOps) } ?? "",
+            m.map { String(Int($0.opsPerSecond.rounded())) } ?? "",
+            l.map { String($0.count) } ?? "", l.map { String($0.minNanoseconds) } ?? "",
+            l.map { String(Int($0.meanNanoseconds.rounded())) } ?? "",
+            l.map { String($0.p50Nanoseconds) } ?? "", l.map { String($0.p90Nanoseconds) } ?? "", l.map { String($0.p99Nanoseconds) } ?? "",
+            l.map { String($0.p999Nanoseconds) } ?? "", l.map { String($0.p9999Nanoseconds) } ?? "", l.map { String($0.maxNanoseconds) } ?? "",
+            m == nil && r.violations.count == 0 ? "" : String(r.violations.count),
+            r.violations.samples.first?.summaryLine ?? "",
+            r.failure?.message ?? "",
+            // How it was measured: the allocator, the clock `auto` resolved
+            // to and the sampling interval actually used (both empty when
+            // nothing was measured).
+            t.allocator.rawValue, m?.timing?.clock ?? "", m?.timing.map { String($0.sampleEvery) } ?? "",
+        ] + details(m) + scenario(r) + [
+            // The plan's `expect` (`violated`, `deadlock;crashed`; empty: must
+            // pass) and how the trial stands against it (passed, caught,
+            // missed, unexpected, skipped).
+            t.expect.map { $0.map(\.rawValue).joined(separator: ";") } ?? "", r.expectation.rawValue,
+            // The worker threads' own CPU time per operation (empty for task workers).
+            m?.resources?.workerCpuNsPerOp.map(number) ?? "",
+        ]
+        return cells.map(escape).joined(separator: ",")
     }
 
     /// The columns after `sample_every`: acquire-wait and response-time

@@ -43,20 +43,31 @@ package struct CellSummary: Sendable, Codable, Equatable {
     public static func of(_ report: RunReport, metric: GateMetric? = nil,
                           registry: StressRegistry = .builtIn) -> [CellSummary] {
         let metric = metric ?? report.gate?.comparison?.settings.metric ?? ComparisonSettings.defaultMetric
-        return Cell.group(report.trials).map { cell in
-            let first = cell.trials[0].trial
+        // The cells' trials by index, not copied into cells: a stopped large
+        // run has hundreds of thousands of records, and a copy of each costs.
+        let trials = report.trials
+        var order: [CellKey] = []
+        var byKey: [CellKey: [Int]] = [:]
+        for i in trials.indices {
+            let key = CellKey(trials[i].trial)
+            if byKey[key] == nil { order.append(key) }
+            byKey[key, default: []].append(i)
+        }
+        return order.map { key in
+            let members = byKey[key]!
+            let first = trials[members[0]].trial
             var outcomes: [String: Int] = [:], expectation: [String: Int] = [:]
-            for t in cell.trials {
-                outcomes[t.outcome.rawValue, default: 0] += 1
-                expectation[t.expectation.rawValue, default: 0] += 1
+            for i in members {
+                outcomes[trials[i].outcome.rawValue, default: 0] += 1
+                expectation[trials[i].expectation.rawValue, default: 0] += 1
             }
-            let samples = cell.samples(metric).sorted()
+            let samples = members.compactMap { metric.sample(of: trials[$0]) }.sorted()
             let interval = medianInterval(sorted: samples)
-            let allocator = cell.key.allocator.map { "/\($0)" } ?? ""
+            let allocator = key.allocator.map { "/\($0)" } ?? ""
             return CellSummary(
                 cell: "\(first.experiment)/\(first.strategy)\(allocator)/t\(first.threads)",
                 experiment: first.experiment, strategy: first.strategy, threads: first.threads,
-                allocator: first.allocator.rawValue, repetitions: cell.trials.count, outcomes: outcomes,
+                allocator: first.allocator.rawValue, repetitions: members.count, outcomes: outcomes,
                 expectation: expectation, metric: metric.rawValue, median: Statistics.median(samples),
                 low: interval?.low, high: interval?.high, confidence: interval?.confidence, samples: samples.count,
                 comparable: registry.strategy(named: first.strategy)?.descriptor.synchronizes ?? true)

@@ -21,7 +21,12 @@ public enum TableReport {
         if showRepetition { header.insert("rep", at: 3) }
         if showAllocator { header.insert("allocator", at: 2) }
         if showExperiment { header.insert("experiment", at: 0) }
-        let rows = report.trials.map { r -> [String] in
+        // A stopped run's trials that never started have nothing to show but
+        // `skipped`, and may be hundreds of thousands: they are left out of
+        // the table, and the block below counts and names them.
+        let notStarted = report.stop?.notRunMessage
+        let shown = report.trials.lazy.filter { $0.outcome != .skipped || notStarted == nil || $0.failure?.message != notStarted }
+        let rows = shown.map { r -> [String] in
             let m = r.measurement
             let l = m?.latency
             var row = [
@@ -52,7 +57,7 @@ public enum TableReport {
         if let quota = throttlingLine(report.trials) { text += quota + "\n" }
         if let control = controlLine(report.trials) { text += control + "\n" }
         text += "\n"
-        text += Formatting.table(header, rows, rightAligned: numeric) + "\n"
+        text += Formatting.table(header, Array(rows), rightAligned: numeric) + "\n"
         let scenarios = report.trials.compactMap(outcomeBlock)
         if !scenarios.isEmpty { text += "\n" + scenarios.joined(separator: "\n") + "\n" }
         let (problems, skipped) = problemsAndSkippedGroups(report.trials)

@@ -19,10 +19,18 @@ extension ResultCoding {
         shell.trials = []
         let outer = try encoder.encode(shell)
         guard let slot = outer.range(of: emptyTrials) else { return try encoder.encode(report) }
-        var data = Data(outer[..<slot.lowerBound])
-        data.append(Data("\n  \"trials\" : [\n".utf8))
-        data.append(try encodeElements(report.trials, indent: 4))
-        data.append(Data("\n  ]".utf8))
+        // Put together once, in a buffer of the final size: a stopped large
+        // run's file is hundreds of megabytes, and each copy of it costs.
+        let elements = try encodeElements(report.trials, indent: 4)
+        let open = Array("\n  \"trials\" : [\n".utf8), close = Array("\n  ]".utf8), between = Array(",\n".utf8)
+        var data = Data(capacity: outer.count + open.count + close.count + elements.reduce(0) { $0 + $1.count + between.count })
+        data.append(outer[..<slot.lowerBound])
+        data.append(contentsOf: open)
+        for (n, part) in elements.enumerated() {
+            if n > 0 { data.append(contentsOf: between) }
+            data.append(contentsOf: part)
+        }
+        data.append(contentsOf: close)
         data.append(outer[slot.upperBound...])
         return data
     }
@@ -44,38 +52,61 @@ extension ResultCoding {
         }
     }
 
+    /// Whether the encoder writes `text` as its bytes are (printable ASCII
+    /// but `"` and `\\`; `/` too, as the encoder is told not to escape it).
+    static func isPlainJSONString(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+    }
+
+    /// Room for `count` records when the first took `first` bytes: a
+    /// buffer of hundreds of megabytes that doubled as it grew would be
+    /// copied and faulted in again and again. A quarter more, as the rest
+    /// may be larger; pages never written cost nothing.
+    static func capacity(after first: Int, of count: Int) -> Int {
+        let (room, overflow) = (first + 2).multipliedReportingOverflow(by: count + count / 4)
+        return overflow ? first : room
+    }
+
     /// How the pretty printer writes the report's empty `trials` list: `[`, a
     /// blank line, `]`; at two spaces of indent only the report's own key is there.
     static let emptyTrials = Data("\n  \"trials\" : [\n\n  ]".utf8)
 
     /// `items` as the pretty printer writes the elements of a list nested
     /// `indent` spaces deep: each one's lines indented, blank lines left
-    /// blank, `,` and a newline between them.
-    static func encodeElements(_ items: [TrialResult], indent: Int) throws -> Data {
+    /// blank, `,` and a newline between them. In parts, in order, none
+    /// empty, to be joined by `,` and a newline (each part is one core's).
+    static func encodeElements(_ items: [TrialResult], indent: Int) throws -> [[UInt8]] {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, items.count / 32))
         let size = (items.count + slices - 1) / slices
-        let parts = Mutex([Int: Result<Data, any Error>]())
+        let parts = Mutex([Int: Result<[UInt8], any Error>]())
         let pad = [UInt8](repeating: UInt8(ascii: " "), count: indent)
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             let encoder = encoder()
-            let result = Result<Data, any Error> {
+            // Records alike but for their identity (a stop's skipped ones)
+            // are spliced from one encoding of their kind.
+            var splicer = RecordSplicer(render: { item in
+                guard let json = try? encoder.encode(item) else { return nil }
+                var indented: [UInt8] = []
+                appendIndented(json, by: pad, into: &indented)
+                return indented
+            }, plain: isPlainJSONString)
+            let result = Result<[UInt8], any Error> {
                 var out: [UInt8] = []
-                for (n, item) in items[(slice * size)..<min(items.count, (slice + 1) * size)].enumerated() {
-                    if n > 0 { out += [UInt8(ascii: ","), UInt8(ascii: "\n")] }
-                    appendIndented(try encoder.encode(item), by: pad, into: &out)
+                let mine = items[(slice * size)..<min(items.count, (slice + 1) * size)]
+                for (n, item) in mine.enumerated() {
+                    if n > 0 {
+                        out.append(UInt8(ascii: ","))
+                        out.append(UInt8(ascii: "\n"))
+                    }
+                    if !splicer.append(item, to: &out) { appendIndented(try encoder.encode(item), by: pad, into: &out) }
+                    if n == 0 { out.reserveCapacity(Self.capacity(after: out.count, of: mine.count)) }
                 }
-                return Data(out)
+                return out
             }
             parts.withLock { $0[slice] = result }
         }
         return try parts.withLock { parts in
-            var all = Data()
-            for slice in 0..<slices {
-                guard let part = try parts[slice]?.get(), !part.isEmpty else { continue }
-                if !all.isEmpty { all.append(contentsOf: Array(",\n".utf8)) }
-                all.append(part)
-            }
-            return all
+            try (0..<slices).compactMap { slice in try parts[slice]?.get() }.filter { !$0.isEmpty }
         }
     }
 }

@@ -34,4 +34,8 @@ package struct RunStop: Sendable, Codable, Equatable {
         case .failFast: return "stopped at the first failure (--fail-fast)" + (trial.map { ": \($0)" } ?? "")
         }
     }
+
+    /// The failure message of every trial the stop kept from starting:
+    /// `not run: the run was interrupted by SIGINT`.
+    var notRunMessage: String { "not run: the run was \(summary)" }
 }

@@ -62,7 +62,8 @@ public struct TrialResult: Sendable, Codable, Equatable {
     public var outcome: TrialOutcome
     /// The figures; nil when the trial did not run to the end.
     public var measurement: TrialMeasurement?
-    /// Broken invariants.
+    /// The checks that failed while the trial ran and at its end: how many,
+    /// and the first ones in full.
     public var violations: ViolationReport
     /// Why it failed, for `deadlock`, `hang`, `timeout`, `crashed`, `error` and `skipped`.
     package var failure: FailureReport?

@@ -7,13 +7,15 @@ import StressKit
 /// shipped command line with them added, as the parent and as the trial
 /// child process.
 public enum TestFixtures {
-    /// Adds `_fault`, `_hang-in-round` and `_stuck-in-round` to `registry`.
+    /// Adds `_fault`, `_hang-in-round`, `_stuck-in-round` and
+    /// `_unnamed-lock-order` to `registry`.
     /// - Parameter registry: The registry to add them to, usually a copy of
     ///   `StressRegistry.builtIn`.
     public static func register(in registry: inout StressRegistry) {
         registry.register(workload: FaultInjectionWorkload.self)
         registry.register(scenario: HangInRoundScenario.self)
         registry.register(scenario: StuckInRoundScenario.self)
+        registry.register(scenario: UnnamedLockOrderScenario.self)
     }
 
     /// The built-ins with the fixtures added: what the tests load and run

@@ -11,7 +11,10 @@ import Synchronization
 ///
 /// - A harness-aware primitive given a name (`StressLock(name: "tally")`)
 ///   registers it when it is made and drops it when it goes away: "the lock
-///   'tally'".
+///   'tally'". One made without a name registers its type and the place in
+///   the source that made it instead: "the StressLock made at
+///   Ledger/Ledger.swift:12", "the 2nd StressLock made at ..." for another
+///   made there while the first lives.
 /// - A Foundation lock or a pthread lock of your own, seen through the
 ///   interposer (`interpose: true`), gets the name you give it with
 ///   ``name(_:_:)`` or ``name(mutex:_:)``.
@@ -27,16 +30,35 @@ public enum PrimitiveNames {
     private struct Entry: @unchecked Sendable {
         // @unchecked: `owner` is a weak reference, only read and written
         // under the `names` mutex.
-        var name: String
+        var name: Label
         weak var owner: AnyObject?
         var owned: Bool
     }
 
+    /// What an entry calls its primitive: a name given, or where an unnamed
+    /// one was made (kept as static strings, so that making one allocates
+    /// no text; the words are put together only when a report asks).
+    private enum Label {
+        case given(String)
+        case made(MadeAt)
+    }
+
     private static let names = Mutex<[UInt64: Entry]>([:])
+    /// Orders the unnamed primitives made at one place, for their ordinals.
+    private static let madeCount = Atomic<UInt64>(0)
 
     /// Names the primitive at `key` (its address) `name`: "the queue 'jobs'".
     package static func register(_ key: UInt64, _ name: String) {
-        names.withLock { $0[key] = Entry(name: name, owner: nil, owned: false) }
+        names.withLock { $0[key] = Entry(name: .given(name), owner: nil, owned: false) }
+    }
+
+    /// Registers the unnamed harness-aware primitive at `key` as what it is
+    /// (`noun`: "StressLock", "lock of the StressCondition") and where the
+    /// code under test made it (`#fileID`, `#line` of its initializer's
+    /// caller), never by its address, which changes from run to run.
+    static func register(_ key: UInt64, madeAs noun: StaticString, file: StaticString, line: UInt) {
+        let made = MadeAt(noun: noun, file: file, line: line, sequence: madeCount.add(1, ordering: .relaxed).newValue)
+        names.withLock { $0[key] = Entry(name: .made(made), owner: nil, owned: false) }
     }
 
     /// Forgets the primitive at `key`.
@@ -71,7 +93,7 @@ public enum PrimitiveNames {
         }
         names.withLock { names in
             for (key, isCondition) in found {
-                names[key] = Entry(name: isCondition ? "the condition '\(name)'" : "\(noun) '\(name)'", owner: lock, owned: true)
+                names[key] = Entry(name: .given(isCondition ? "the condition '\(name)'" : "\(noun) '\(name)'"), owner: lock, owned: true)
             }
         }
         return true
@@ -141,7 +163,19 @@ public enum PrimitiveNames {
                 names.removeValue(forKey: key)
                 return nil
             }
-            return entry.name
+            switch entry.name {
+            case .given(let name):
+                return name
+            case .made(let made):
+                // Its ordinal among the live primitives of its kind made at
+                // the same place, as an interposed lock's among those first
+                // taken at the same site.
+                let rank = 1 + names.values.count(where: { other in
+                    guard case .made(let earlier) = other.name else { return false }
+                    return earlier.sequence < made.sequence && earlier.isSamePlaceAndKind(as: made)
+                })
+                return made.description(rank: rank)
+            }
         }
     }
 
