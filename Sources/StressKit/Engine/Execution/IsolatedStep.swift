@@ -1,14 +1,19 @@
-/// A step's body borrowed for the isolated region of the measured task loop
-/// (``_MeasuredTaskLoop``). @unchecked: the box is immutable and outlives the
-/// loop, which holds it; borrowing it costs no reference counting per call.
-struct IsolatedBody: @unchecked Sendable {
-    let box: Unmanaged<CompiledProgram.BodyBox>
+/// What the isolated region needs of the loop: the worker's frame, at the
+/// fixed address the loop's worker has, and the step's body, borrowed.
+/// @unchecked: the worker's task is suspended in the `await` while the
+/// isolated code uses the frame, so exactly one of them touches it at a time,
+/// and the `await` orders the two (as ``FrameSlot``); the body is immutable.
+struct IsolatedStep: @unchecked Sendable {
+    let frame: UnsafeMutablePointer<OpFrame>
+    let body: Unmanaged<CompiledProgram.BodyBox>
 
-    init(_ box: Unmanaged<CompiledProgram.BodyBox>) { self.box = box }
-
-    /// Runs the body on `frame`.
+    /// The step's body in the isolated region, as the general path's
+    /// `isolated(_:_:_:)` runs it (its fuzz points do nothing: fuzzing is off).
     @inline(__always)
-    func call(_ state: ErasedState, _ frame: inout OpFrame) -> StepResult {
-        box._withUnsafeGuaranteedRef { $0.body(state, &frame) }
+    func run(_ state: ErasedState) -> StepResult {
+        frame.pointee.insideActor = true
+        let result = body._withUnsafeGuaranteedRef { $0.body(state, &frame.pointee) }
+        frame.pointee.insideActor = false
+        return result
     }
 }
