@@ -6,11 +6,11 @@ extension StepPath {
     /// task is suspended in the `await`. A `read` or a `write` step; the
     /// general task path runs nested writes and `waitUntil` its own way.
     ///
-    /// Always inlined. The hooks are copied into the isolated region (it is
-    /// `@Sendable`), so what they change there is not seen after it. The
-    /// measured task loop (``_MeasuredTaskLoop``) keeps its own copy of this
-    /// sequence: through this function its `await` took two closure contexts
-    /// where it had one, and it measured slower against the hand task loop.
+    /// Always inlined, and generic over the strategy, so the loop compiled
+    /// for an actor strategy's type (``_MeasuredTaskLoop``) has the actor's
+    /// method specialized and the hooks it does not need compiled out. The
+    /// hooks are copied into the isolated region (it is `@Sendable`), so
+    /// what they change there is not seen after it.
     @inline(__always)
     static func run<S: IsolatingStrategy, H: StepHooks & Sendable>(
         _ access: StepAccess, _ strategy: S, _ hooks: H, slot: FrameSlot, body: @Sendable (inout OpFrame) -> StepResult
