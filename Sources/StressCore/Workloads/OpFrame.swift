@@ -83,7 +83,14 @@ public struct OpFrame: Sendable {
     mutating func resetForOperation(number: Int) {
         opNumber = number
         r0 = 0; r1 = 0; r2 = 0; r3 = 0
-        if extraUsed { clearExtraRegisters() }
+        // Cleared here, not by the call ``beginOperation(number:)`` makes: a
+        // call that takes the frame's address, even on a path never taken,
+        // keeps the whole frame in memory, so every operation would store its
+        // number and registers there before the lock.
+        if extraUsed {
+            extra = ExtraRegisters()
+            extraUsed = false
+        }
     }
 
     @inline(never)

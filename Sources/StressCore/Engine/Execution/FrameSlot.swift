@@ -14,6 +14,13 @@ struct FrameSlot: @unchecked Sendable {
         pointer.initialize(to: frame)
     }
 
+    /// A slot for a frame that already has memory of its own, such as the
+    /// frame of a worker the measured task loop holds at a fixed address.
+    /// Not to be freed: the memory is its owner's.
+    init(at pointer: UnsafeMutablePointer<OpFrame>) {
+        self.pointer = pointer
+    }
+
     func free() {
         pointer.deinitialize(count: 1)
         pointer.deallocate()

@@ -116,31 +116,32 @@ extension _MeasuredLoop {
     private func kernelBatch<S: BlockingStrategy, K: StepKernel>(
         _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State, frame: inout OpFrame
     ) -> (ran: Int, violation: String?) {
+        // Each case hands the one step sequence a constant access, so its
+        // switch folds away and each loop is that access's alone.
         switch access {
         case .read(let r):
-            return Self.kernelLoop(count, first, &frame) { frame in
-                var result = StepResult.next
-                strategy.read(r) { result = kernel.run(state, &frame) }
-                return result
-            }
+            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.read(r), strategy, kernel, state, &frame) }
         case .write(let r):
-            return Self.kernelLoop(count, first, &frame) { frame in
-                var result = StepResult.next
-                strategy.write(r) { result = kernel.run(state, &frame) }
-                return result
-            }
+            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.write(r), strategy, kernel, state, &frame) }
         case .unguarded:
-            return Self.kernelLoop(count, first, &frame) { frame in kernel.run(state, &frame) }
+            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.unguarded, strategy, kernel, state, &frame) }
         case .nestedWrite(let outer, let inner):
             return Self.kernelLoop(count, first, &frame) { frame in
-                var result = StepResult.next
-                strategy.write(outer) { strategy.write(inner) { result = kernel.run(state, &frame) } }
-                return result
+                Self.kernelStep(.nestedWrite(outer: outer, inner: inner), strategy, kernel, state, &frame)
             }
         case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
             // The engine runs programs with these in its general loop only.
             preconditionFailure("extended and async steps never reach the loop compiled for speed")
         }
+    }
+
+    /// One untimed kernel operation: the step sequence with no hooks.
+    @inline(__always)
+    private static func kernelStep<S: BlockingStrategy, K: StepKernel>(
+        _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State, _ frame: inout OpFrame
+    ) -> StepResult {
+        var hooks = KernelStepHooks()
+        return StepPath.run(access, strategy, &hooks, frame: &frame) { kernel.run(state, &$0) }
     }
 
     /// The loop of ``kernelBatch(_:_:_:_:_:_:frame:)``: per operation, the
@@ -186,50 +187,41 @@ extension _MeasuredLoop {
         _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State,
         batchTicks: UInt64, frame: inout OpFrame, timing: inout TimingRecord
     ) -> (ran: Int, violation: String?) {
+        // As in ``kernelBatch(_:_:_:_:_:_:frame:)``: a constant access per loop.
         switch access {
         case .read(let r):
             return Self.timedKernelLoop(count, first, batchTicks, guarded: true, &frame, &timing) { frame in
-                var result = StepResult.next
-                var acquired: UInt64 = 0
-                strategy.read(r) {
-                    acquired = stress_ticks()
-                    result = kernel.run(state, &frame)
-                }
-                return (result, acquired)
+                Self.timedKernelStep(.read(r), strategy, kernel, state, &frame)
             }
         case .write(let r):
             return Self.timedKernelLoop(count, first, batchTicks, guarded: true, &frame, &timing) { frame in
-                var result = StepResult.next
-                var acquired: UInt64 = 0
-                strategy.write(r) {
-                    acquired = stress_ticks()
-                    result = kernel.run(state, &frame)
-                }
-                return (result, acquired)
+                Self.timedKernelStep(.write(r), strategy, kernel, state, &frame)
             }
         case .unguarded:
             return Self.timedKernelLoop(count, first, batchTicks, guarded: false, &frame, &timing) { frame in
-                (kernel.run(state, &frame), 0)
+                Self.timedKernelStep(.unguarded, strategy, kernel, state, &frame)
             }
         case .nestedWrite(let outer, let inner):
             return Self.timedKernelLoop(count, first, batchTicks, guarded: true, &frame, &timing) { frame in
-                // The wait is the outer lock's and the inner one's together, as
-                // the general loop counts it; timed the same way, from the
-                // start to the inner acquire, with one clock read fewer.
-                var result = StepResult.next
-                var acquired: UInt64 = 0
-                strategy.write(outer) {
-                    strategy.write(inner) {
-                        acquired = stress_ticks()
-                        result = kernel.run(state, &frame)
-                    }
-                }
-                return (result, acquired)
+                Self.timedKernelStep(.nestedWrite(outer: outer, inner: inner), strategy, kernel, state, &frame)
             }
         case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
             // The engine runs programs with these in its general loop only.
             preconditionFailure("extended and async steps never reach the loop compiled for speed")
         }
+    }
+
+    /// One timed kernel operation: the step sequence with the hook that reads
+    /// the CPU's counter as the step's section is entered
+    /// (``TimedKernelStepHooks``). Returns the step's result and that reading
+    /// (0 for an unguarded step).
+    @inline(__always)
+    private static func timedKernelStep<S: BlockingStrategy, K: StepKernel>(
+        _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State, _ frame: inout OpFrame
+    ) -> (StepResult, UInt64) {
+        var hooks = TimedKernelStepHooks()
+        let result = StepPath.run(access, strategy, &hooks, frame: &frame) { kernel.run(state, &$0) }
+        return (result, hooks.acquired)
     }
 
     /// The loop of ``timedKernelBatch(_:_:_:_:_:_:batchTicks:frame:timing:)``:

@@ -33,123 +33,73 @@ func execute(
     return (result, index)
 }
 
-/// One step of ``execute(_:_:state:access:frame:)``: publishes where the
-/// worker is, asks for the step's access and runs the body.
+/// One step of ``execute(_:_:state:access:frame:)``: the one step sequence
+/// (``StepPath``) with the general loop's hooks (``GeneralStepHooks``), its
+/// variant for strategies that take ``CriticalSection`` values, a write handed
+/// to an asynchronous writer, or an extended step.
 @inline(__always)
 private func runStep(
     _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ index: Int, state: ErasedState, access: BlockingAccess,
     strategy: any BlockingStrategy, frame: inout OpFrame
 ) -> StepResult {
-    var result = StepResult.next
-    frame.probe.publish(step.pointee.waiting)
+    var hooks = GeneralStepHooks(step, index: index, access: access)
     switch step.pointee.access {
-    case .unguarded:
-        result = step.pointee.call(state, &frame)
+    case .unguarded, .nestedWrite:
+        break
     case .read(let r):
-        frame.fuzz(.beforeAcquire)
-        let asked = frame.askedAt(step: index)
         if let sections = access.sections {
-            result = passSection(step, state, asked, &frame) { sections.read(r, section: $0) }
-        } else {
-            strategy.read(r) {
-                frame.entered(asked)
-                frame.probe.publish(step.pointee.inside)
-                result = guarded(step, state, &frame)
-            }
+            return passSection(step, state, &hooks, &frame) { sections.read(r, section: $0) }
         }
-        frame.fuzz(.afterRelease)
     case .write(let r):
-        frame.fuzz(.beforeAcquire)
         if let deferred = access.deferredWrites {
+            hooks.waiting(&frame)
+            frame.fuzz(.beforeAcquire)
             submit(step.pointee.body.takeUnretainedValue().body, label: access.labels[step.pointee.site], resource: r, state: state,
                    frame: frame, strategy: strategy, deferred)
-            result = .next
-        } else if access.waits {
-            // Its end is a signal to `waitUntil` steps.
-            let asked = frame.askedAt(step: index)
-            ExtendedSteps.notifyingWrite(r, access) {
-                frame.entered(asked)
-                frame.probe.publish(step.pointee.inside)
-                result = guarded(step, state, &frame)
-            }
-        } else if let sections = access.sections {
-            let asked = frame.askedAt(step: index)
-            result = passSection(step, state, asked, &frame) { sections.write(r, section: $0) }
-        } else {
-            let asked = frame.askedAt(step: index)
-            strategy.write(r) {
-                frame.entered(asked)
-                frame.probe.publish(step.pointee.inside)
-                result = guarded(step, state, &frame)
-            }
+            frame.fuzz(.afterRelease)
+            return .next
         }
-        frame.fuzz(.afterRelease)
-    case .nestedWrite(let outer, let inner):
-        // A write inside a write, exactly as real code nests them.
-        frame.fuzz(.beforeAcquire)
-        let asked = frame.askedAt(step: index)
-        strategy.write(outer) {
-            frame.entered(asked)
-            frame.probe.publish(step.pointee.waitingInner)
-            frame.fuzz(.afterAcquire)
-            frame.fuzz(.beforeAcquire)
-            let askedInner = frame.askedAt()
-            strategy.write(inner) {
-                frame.entered(askedInner)
-                frame.probe.publish(step.pointee.inside)
-                result = guarded(step, state, &frame)
-                if access.waits {
-                    access.signalInside(inner)
-                    if inner != outer { access.signalInside(outer) }
-                }
-            }
-            frame.fuzz(.beforeRelease)
+        // With `waitUntil` steps a write goes to the strategy's closure, whose
+        // end the hooks signal.
+        if !access.waits, let sections = access.sections {
+            return passSection(step, state, &hooks, &frame) { sections.write(r, section: $0) }
         }
-        if access.waits {
-            access.signalAfter(outer)
-            if inner != outer { access.signalAfter(inner) }
-        }
-        frame.fuzz(.afterRelease)
-    default:
-        result = ExtendedSteps.run(step, index, state: state, access: access, frame: &frame)
+    case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
+        hooks.waiting(&frame)
+        return ExtendedSteps.run(step, index, state: state, access: access, frame: &frame)
     }
-    return result
+    return StepPath.run(step.pointee.access, strategy, &hooks, frame: &frame) { step.pointee.call(state, &$0) }
 }
 
-/// A step body inside its critical section, with the fuzz points just after
-/// acquiring and just before releasing.
-@inline(__always)
-private func guarded(
-    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ state: ErasedState, _ frame: inout OpFrame
-) -> StepResult {
-    frame.fuzz(.afterAcquire)
-    let result = step.pointee.call(state, &frame)
-    frame.fuzz(.beforeRelease)
-    return result
-}
-
-/// Runs a guarded step through a strategy that takes ``CriticalSection``
-/// values: the same work as the closure the other strategies get, reached
-/// through a record on this stack frame, so nothing is allocated.
+/// ``StepPath/run(_:_:_:frame:body:)`` for a strategy that takes
+/// ``CriticalSection`` values: the same hooks at the same points, the section
+/// reached through a record on this stack frame, so nothing is allocated.
 @inline(__always)
 private func passSection(
-    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ state: ErasedState, _ asked: UInt64,
+    _ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, _ state: ErasedState, _ hooks: inout GeneralStepHooks,
     _ frame: inout OpFrame, _ enter: (CriticalSection) -> Void
 ) -> StepResult {
-    withUnsafeMutablePointer(to: &frame) { frame in
-        var record = SectionRecord(frame: frame, step: step, state: state, asked: asked)
-        return withUnsafeMutablePointer(to: &record) { record in
-            // One pointer: fits the existential's inline buffer, so no box.
-            var body: any SectionBody = EngineSection(record: record)
-            withUnsafeMutablePointer(to: &body) { enter(CriticalSection($0)) }
-            return record.pointee.result
+    hooks.waiting(&frame)
+    let asked = hooks.asking(&frame, inner: false)
+    let result = withUnsafeMutablePointer(to: &hooks) { hooks in
+        withUnsafeMutablePointer(to: &frame) { frame in
+            var record = SectionRecord(frame: frame, hooks: hooks, step: step, state: state, asked: asked)
+            return withUnsafeMutablePointer(to: &record) { record in
+                // One pointer: fits the existential's inline buffer, so no box.
+                var body: any SectionBody = EngineSection(record: record)
+                withUnsafeMutablePointer(to: &body) { enter(CriticalSection($0)) }
+                return record.pointee.result
+            }
         }
     }
+    hooks.left(&frame)
+    return result
 }
 
 /// What a ``CriticalSection`` from the engine needs, on the engine's stack.
 private struct SectionRecord {
     let frame: UnsafeMutablePointer<OpFrame>
+    let hooks: UnsafeMutablePointer<GeneralStepHooks>
     let step: UnsafeMutablePointer<CompiledProgram.CompiledStep>
     // unowned(unsafe): the record lives on the caller's stack for one call,
     // while the caller holds `state`; a strong reference would cost a retain
@@ -159,15 +109,16 @@ private struct SectionRecord {
     var result = StepResult.next
 }
 
-/// The engine's side of a ``CriticalSection``: the guarded step.
+/// The engine's side of a ``CriticalSection``: the guarded step, between the
+/// hooks of the inside of ``StepPath``'s sequence.
 private struct EngineSection: SectionBody {
     let record: UnsafeMutablePointer<SectionRecord>
 
     func run() {
         let r = record
-        r.pointee.frame.pointee.entered(r.pointee.asked)
-        r.pointee.frame.pointee.probe.publish(r.pointee.step.pointee.inside)
-        r.pointee.result = guarded(r.pointee.step, r.pointee.state, &r.pointee.frame.pointee)
+        r.pointee.hooks.pointee.entered(r.pointee.asked, &r.pointee.frame.pointee)
+        r.pointee.result = r.pointee.step.pointee.call(r.pointee.state, &r.pointee.frame.pointee)
+        r.pointee.hooks.pointee.leaving(&r.pointee.frame.pointee, innermost: true)
     }
 }
 
@@ -224,23 +175,15 @@ func execute<State: AnyObject & Sendable>(
             frame.publish(step: at, .running)
             result = body(state, &frame)
         case .read(let r):
-            frame.publish(step: at, .acquiring, resource: r)
-            let asked = frame.askedAt()
             swap(&frame, &slot.pointer.pointee)
-            result = await strategy.read(r) {
-                slot.pointer.pointee.entered(asked)
-                slot.pointer.pointee.publish(step: at, .inside, resource: r)
-                return isolated(body, state, &slot.pointer.pointee)
+            result = await StepPath.run(.read(r), strategy, TaskStepHooks(index: at, resource: r, write: false), slot: slot) {
+                body(state, &$0)
             }
             swap(&frame, &slot.pointer.pointee)
         case .write(let r):
-            frame.publish(step: at, .acquiring, resource: r, write: true)
-            let asked = frame.askedAt()
             swap(&frame, &slot.pointer.pointee)
-            result = await strategy.write(r) {
-                slot.pointer.pointee.entered(asked)
-                slot.pointer.pointee.publish(step: at, .inside, resource: r, write: true)
-                return isolated(body, state, &slot.pointer.pointee)
+            result = await StepPath.run(.write(r), strategy, TaskStepHooks(index: at, resource: r, write: true), slot: slot) {
+                body(state, &$0)
             }
             swap(&frame, &slot.pointer.pointee)
         case .nestedWrite(let outer, let inner):

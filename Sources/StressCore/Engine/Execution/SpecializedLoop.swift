@@ -109,26 +109,18 @@ public struct _MeasuredLoop {
         let step = program.operations[i].steps.pointee
         let probe = worker.pointee.frame.probe
         let state = self.state
+        // Each case hands the one step sequence a constant access, so its
+        // switch folds away and each loop is that access's alone.
         switch step.access {
         case .read(let r):
             return uniformLoop(count, i) { frame in
-                probe.publish(step.waiting)
-                var result = StepResult.next
-                strategy.read(r) {
-                    probe.publish(step.inside)
-                    result = step.call(state, &frame)
-                }
-                return result
+                var hooks = DirectStepHooks(step, index: 0, probe: probe, timed: false)
+                return StepPath.run(.read(r), strategy, &hooks, frame: &frame) { step.call(state, &$0) }
             }
         case .write(let r):
             return uniformLoop(count, i) { frame in
-                probe.publish(step.waiting)
-                var result = StepResult.next
-                strategy.write(r) {
-                    probe.publish(step.inside)
-                    result = step.call(state, &frame)
-                }
-                return result
+                var hooks = DirectStepHooks(step, index: 0, probe: probe, timed: false)
+                return StepPath.run(.write(r), strategy, &hooks, frame: &frame) { step.call(state, &$0) }
             }
         default:
             return uniformLoop(count, i) { frame in
@@ -251,53 +243,16 @@ func executeDirect<S: BlockingStrategy>(
     return (result, index)
 }
 
-/// One step of ``executeDirect(_:_:state:frame:probe:timed:)`` (`probe` is the
-/// frame's, in a local: the frame is handed to the body, so a probe read from it
-/// would be read again after every call). `body` runs the step's body: its
-/// closure, or its kernel inlined.
+/// One step of ``executeDirect(_:_:state:frame:probe:timed:)``: the one step
+/// sequence (``StepPath``) with this loop's hooks (``DirectStepHooks``).
+/// `probe` is the frame's, in a local: the frame is handed to the body, so a
+/// probe read from it would be read again after every call. `body` runs the
+/// step's body: its closure, or its kernel inlined.
 @inline(__always)
 func directStep<S: BlockingStrategy>(
     _ step: CompiledProgram.CompiledStep, _ index: Int, _ strategy: S, frame: inout OpFrame,
     probe: SiteProbe, timed: Bool, body: (inout OpFrame) -> StepResult
 ) -> StepResult {
-    probe.publish(step.waiting)
-    switch step.access {
-    case .unguarded:
-        return body(&frame)
-    case .read(let r):
-        let asked = timed ? frame.askedAt(step: index) : 0
-        var result = StepResult.next
-        strategy.read(r) {
-            if timed { frame.entered(asked) }
-            probe.publish(step.inside)
-            result = body(&frame)
-        }
-        return result
-    case .write(let r):
-        let asked = timed ? frame.askedAt(step: index) : 0
-        var result = StepResult.next
-        strategy.write(r) {
-            if timed { frame.entered(asked) }
-            probe.publish(step.inside)
-            result = body(&frame)
-        }
-        return result
-    case .nestedWrite(let outer, let inner):
-        let asked = timed ? frame.askedAt(step: index) : 0
-        var result = StepResult.next
-        strategy.write(outer) {
-            if timed { frame.entered(asked) }
-            probe.publish(step.waitingInner)
-            let askedInner = timed ? frame.askedAt() : 0
-            strategy.write(inner) {
-                if timed { frame.entered(askedInner) }
-                probe.publish(step.inside)
-                result = body(&frame)
-            }
-        }
-        return result
-    case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
-        // The engine runs programs with these in its general loop only.
-        preconditionFailure("extended and async steps never reach the loop compiled for speed")
-    }
+    var hooks = DirectStepHooks(step, index: index, probe: probe, timed: timed)
+    return StepPath.run(step.access, strategy, &hooks, frame: &frame, body: body)
 }

@@ -65,45 +65,33 @@ public struct _MeasuredTaskLoop {
         }
     }
 
-    /// Runs the loop with `strategy` as a concrete type.
+    /// Runs the loop with `strategy` as a concrete type: each operation the
+    /// one step sequence (``StepPath``) with this loop's hooks
+    /// (``MeasuredTaskStepHooks``), on the worker's frame in place.
     func run<S: IsolatingStrategy>(_ strategy: S) async {
         let w = worker
-        let frame = w.pointer(to: \.frame)!
+        // The worker's frame at its fixed address: the isolated region writes
+        // through it while the task waits, with no swap.
+        let slot = FrameSlot(at: w.pointer(to: \.frame)!)
         let probe = w.pointee.frame.probe
         let siteBase = w.pointee.siteBase[index]
         let waiting = SiteWord(site: siteBase, phase: .acquiring, resource: resource, write: isWrite)
         let inside = SiteWord(site: siteBase, phase: .inside, resource: resource, write: isWrite)
         let between = SiteWord(site: siteBase, phase: .betweenOperations)
+        let access: StepAccess = isWrite ? .write(resource) : .read(resource)
         // The box outlives the loop (self holds it): borrowed, its body is
         // called with no reference counting per operation.
-        let isolatedStep = IsolatedStep(frame: frame, body: Unmanaged.passUnretained(body))
-        let state = self.state, control = self.control
-        let resource = self.resource, isWrite = self.isWrite, index = self.index
+        let body = IsolatedBody(Unmanaged.passUnretained(self.body))
+        let state = self.state, control = self.control, index = self.index
         var left = operations ?? Int.max
         while left > 0 && control.current != TrialControl.stop {
             left &-= 1
-            frame.pointee.beginOperation(number: w.pointee.opNumber, siteBase: siteBase)
+            slot.pointer.pointee.beginOperation(number: w.pointee.opNumber, siteBase: siteBase)
             w.pointee.opNumber &+= 1
             let timed = w.pointee.shouldTime()
             let start = timed ? w.pointee.startTiming() : 0
-            // The first step's wait starts with the operation (as `askedAt(step: 0)`).
-            let asked = start
-            probe.publish(waiting)
-            // The closures are written at each call so they stay non-escaping.
-            let result: StepResult
-            if isWrite {
-                result = await strategy.write(resource) {
-                    if timed { isolatedStep.frame.pointee.entered(asked) }
-                    probe.publish(inside)
-                    return isolatedStep.run(state)
-                }
-            } else {
-                result = await strategy.read(resource) {
-                    if timed { isolatedStep.frame.pointee.entered(asked) }
-                    probe.publish(inside)
-                    return isolatedStep.run(state)
-                }
-            }
+            let hooks = MeasuredTaskStepHooks(probe: probe, waitingWord: waiting, insideWord: inside, timed: timed, start: start)
+            let result = await StepPath.run(access, strategy, hooks, slot: slot) { body.call(state, &$0) }
             if timed { w.pointee.finishTiming(start) }
             probe.publish(between)
             w.pointee.end(index, result, step: 0, measured: true)

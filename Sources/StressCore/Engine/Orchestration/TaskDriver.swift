@@ -28,12 +28,13 @@ enum TaskDriver {
         let fuzz = executor == .deterministic ? nil : fuzz
         // The coordinator's wake-ups of every worker at once (the first jobs,
         // the barriers) reach the executor as one batch.
-        let batch: (() -> Void) -> Void = { body in if let scheduler { scheduler.hold(body) } else { body() } }
+        let batch: @Sendable (() -> Void) -> Void = { body in if let scheduler { scheduler.hold(body) } else { body() } }
         let control = TrialControl(stopRequested: settings.stopRequested)
         let warmupGate = TaskGate(parties: n)
         let measureGate = TaskGate(parties: n)
         let endGate = TaskGate(parties: n)
         let reports = ReportSlots(count: n)
+        let phases = TrialPhases(control: control, warmupGate: warmupGate, measureGate: measureGate, endGate: endGate, opening: batch)
         let finished = DispatchGroup()
 
         let work: @Sendable (Int) async -> Void = { t in
@@ -54,46 +55,10 @@ enum TaskDriver {
                 // Past the barrier (see ThreadDriver).
                 worker.publish(.betweenOperations)
                 if let rounds {
-                    worker.outcomes = OutcomeTable()
-                    var round = 0
-                    if settings.warmupNs > 0 {
-                        round = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.warmup, round: 0)
-                    }
-                    worker.publish(.atBarrier)
-                    await measureGate.arrive()
-                    worker.publish(.betweenOperations)
-                    worker.startNs = MonotonicClock.now()
-                    _ = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.measure, round: round)
-                    worker.endNs = MonotonicClock.now()
-                    worker.publish(.finished)
-                    await endGate.arrive()
-                    return
-                }
-                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
-                    let i = worker.begin()
-                    let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame, slot: worker.slot)
-                    worker.end(i, result, step: step, measured: false)
-                }
-                worker.publish(.atBarrier)
-                await measureGate.arrive()
-                worker.publish(.betweenOperations)
-                await worker.staggerTask()
-                worker.startNs = MonotonicClock.now()
-                // One operation of one read or write step, fuzzing off: the
-                // loop compiled for the strategy's type (``_MeasuredTaskLoop``),
-                // with the worker in memory of its own for the loop.
-                let own = UnsafeMutablePointer<Worker>.allocate(capacity: 1)
-                own.initialize(to: worker)
-                if let loop = _MeasuredTaskLoop(worker: own, operations: operations, state: state, control: control, stop: settings.stop) {
-                    await strategy._runMeasuredTaskLoop(loop)
-                    worker = own.move()
-                    own.deallocate()
+                    await runRounds(&worker, operations, rounds, strategy, phases, settings)
                 } else {
-                    own.deinitialize(count: 1)
-                    own.deallocate()
-                    await generalLoop(&worker, operations, state, strategy, control, settings.stop)
+                    await runOperations(&worker, operations, state, strategy, phases, settings)
                 }
-                worker.endNs = MonotonicClock.now()
                 worker.publish(.finished)
                 await endGate.arrive()
             }
@@ -111,25 +76,7 @@ enum TaskDriver {
             }
         }
 
-        warmupGate.waitForAll()
-        board.arm()
-        rounds?.prepare(measured: false)
-        batch { warmupGate.release() }
-        control.sleep(upTo: settings.warmupNs)
-        control.beginMeasuring()
-        measureGate.waitForAll()
-        fuzz?.beginMeasuredWindow(board: board, settings: settings, scenario: rounds != nil)
-        rounds?.prepare(measured: true)
-        window.open()
-        batch { measureGate.release() }
-        if case .duration(let ns) = settings.stop {
-            control.sleep(upTo: ns)
-            control.enter(TrialControl.stop)
-        }
-        control.watch { endGate.hasAllArrived }
-        endGate.waitForAll()
-        window.close()
-        batch { endGate.release() }
+        phases.coordinate(settings: settings, board: board, fuzz: fuzz, rounds: rounds, window: window, readsWorkers: false)
         finished.wait()
         if hooked { GlobalEnqueueHook.detach() }
         finished.enter()
@@ -141,6 +88,60 @@ enum TaskDriver {
         scheduler?.shutDown()
         board.executor.attach(nil)
         return (reports.collected, scheduler?.stats)
+    }
+
+    /// A worker's part of a scenario (see ``ThreadDriver``).
+    private static func runRounds<State: AnyObject & Sendable>(
+        _ worker: inout Worker, _ operations: [StressOperation<State>], _ rounds: RoundProgram, _ strategy: any IsolatingStrategy,
+        _ phases: TrialPhases<TaskGate>, _ settings: TrialSettings
+    ) async {
+        let control = phases.control
+        worker.outcomes = OutcomeTable()
+        var round = 0
+        if settings.warmupNs > 0 {
+            round = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.warmup, round: 0)
+        }
+        worker.publish(.atBarrier)
+        await phases.measureGate.arrive()
+        worker.publish(.betweenOperations)
+        worker.startNs = MonotonicClock.now()
+        _ = await RoundLoop.run(&worker, operations, rounds, strategy, control, phase: TrialControl.measure, round: round)
+        worker.endNs = MonotonicClock.now()
+    }
+
+    /// A worker's part of a workload: untimed warm-up operations until the
+    /// coordinator ends the warm-up, then the measured window in the loop
+    /// compiled for the strategy's type (``_MeasuredTaskLoop``) when the
+    /// program is one operation of one read or write step with fuzzing off,
+    /// else in the general loop.
+    private static func runOperations<State: AnyObject & Sendable>(
+        _ worker: inout Worker, _ operations: [StressOperation<State>], _ state: State, _ strategy: any IsolatingStrategy,
+        _ phases: TrialPhases<TaskGate>, _ settings: TrialSettings
+    ) async {
+        let control = phases.control
+        while settings.warmupNs > 0 && control.current == TrialControl.warmup {
+            let i = worker.begin()
+            let (result, step) = await execute(operations[i], state: state, strategy: strategy, frame: &worker.frame, slot: worker.slot)
+            worker.end(i, result, step: step, measured: false)
+        }
+        worker.publish(.atBarrier)
+        await phases.measureGate.arrive()
+        worker.publish(.betweenOperations)
+        await worker.staggerTask()
+        worker.startNs = MonotonicClock.now()
+        // The worker in memory of its own for the compiled loop.
+        let own = UnsafeMutablePointer<Worker>.allocate(capacity: 1)
+        own.initialize(to: worker)
+        if let loop = _MeasuredTaskLoop(worker: own, operations: operations, state: state, control: control, stop: settings.stop) {
+            await strategy._runMeasuredTaskLoop(loop)
+            worker = own.move()
+            own.deallocate()
+        } else {
+            own.deinitialize(count: 1)
+            own.deallocate()
+            await generalLoop(&worker, operations, state, strategy, control, settings.stop)
+        }
+        worker.endNs = MonotonicClock.now()
     }
 
     /// The measured loop of any program: each operation through the general

@@ -7,9 +7,7 @@ import Synchronization
 /// Each worker: meet at the start barrier, run untimed warm-up ops until the
 /// coordinator ends the warm-up, meet again, then run the measured closed loop
 /// (pick, time, run, record) until the stop condition, and meet a last time
-/// before building its report. The coordinator only sleeps, flips phases, and
-/// reads the process's counters while every worker is held at a gate, so the
-/// measured window's counters hold the measured loops and nothing else.
+/// before building its report. The coordinator's side is ``TrialPhases``.
 enum ThreadDriver {
     /// Runs the trial. With `rounds` (a scenario), worker `i` runs role `i`
     /// in rounds (``RoundLoop``) instead of the closed loop; `state` is then
@@ -25,6 +23,7 @@ enum ThreadDriver {
         let measureGate = ThreadGate(parties: n)
         let endGate = ThreadGate(parties: n)
         let reports = ReportSlots(count: n)
+        let phases = TrialPhases(control: control, warmupGate: warmupGate, measureGate: measureGate, endGate: endGate)
         // The loop compiled for the strategy's type, where it changes nothing but
         // speed (see _MeasuredLoop).
         let direct = !settings.fuzz.isActive && fuzz == nil && access.sections == nil && access.deferredWrites == nil && !access.hasExtendedSteps
@@ -53,62 +52,10 @@ enum ThreadDriver {
                 // first operation.
                 worker.publish(.betweenOperations)
                 if let rounds {
-                    worker.outcomes = OutcomeTable()
-                    var round = 0
-                    if settings.warmupNs > 0 {
-                        round = RoundLoop.run(&worker, program, rounds, access, control, phase: TrialControl.warmup, round: 0)
-                    }
-                    worker.publish(.atBarrier)
-                    measureGate.arriveAndWait()
-                    worker.publish(.betweenOperations)
-                    worker.startNs = MonotonicClock.now()
-                    _ = RoundLoop.run(&worker, program, rounds, access, control, phase: TrialControl.measure, round: round)
-                    worker.endNs = MonotonicClock.now()
-                    worker.publish(.finished)
-                    endGate.arriveAndWait()
-                    program.deallocate()
-                    reports.deposit(worker.finish(), at: t)
-                    return
-                }
-                while settings.warmupNs > 0 && control.current == TrialControl.warmup {
-                    let i = worker.begin()
-                    let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
-                    worker.end(i, result, step: step, measured: false)
-                }
-                worker.flushAllocatorCache()
-                worker.publish(.atBarrier)
-                measureGate.arriveAndWait()
-                worker.publish(.betweenOperations)
-                worker.stagger()
-                worker.beginAllocationCount()
-                worker.startNs = MonotonicClock.now()
-                if settings.load.mode == .paced {
-                    pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
-                } else if direct {
-                    withUnsafeMutablePointer(to: &worker) { w in
-                        let loop = _MeasuredLoop(
-                            worker: w, program: program, state: state, control: control, operations: settings.stop.opsPerThread)
-                        if let kernel = loop.soleKernel {
-                            kernel._runMeasuredLoop(loop, access.strategy)
-                        } else {
-                            w.pointee.measuredLoop = .compiledForStrategy
-                            access.strategy._runMeasuredLoop(loop)
-                        }
-                    }
+                    runRounds(&worker, program, rounds, access, phases, settings)
                 } else {
-                    switch settings.stop {
-                    case .duration:
-                        while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
-                    case .operations(let count):
-                        var left = count
-                        while left > 0 && control.current != TrialControl.stop {
-                            timedOperation(&worker, program, state, access)
-                            left -= 1
-                        }
-                    }
+                    runOperations(&worker, program, state, access, phases, settings, schedule, direct: direct)
                 }
-                worker.endNs = MonotonicClock.now()
-                worker.endAllocationCount()
                 worker.publish(.finished)
                 endGate.arriveAndWait()
                 program.deallocate()
@@ -116,39 +63,89 @@ enum ThreadDriver {
             }
             guard let spawned else {
                 // Release the threads already started so they can end, then report.
-                control.enter(TrialControl.stop)
-                for gate in [warmupGate, measureGate, endGate] { gate.release() }
+                phases.abandon()
                 for thread in threads { thread.join() }
                 throw EngineError("could not start worker thread \(t) of \(n)")
             }
             threads.append(spawned)
         }
 
-        warmupGate.waitForAll()
-        board.arm()
-        rounds?.prepare(measured: false)
-        warmupGate.release()
-        control.sleep(upTo: settings.warmupNs)
-        control.beginMeasuring()
-        // Every worker is at the measure gate (its warm-up over, its allocator
-        // cache flushed): calibrate, then open the window and let them go.
-        measureGate.waitForAll()
-        fuzz?.beginMeasuredWindow(board: board, settings: settings, scenario: rounds != nil)
-        rounds?.prepare(measured: true)
-        schedule.resolve(settings, board: board)
-        window.open(workersOf: board)
-        measureGate.release()
-        if case .duration(let ns) = settings.stop {
-            control.sleep(upTo: ns)
-            control.enter(TrialControl.stop)
+        phases.coordinate(settings: settings, board: board, fuzz: fuzz, rounds: rounds, window: window, readsWorkers: true) {
+            schedule.resolve(settings, board: board)
         }
-        control.watch { endGate.hasAllArrived }
-        endGate.waitForAll()
-        window.close(workersOf: board)
-        endGate.release()
         for thread in threads { thread.join() }
         access.strategy.quiesce()
         return reports.collected
+    }
+
+    /// A worker's part of a scenario: role `worker.frame.thread` in rounds,
+    /// through the warm-up (when there is one) and the measured window.
+    private static func runRounds(
+        _ worker: inout Worker, _ program: CompiledProgram, _ rounds: RoundProgram, _ access: BlockingAccess,
+        _ phases: TrialPhases<ThreadGate>, _ settings: TrialSettings
+    ) {
+        let control = phases.control
+        worker.outcomes = OutcomeTable()
+        var round = 0
+        if settings.warmupNs > 0 {
+            round = RoundLoop.run(&worker, program, rounds, access, control, phase: TrialControl.warmup, round: 0)
+        }
+        worker.publish(.atBarrier)
+        phases.measureGate.arriveAndWait()
+        worker.publish(.betweenOperations)
+        worker.startNs = MonotonicClock.now()
+        _ = RoundLoop.run(&worker, program, rounds, access, control, phase: TrialControl.measure, round: round)
+        worker.endNs = MonotonicClock.now()
+    }
+
+    /// A worker's part of a workload: untimed warm-up operations until the
+    /// coordinator ends the warm-up, then the measured window in the loop the
+    /// trial allows: paced, compiled for the strategy's type (`direct`: it
+    /// changes nothing but speed, see ``_MeasuredLoop``), or the general one.
+    private static func runOperations(
+        _ worker: inout Worker, _ program: CompiledProgram, _ state: ErasedState, _ access: BlockingAccess,
+        _ phases: TrialPhases<ThreadGate>, _ settings: TrialSettings, _ schedule: PacingSchedule, direct: Bool
+    ) {
+        let control = phases.control
+        while settings.warmupNs > 0 && control.current == TrialControl.warmup {
+            let i = worker.begin()
+            let (result, step) = execute(i, program, state: state, access: access, frame: &worker.frame)
+            worker.end(i, result, step: step, measured: false)
+        }
+        worker.flushAllocatorCache()
+        worker.publish(.atBarrier)
+        phases.measureGate.arriveAndWait()
+        worker.publish(.betweenOperations)
+        worker.stagger()
+        worker.beginAllocationCount()
+        worker.startNs = MonotonicClock.now()
+        if settings.load.mode == .paced {
+            pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
+        } else if direct {
+            withUnsafeMutablePointer(to: &worker) { w in
+                let loop = _MeasuredLoop(
+                    worker: w, program: program, state: state, control: control, operations: settings.stop.opsPerThread)
+                if let kernel = loop.soleKernel {
+                    kernel._runMeasuredLoop(loop, access.strategy)
+                } else {
+                    w.pointee.measuredLoop = .compiledForStrategy
+                    access.strategy._runMeasuredLoop(loop)
+                }
+            }
+        } else {
+            switch settings.stop {
+            case .duration:
+                while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
+            case .operations(let count):
+                var left = count
+                while left > 0 && control.current != TrialControl.stop {
+                    timedOperation(&worker, program, state, access)
+                    left -= 1
+                }
+            }
+        }
+        worker.endNs = MonotonicClock.now()
+        worker.endAllocationCount()
     }
 
     /// The open loop: each operation has an intended start on a fixed or
