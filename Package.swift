@@ -38,10 +38,6 @@ let package = Package(
         // jemalloc), as package-benchmark does: linked, its malloc/free replace
         // the C library's in every stressbench process on Linux.
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
-        // `swift package generate-documentation --target StressKit`: the DocC
-        // catalog in Sources/StressKit/StressKit.docc (CI builds it). A command
-        // plugin only: nothing of it is linked into stressbench.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "CStressSupport"),

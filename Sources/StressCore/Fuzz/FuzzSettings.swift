@@ -1,5 +1,5 @@
 /// The name of a scheduling policy: what a plan's `fuzz` key, `--fuzz` and
-/// ``StressTest/fuzz(_:)`` choose, and what the records' `fuzz` field and
+/// `StressTest.fuzz(_:)` choose, and what the records' `fuzz` field and
 /// CSV column hold. The built-in ones are below; a team can register more.
 public struct FuzzProfile: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// The policy's name, as plans spell it.
