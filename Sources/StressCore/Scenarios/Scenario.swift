@@ -199,7 +199,7 @@ public enum OutcomeGrade: Sendable, Equatable {
 /// stall, reported as a `deadlock` or a `hang` naming each role and where it is.
 ///
 /// Register a scenario type with ``StressRegistry/register(scenario:)``; the
-/// built-in ones (`Sources/StressKit/Scenarios/BuiltIn/`) use this API.
+/// built-in ones (`Sources/StressCore/Scenarios/BuiltIn/`) use this API.
 public protocol Scenario: Sendable {
     /// One round's state. Roles write what they saw into it; the arbiter reads it.
     associatedtype State: AnyObject & Sendable
