@@ -77,7 +77,7 @@ public struct PlanRunner: Sendable {
     package func run(
         _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
     ) throws(RunError) -> RunReport {
-        if let problem = sizeProblem(of: plan) { throw RunError(description: problem) }
+        if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
         let trials = selectedTrials(of: plan)
         if options.handleInterrupts { Interruption.install() }

@@ -108,22 +108,36 @@ public struct RunOptions: Sendable {
         self.handleInterrupts = handleInterrupts
     }
 
-    /// Every trial's timeout, overriding the plan's; nil keeps the plan's.
+    /// Every trial's timeout, overriding the plan's; nil keeps the plan's. It
+    /// must be longer than zero: running with a zero or negative one throws.
     public var timeout: Duration? {
         get { timeoutNs.map { .nanoseconds($0) } }
         set { timeoutNs = newValue.map(Quantities.nanoseconds) }
     }
 
-    /// Every trial's stall limit (`deadlock_after`), overriding the plan's; nil keeps the plan's.
+    /// Every trial's stall limit (`deadlock_after`), overriding the plan's; nil
+    /// keeps the plan's. Longer than zero, as ``timeout``.
     public var deadlockAfter: Duration? {
         get { deadlockAfterNs.map { .nanoseconds($0) } }
         set { deadlockAfterNs = newValue.map(Quantities.nanoseconds) }
     }
 
-    /// Every trial's measured window, overriding the plan's `duration` or `ops`; nil keeps the plan's.
+    /// Every trial's measured window, overriding the plan's `duration` or
+    /// `ops`; nil keeps the plan's. Longer than zero, as ``timeout``.
     public var duration: Duration? {
         get { durationNs.map { .nanoseconds($0) } }
         set { durationNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// What is wrong with the overrides a caller set from Swift, nil when
+    /// nothing is: a timeout, stall limit or window of zero (or a negative
+    /// `Duration`, which becomes zero) would make every trial fail at once,
+    /// which no caller means. The command line refuses such values itself.
+    package var overrideProblem: String? {
+        for (name, value) in [("timeout", timeoutNs), ("deadlockAfter", deadlockAfterNs), ("duration", durationNs)] where value == 0 {
+            return "RunOptions.\(name) must be longer than zero"
+        }
+        return nil
     }
 
     /// The earlier form, with durations in nanoseconds.
