@@ -390,19 +390,4 @@ public struct StressTest: Sendable {
     ///   - seed: The seed to run it with; nil keeps the trial's own.
     /// - Returns: This test, narrowed to that trial.
     public func rerun(trial id: String, seed: UInt64? = nil) -> StressTest { with { $0.rerunTrial = (id, seed) } }
-
-    /// Nanoseconds of a non-negative `Duration`, or nil after recording a problem.
-    private mutating func nanoseconds(_ duration: Duration, setting: String) -> UInt64? {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0 else {
-            problems.append(.init(setting: setting, "\(duration) is negative: a duration must be zero or longer"))
-            return nil
-        }
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow, whole <= PlanDefaults.maxDurationNs else {
-            problems.append(.init(setting: setting, "\(duration) is too long: durations are at most 168h (7 days)"))
-            return nil
-        }
-        return whole + UInt64(attoseconds / 1_000_000_000)
-    }
 }
