@@ -26,6 +26,10 @@ public struct StallReport: Sendable, Codable, Equatable {
     /// completing operations (``workers`` still lists every worker); nil
     /// when the whole trial stalled.
     public var partial: Bool?
+    /// A controlled trial's decisions up to the stall (its `deadlock` is
+    /// found at once, with the decision that made it); nil for a
+    /// free-running trial.
+    public var schedule: ScheduleRecord?
 
     /// A report of a stall of `kind` found after `stalledForNs` nanoseconds without progress.
     package init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,
@@ -49,6 +53,7 @@ public struct StallReport: Sendable, Codable, Equatable {
         case cycle
         case summary
         case partial
+        case schedule
     }
 }
 

@@ -15,6 +15,12 @@ package enum PlanDefaults {
     /// `deadlock_after`: how long no worker may go without completing an
     /// operation before the watchdog calls it a deadlock or a hang.
     public static let deadlockAfterNs: UInt64 = 2_000_000_000
+    /// `max_decisions`: the most scheduling decisions a controlled trial
+    /// makes before it ends. Enough for thousands of operations per worker
+    /// (a bug a switch can show shows in the first few hundred under any
+    /// policy but `off`), few enough that a trial takes tens of milliseconds
+    /// and its record's schedule stays small.
+    public static let maxDecisions = 20_000
     /// The most trials a plan may expand to, with every command-line override
     /// applied (`--repetitions`): past it, validation refuses the plan and
     /// names the product that made it. A hundred thousand trials of the

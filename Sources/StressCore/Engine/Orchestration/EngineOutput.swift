@@ -8,6 +8,8 @@ package struct EngineOutput: Sendable {
     public var rounds: ScenarioRounds?
     /// What the harness executor did, when the worker tasks ran on it.
     public var executor: ExecutorStats?
+    /// How the workers were scheduled: `free`, or the decisions of a controlled trial.
+    public var schedule: ScheduleRecord = .free
     /// The loop each worker ran its measured window in, for the tests that
     /// check which loop the engine chose.
     var measuredLoops: [MeasuredLoopKind] = []

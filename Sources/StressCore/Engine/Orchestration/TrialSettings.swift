@@ -35,6 +35,18 @@ package struct TrialSettings: Sendable {
     /// with every worker's position rather than a bare `timeout` (see
     /// ``WatchdogTiming``). Nil (a run without a timeout): ten limits, at least 2 s.
     public var latestStallReportNs: UInt64?
+    /// Who picks the next worker: the operating system (`free`), or the
+    /// harness, one worker at a time, by the fuzz policy and the seed
+    /// (`controlled`, thread workers only).
+    public var schedule: ScheduleMode = .free
+    /// A controlled trial: the decisions to follow instead of the policy's
+    /// (`replay --schedule`), one worker index each; past their end, or where
+    /// one names a worker that cannot run, the policy decides again.
+    public var forcedSchedule: [Int]?
+    /// A controlled trial ends after this many decisions at the latest, so
+    /// that its length, and so its end-of-trial checks, depend on the seed
+    /// alone and not on how fast the machine runs it.
+    public var maxDecisions: Int = PlanDefaults.maxDecisions
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,

@@ -1,0 +1,55 @@
+/// The text form of a controlled trial's decisions (the record's
+/// `schedule.encoded`, `replay --schedule`): the worker chosen at each
+/// decision, run-length encoded as `w<worker>:<count>` joined by commas, so
+/// `w0:2,w1:3,w0:1` is worker 0 twice, worker 1 three times, worker 0 once.
+package enum ScheduleEncoding {
+    /// Why a schedule's text could not be read.
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        /// What is wrong, naming the offending run.
+        package let description: String
+    }
+
+    /// The text of `runs` (worker, count) pairs.
+    package static func encode(_ runs: [(worker: Int, count: Int)]) -> String {
+        var text = ""
+        text.reserveCapacity(runs.count * 6)
+        for (i, run) in runs.enumerated() {
+            if i > 0 { text += "," }
+            text += "w\(run.worker):\(run.count)"
+        }
+        return text
+    }
+
+    /// The decisions `text` encodes, one worker index per decision. The
+    /// empty text is no decision at all. Workers must be below `workers`
+    /// when given.
+    package static func decode(_ text: String, workers: Int? = nil) throws(ParseError) -> [Int] {
+        let trimmed = text.trimmingSpaces
+        guard !trimmed.isEmpty else { return [] }
+        var decisions: [Int] = []
+        for (i, part) in trimmed.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
+            let run = part.trimmingSpaces
+            let pieces = run.split(separator: ":", omittingEmptySubsequences: false)
+            guard pieces.count == 2, pieces[0].first == "w", let worker = Int(pieces[0].dropFirst()), worker >= 0,
+                  let count = Int(pieces[1]), count > 0 else {
+                throw ParseError(description: "run \(i + 1) of the schedule, '\(run)', is not w<worker>:<count> "
+                                 + "(for example w0:2,w1:3: worker 0 twice, then worker 1 three times)")
+            }
+            if let workers, worker >= workers {
+                throw ParseError(description: "run \(i + 1) of the schedule, '\(run)', names worker \(worker), "
+                                 + "but the trial has \(workers) worker(s) (w0 to w\(workers - 1))")
+            }
+            guard decisions.count + count <= 100_000_000 else {
+                throw ParseError(description: "the schedule has more than 100,000,000 decisions")
+            }
+            decisions.append(contentsOf: repeatElement(worker, count: count))
+        }
+        return decisions
+    }
+}
+
+private extension StringProtocol {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}
