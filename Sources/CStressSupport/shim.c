@@ -402,3 +402,40 @@ int stress_mutex_calls(int own, stress_mutex_call_t *lock, stress_mutex_call_t *
 #endif
     return -1;
 }
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <limits.h>
+void stress_park(uint32_t *word, uint32_t expected) {
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+void stress_unpark(uint32_t *word) {
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+#else
+#include <time.h>
+void stress_park(uint32_t *word, uint32_t expected) {
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected) return;
+    struct timespec pause = {0, 20000};
+    nanosleep(&pause, NULL);
+}
+void stress_unpark(uint32_t *word) { (void)word; }
+#endif
+
+void stress_baton_wait(stress_baton *b, uint32_t seen, int spins) {
+    for (int i = 0; i < spins; i++) {
+        if (__atomic_load_n(&b->turn, __ATOMIC_ACQUIRE) != seen) return;
+        stress_cpu_relax();
+    }
+    // Say we sleep before looking a last time: a passer that counts after
+    // this store sees it and wakes us (both sides sequentially consistent).
+    __atomic_store_n(&b->sleeping, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&b->turn, __ATOMIC_SEQ_CST) == seen) stress_park(&b->turn, seen);
+    __atomic_store_n(&b->sleeping, 0, __ATOMIC_RELAXED);
+}
+
+void stress_baton_pass(stress_baton *b) {
+    __atomic_add_fetch(&b->turn, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&b->sleeping, __ATOMIC_SEQ_CST)) stress_unpark(&b->turn);
+}

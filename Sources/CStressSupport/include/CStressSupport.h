@@ -158,3 +158,31 @@ typedef int (*stress_mutex_call_t)(void *);
 /// interposition adds, timed side by side in one process. 0 on success, -1
 /// where they cannot be looked up (then both are left NULL).
 int stress_mutex_calls(int own, stress_mutex_call_t *lock, stress_mutex_call_t *unlock);
+
+/// Parks the calling thread while the 32-bit word at `word` still holds
+/// `expected` (a futex wait on Linux; elsewhere a short sleep, after which
+/// the caller checks again). Returns early on a wake, a signal, or when the
+/// word has already changed. The controlled scheduler's hand-off.
+void stress_park(uint32_t *word, uint32_t expected);
+
+/// Wakes the threads parked on `word` (after the caller changed it).
+void stress_unpark(uint32_t *word);
+
+/// One worker's baton under controlled scheduling: `turn` counts the times
+/// the run token was handed to it, `sleeping` says it is parked in the
+/// kernel (so a hand-off wakes it only then). On a cache line of its own.
+typedef struct stress_baton {
+    uint32_t turn;
+    uint32_t sleeping;
+    uint32_t padding[14];
+} stress_baton;
+
+/// The baton's hand-off count now (acquire).
+static inline uint32_t stress_baton_turn(stress_baton *b) { return __atomic_load_n(&b->turn, __ATOMIC_ACQUIRE); }
+
+/// Waits until the baton's count is no longer `seen`: spins up to `spins`
+/// times, then parks in the kernel.
+void stress_baton_wait(stress_baton *b, uint32_t seen, int spins);
+
+/// Counts a hand-off to the baton's worker and wakes it if it is parked.
+void stress_baton_pass(stress_baton *b);

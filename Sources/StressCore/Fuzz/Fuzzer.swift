@@ -52,6 +52,9 @@ package struct Fuzzer: Sendable {
     /// Where the workers' points meet, when the policy makes them agree
     /// (soft PCT); nil for most policies.
     private let coordinator: (any FuzzCoordinator)?
+    /// Whether the coordinator decides every switch (controlled scheduling):
+    /// a point then only asks it, and nothing sleeps, spins or yields.
+    private let controlled: Bool
     /// Where the worker publishes its site: a pause the fuzzer makes is
     /// published as `fuzzing` while it lasts, so the watchdog never takes
     /// the harness's own pause for a stall of the code under test.
@@ -71,6 +74,7 @@ package struct Fuzzer: Sendable {
         self.thread = thread
         isVictim = settings.starveProbability > 0 && Int(SplitMix64.derive(seed, 0x5EED) % UInt64(threads)) == thread
         self.coordinator = coordinator
+        controlled = coordinator?.ownsSchedule ?? false
     }
 
     /// The `n`-th uniform draw in [0, 1) of this worker's stream for point `i`.
@@ -112,8 +116,8 @@ package struct Fuzzer: Sendable {
     /// here (after the coordinator lets it go on: under PCT, once no
     /// higher-priority worker is runnable).
     mutating func hit(_ point: FuzzPoint) {
-        if let coordinator { paused { coordinator.point(thread) } }
-        perform(decide())
+        if let coordinator { paused { coordinator.point(thread, at: point) } }
+        if !controlled { perform(decide()) }
     }
 
     /// Performs `p`, published as a fuzz pause when it takes time.
@@ -185,13 +189,13 @@ package struct Fuzzer: Sendable {
 
     /// The seeded delay after the start barrier.
     func stagger() -> UInt64 {
-        settings.staggerMaxNanoseconds == 0 ? 0 : UInt64(uniform(UInt64.max, 7) * Double(settings.staggerMaxNanoseconds))
+        settings.staggerMaxNanoseconds == 0 || controlled ? 0 : UInt64(uniform(UInt64.max, 7) * Double(settings.staggerMaxNanoseconds))
     }
 
     /// The seeded delay before this worker's role in scenario round `round`
     /// (a function of the seed, the worker and the round, like every decision).
     func stagger(round: Int) -> UInt64 {
-        guard settings.staggerMaxNanoseconds > 0 else { return 0 }
+        guard settings.staggerMaxNanoseconds > 0, !controlled else { return 0 }
         return UInt64(Double(SplitMix64.mix(seed ^ SplitMix64.mix(0x5_7A66E2 &+ UInt64(round))) >> 11) * 0x1p-53
                       * Double(settings.staggerMaxNanoseconds))
     }

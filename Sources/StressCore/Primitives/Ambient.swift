@@ -57,6 +57,9 @@ struct AmbientContext {
     /// The trial's control, on a task worker: a `waitUntil` step there gives
     /// up quietly once the trial stops.
     var control: TrialControl?
+    /// The trial's controlled scheduler, when it has one: the harness-aware
+    /// primitives model their blocking through it.
+    var scheduling: ControlledScheduler?
     private(set) var violationCount = 0
     private(set) var samples: [ViolationSample] = []
     private(set) var firstViolationAt: UInt64?

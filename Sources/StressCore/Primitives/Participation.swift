@@ -56,6 +56,24 @@ enum Participation {
         _ = stress_interpose_connect { point in Participation.fuzz(FuzzPoint(rawValue: UInt64(point)) ?? .user) }
     }
 
+    /// The calling worker's place under controlled scheduling, while control
+    /// lasts: nil on a thread that is not a worker's, in a free-running
+    /// trial, and once control has ended.
+    @inline(__always)
+    static var controlled: ControlledWorker? {
+        guard let raw = stress_ambient() else { return nil }
+        let context = AmbientContext.at(raw)
+        guard let scheduler = context.pointee.scheduling, !scheduler.isReleased else { return nil }
+        return ControlledWorker(scheduler: scheduler, worker: context.pointee.thread)
+    }
+
+    /// Notes that work escaped controlled scheduling (it runs on a thread the
+    /// harness does not schedule): the trial's control becomes `partial`.
+    static func escaped(_ what: @autoclosure () -> String) {
+        guard let raw = stress_ambient(), let scheduler = AmbientContext.at(raw).pointee.scheduling else { return }
+        scheduler.noteEscape(what())
+    }
+
     /// What ``enter()`` did.
     struct BlockEntry {
         var participant: Int?

@@ -61,6 +61,9 @@ public final class StressLock: @unchecked Sendable {
         let key = Participation.key(self)
         Participation.fuzz(.beforeAcquire)
         stress_wait_begin(key, UInt64(STRESS_WAIT_LOCK))
+        // Under control the model decides who waits; once it grants the
+        // lock the real one is free, so this never blocks in the kernel.
+        Participation.controlled?.acquire(key)
         pthread_mutex_lock(mutex)
         stress_wait_end()
         stress_hold(key)
@@ -71,6 +74,11 @@ public final class StressLock: @unchecked Sendable {
     ///
     /// - Returns: Whether the lock was taken.
     public func `try`() -> Bool {
+        if let controlled = Participation.controlled {
+            // A point, so that a loop of tries can be switched away from.
+            Participation.fuzz(.beforeAcquire)
+            guard controlled.tryAcquire(Participation.key(self)) else { return false }
+        }
         guard pthread_mutex_trylock(mutex) == 0 else { return false }
         if Participation.active { stress_hold(Participation.key(self)) }
         return true
@@ -91,6 +99,7 @@ public final class StressLock: @unchecked Sendable {
         Participation.fuzz(.beforeRelease)
         stress_unhold(Participation.key(self))
         pthread_mutex_unlock(mutex)
+        Participation.controlled?.release(Participation.key(self))
         Participation.fuzz(.afterRelease)
     }
 
@@ -163,6 +172,10 @@ public final class StressCondition: @unchecked Sendable {
     /// (called holding the lock). As with any condition, it may return without
     /// a signal: wait in a `while` loop on the predicate.
     public func wait() {
+        if let controlled = Participation.controlled {
+            _ = controlledWait(controlled, timed: false)
+            return
+        }
         waiting { pthread_cond_wait(condition, lockWord.mutex) }
     }
 
@@ -173,6 +186,7 @@ public final class StressCondition: @unchecked Sendable {
     /// - Returns: False when the deadline passed before a signal.
     @discardableResult
     public func wait(untilNanoseconds deadline: UInt64) -> Bool {
+        if let controlled = Participation.controlled { return controlledWait(controlled, timed: true) }
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         var result: Int32 = 0
         waiting { result = pthread_cond_timedwait(condition, lockWord.mutex, &time) }
@@ -182,6 +196,7 @@ public final class StressCondition: @unchecked Sendable {
     /// Wakes one waiter.
     public func signal() {
         Participation.fuzz(.beforeRelease)
+        Participation.controlled?.signal(Participation.key(self), all: false)
         pthread_cond_signal(condition)
         Participation.fuzz(.afterRelease)
     }
@@ -189,8 +204,29 @@ public final class StressCondition: @unchecked Sendable {
     /// Wakes every waiter.
     public func broadcast() {
         Participation.fuzz(.beforeRelease)
+        Participation.controlled?.signal(Participation.key(self), all: true)
         pthread_cond_broadcast(condition)
         Participation.fuzz(.afterRelease)
+    }
+
+    /// A wait under control: the lock is given up for real and in the
+    /// model, the worker waits in the model for a signal (a timed wait's
+    /// deadline passes only when nothing else can run: the virtual clock),
+    /// and takes the lock back. Returns false when the deadline ended it.
+    /// Should control end meanwhile, the wait ends as a spurious wake-up,
+    /// which every caller must tolerate.
+    private func controlledWait(_ controlled: ControlledWorker, timed: Bool) -> Bool {
+        let lockKey = Participation.key(lockWord)
+        Participation.fuzz(.beforeRelease)
+        stress_unhold(lockKey)
+        stress_wait_begin(Participation.key(self), UInt64(STRESS_WAIT_CONDITION))
+        pthread_mutex_unlock(lockWord.mutex)
+        let signalled = controlled.wait(on: Participation.key(self), releasing: lockKey, timed: timed)
+        pthread_mutex_lock(lockWord.mutex)
+        stress_wait_end()
+        stress_hold(lockKey)
+        Participation.fuzz(.afterAcquire)
+        return signalled ?? true
     }
 
     private func waiting(_ wait: () -> Void) {

@@ -56,7 +56,14 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
         let key = Participation.key(self)
         Participation.fuzz(.beforeAcquire)
         stress_wait_begin(key, UInt64(STRESS_WAIT_LOCK))
-        defer { Participation.fuzz(.afterRelease) }
+        // Under control the model decides who waits (the real mutex is then
+        // free), and gives the mutex back once the real one is released.
+        let controlled = Participation.controlled
+        controlled?.acquire(key)
+        defer {
+            controlled?.release(key)
+            Participation.fuzz(.afterRelease)
+        }
         return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             stress_wait_end()
             stress_hold(key)
@@ -88,6 +95,9 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
     ) throws(E) -> sending Result? {
         let key = Participation.key(self)
         Participation.fuzz(.beforeAcquire)
+        let controlled = Participation.controlled
+        if let controlled, !controlled.tryAcquire(key) { return nil }
+        defer { controlled?.release(key) }
         return try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
             stress_hold(key)
             defer {

@@ -58,11 +58,18 @@ public final class StressOnce: Sendable {
             return true
         }
         let key = Participation.key(self)
+        // Under control the runner holds the token's key in the model while
+        // the body runs: a waiter is blocked in the model, and the runner
+        // calling run again inside its body waits for itself (a deadlock,
+        // reported at once).
+        let controlled = Participation.controlled
         if first {
+            controlled?.acquire(key)
             Participation.fuzz(.afterAcquire)
             stress_hold(key)
             body()
             stress_unhold(key)
+            controlled?.release(key)
             Participation.fuzz(.beforeRelease)
             // `completed` first: a caller that sees `.done` below and returns
             // then finds ``isDone`` true too.
@@ -74,6 +81,7 @@ public final class StressOnce: Sendable {
         guard state.withLock({ $0 }) != .done else { return }
         Participation.fuzz(.beforeAcquire)
         stress_wait_begin(key, UInt64(STRESS_WAIT_ONCE))
+        if let controlled, controlled.acquire(key) { controlled.release(key) }
         finished.waitUntilOpen()
         stress_wait_end()
         Participation.fuzz(.afterAcquire)

@@ -130,6 +130,15 @@ public final class StressQueue: @unchecked Sendable {
         Participation.fuzz(.beforeAcquire)
         let caller = stress_participant()
         stress_wait_begin(keys[0] | (shared ? WaitKey.sharedBit : 0), UInt64(shared ? STRESS_WAIT_QUEUE_SHARED : STRESS_WAIT_QUEUE))
+        // Under control the model decides when the queue (and its targets)
+        // is free for this block; the real `sync` then never waits.
+        let controlled = Participation.controlled
+        if let controlled {
+            for key in keys { controlled.acquire(key, shared: shared) }
+        }
+        defer {
+            if let controlled { for key in keys.reversed() { controlled.release(key) } }
+        }
         let result = try underlying.sync(flags: flags) { () throws -> T in
             // libdispatch runs a sync block on the calling thread where it
             // can (the main queue's always on the main thread).
@@ -155,6 +164,7 @@ public final class StressQueue: @unchecked Sendable {
         guard stress_trial_is_running() != 0 else { return underlying.async(group: group, qos: qos, flags: flags, execute: work) }
         let shared = isConcurrent && !flags.contains(.barrier)
         Participation.fuzz(.beforeAcquire)
+        Participation.escaped("a block submitted with async to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
         underlying.async(group: group, qos: qos, flags: flags) { [self] in
             let entry = Participation.enter()
             block(shared: shared, work)
@@ -175,6 +185,7 @@ public final class StressQueue: @unchecked Sendable {
     ) {
         guard stress_trial_is_running() != 0 else { return underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags, execute: work) }
         let shared = isConcurrent && !flags.contains(.barrier)
+        Participation.escaped("a block submitted with asyncAfter to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
         underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags) { [self] in
             let entry = Participation.enter()
             block(shared: shared, work)

@@ -48,7 +48,11 @@ public final class StressSemaphore: @unchecked Sendable {
 
     @usableFromInline
     func waitInTrial() {
-        waiting { underlying.wait() }
+        waiting {
+            if let controlled = Participation.controlled { return controlledWait(controlled, timed: false) }
+            underlying.wait()
+            return true
+        }
     }
 
     /// Waits until `timeout`, as `DispatchSemaphore.wait(timeout:)`.
@@ -59,7 +63,11 @@ public final class StressSemaphore: @unchecked Sendable {
         guard Participation.active else { return underlying.wait(timeout: timeout) }
         var result = DispatchTimeoutResult.success
         waiting {
-            result = underlying.wait(timeout: timeout)
+            if let controlled = Participation.controlled {
+                result = controlledWait(controlled, timed: true) ? .success : .timedOut
+            } else {
+                result = underlying.wait(timeout: timeout)
+            }
             return result == .success
         }
         return result
@@ -80,12 +88,26 @@ public final class StressSemaphore: @unchecked Sendable {
         let key = Participation.key(underlying)
         if isLock && stress_holds(key) != 0 { stress_unhold(key) }
         let woke = underlying.signal()
+        Participation.controlled?.signal(key, all: true)
         Participation.fuzz(.afterRelease)
         return woke
     }
 
-    private func waiting(_ wait: () -> Void) {
-        waiting { wait(); return true }
+    /// Under control: takes a unit if there is one (never blocking), else
+    /// waits in the model until a signal, and tries again. A timed wait's
+    /// deadline is virtual: it passes when nothing else can run. Should
+    /// control end meanwhile, the semaphore is waited on for real.
+    private func controlledWait(_ controlled: ControlledWorker, timed: Bool) -> Bool {
+        let key = Participation.key(underlying)
+        while underlying.wait(timeout: .now()) != .success {
+            let (resumed, timedOut) = controlled.awaitSignal(key, timed: timed)
+            if !resumed {
+                underlying.wait()
+                return true
+            }
+            if timedOut { return underlying.wait(timeout: .now()) == .success }
+        }
+        return true
     }
 
     private func waiting(_ wait: () -> Bool) {

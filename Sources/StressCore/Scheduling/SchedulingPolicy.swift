@@ -83,6 +83,10 @@ package protocol FuzzCoordinator: AnyObject, Sendable {
     /// here while others run.
     func point(_ worker: Int)
 
+    /// The same, saying which point it is (a controlled scheduler counts an
+    /// operation's end as progress); by default, ``point(_:)``.
+    func point(_ worker: Int, at point: FuzzPoint)
+
     /// The same for a task worker: it is held by suspending, never by
     /// blocking its pool thread.
     func pointInTask(_ worker: Int) async
@@ -98,4 +102,16 @@ package protocol FuzzCoordinator: AnyObject, Sendable {
     /// A scenario's round `round` begins (called by the one worker that
     /// decides at the round barrier, while the others wait there).
     func beginRound(_ round: Int)
+
+    /// True when the coordinator runs one worker at a time and decides every
+    /// switch itself (controlled scheduling): the fuzz points then only ask
+    /// it, with no pause of their own, which would change nothing but the
+    /// time taken.
+    var ownsSchedule: Bool { get }
+}
+
+extension FuzzCoordinator {
+    var ownsSchedule: Bool { false }
+
+    func point(_ worker: Int, at point: FuzzPoint) { self.point(worker) }
 }

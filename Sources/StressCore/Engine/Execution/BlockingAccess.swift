@@ -41,7 +41,12 @@ final class BlockingAccess: Sendable {
     private let singleDomain: Bool
     private let mainQueue: Bool
 
-    init(_ strategy: any BlockingStrategy, labels: [String], resources: Int = 1, extendedSteps: Bool = false, waits: Bool = false) {
+    /// Under controlled scheduling: the model of the strategy's sections
+    /// (nil in a free-running trial, and for strategies that exclude nothing).
+    let shadow: SectionShadow?
+
+    init(_ strategy: any BlockingStrategy, labels: [String], resources: Int = 1, extendedSteps: Bool = false, waits: Bool = false,
+         controlled: ControlledScheduler? = nil) {
         self.strategy = strategy
         sections = strategy as? any SectionPassingStrategy
         self.labels = labels
@@ -54,6 +59,7 @@ final class BlockingAccess: Sendable {
         hasExtendedSteps = extendedSteps || waits
         singleDomain = descriptor.singleDomain
         mainQueue = descriptor.primitive == .mainQueue
+        shadow = controlled.flatMap { SectionShadow($0, descriptor) }
     }
 
     /// Signals `waitUntil` steps, called holding `r` exclusively (a strategy's own condition).

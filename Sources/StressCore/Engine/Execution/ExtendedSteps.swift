@@ -55,6 +55,7 @@ enum ExtendedSteps {
             stress_unhold(access.key(r))
             access.signalInside(r)
             holding.release(r)
+            access.shadow?.leave(r, worker: frame.thread)
             access.signalAfter(r)
         }
         frame.heldMask = 0
@@ -71,6 +72,7 @@ enum ExtendedSteps {
         frame.fuzz(.beforeAcquire)
         frame.probe.publish(step.pointee.waiting)
         let asked = frame.askedAt(step: index)
+        access.shadow?.enter(r, write: true, worker: frame.thread)
         holding.acquire(r)
         frame.entered(asked)
         stress_hold(access.key(r))
@@ -95,6 +97,7 @@ enum ExtendedSteps {
         frame.heldMask &= ~(1 << UInt64(r))
         access.signalInside(r)
         holding.release(r)
+        access.shadow?.leave(r, worker: frame.thread)
         access.signalAfter(r)
         frame.fuzz(.afterRelease)
         return result
@@ -109,6 +112,10 @@ enum ExtendedSteps {
         let r = path[level]
         let site = step.pointee.site
         let last = level == path.depth - 1
+        // Under control: each level is taken in the model first (the outer
+        // one's fuzz point came before the call), and given back after.
+        access.shadow?.enter(r, write: true, worker: frame.thread)
+        defer { access.shadow?.leave(r, worker: frame.thread) }
         access.strategy.write(r) {
             if level == 0 { frame.entered(asked) }
             if last {

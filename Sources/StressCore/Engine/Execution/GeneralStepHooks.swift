@@ -14,6 +14,8 @@ struct GeneralStepHooks: StepHooks {
     /// The resources a write signals: the one it writes, or a nested write's
     /// outer and inner (a plain write's twice).
     let outer: Int, inner: Int
+    /// Under controlled scheduling, the model of the strategy's sections.
+    let shadow: SectionShadow?
 
     /// The hooks of `step`; `signalling` when the trial has `waitUntil` steps
     /// (a write's end, and a nested write's, is then a signal to them).
@@ -21,6 +23,7 @@ struct GeneralStepHooks: StepHooks {
     init(_ step: UnsafeMutablePointer<CompiledProgram.CompiledStep>, index: Int, access: BlockingAccess) {
         self.step = step
         self.index = index
+        shadow = access.shadow
         switch step.pointee.access {
         case .write(let r) where access.waits:
             (signalling, outer, inner) = (access, r, r)
@@ -37,6 +40,7 @@ struct GeneralStepHooks: StepHooks {
     @inline(__always)
     func asking(_ frame: inout OpFrame, inner: Bool) -> UInt64 {
         frame.fuzz(.beforeAcquire)
+        if let shadow { enterShadow(shadow, inner: inner, &frame) }
         return inner ? frame.askedAt() : frame.askedAt(step: index)
     }
 
@@ -56,6 +60,8 @@ struct GeneralStepHooks: StepHooks {
 
     @inline(__always)
     func leaving(_ frame: inout OpFrame, innermost: Bool) {
+        // A nested write's inner section was released just before.
+        if !innermost, let shadow, case .nestedWrite(_, let i) = step.pointee.access { shadow.leave(i, worker: frame.thread) }
         frame.fuzz(.beforeRelease)
         // The end of the body is a signal to `waitUntil` steps: the inner
         // resource's, then the outer one's.
@@ -67,10 +73,31 @@ struct GeneralStepHooks: StepHooks {
 
     @inline(__always)
     func left(_ frame: inout OpFrame) {
+        if let shadow { leaveShadow(shadow, &frame) }
         if let signalling {
             signalling.signalAfter(outer)
             if inner != outer { signalling.signalAfter(inner) }
         }
         frame.fuzz(.afterRelease)
+    }
+
+    /// Asks the model for the section about to be asked for: the step's
+    /// resource, or a nested write's outer or inner one.
+    private func enterShadow(_ shadow: SectionShadow, inner: Bool, _ frame: inout OpFrame) {
+        switch step.pointee.access {
+        case .read(let r): shadow.enter(r, write: false, worker: frame.thread)
+        case .write(let r): shadow.enter(r, write: true, worker: frame.thread)
+        case .nestedWrite(let o, let i): shadow.enter(inner ? i : o, write: true, worker: frame.thread)
+        default: break
+        }
+    }
+
+    /// Gives the model back the step's section (a nested write's outer one)
+    /// once the strategy has released it.
+    private func leaveShadow(_ shadow: SectionShadow, _ frame: inout OpFrame) {
+        switch step.pointee.access {
+        case .read(let r), .write(let r), .nestedWrite(let r, _): shadow.leave(r, worker: frame.thread)
+        default: break
+        }
     }
 }

@@ -14,11 +14,13 @@ enum ThreadDriver {
     /// unused (each round has its own).
     static func run<State: AnyObject & Sendable>(
         state: State, makeOperations: @escaping @Sendable () -> [StressOperation<State>], access: BlockingAccess, board: SiteBoard,
-        fuzz: (any FuzzCoordinator)?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings, rounds: RoundProgram? = nil
+        fuzz: (any FuzzCoordinator)?, window: UsageWindow, schedule: PacingSchedule, settings: TrialSettings, rounds: RoundProgram? = nil,
+        controlled: ControlledScheduler? = nil
     ) throws(EngineError) -> [WorkerReport] {
         let n = settings.threads
         let control = TrialControl(stopRequested: settings.stopRequested)
         access.attach(control)
+        controlled?.attach(control)
         let warmupGate = ThreadGate(parties: n)
         let measureGate = ThreadGate(parties: n)
         let endGate = ThreadGate(parties: n)
@@ -36,6 +38,7 @@ enum ThreadDriver {
                 // worker also writes.
                 let operations = makeOperations()
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
+                worker.ambient.pointee.scheduling = controlled
                 worker.frame.probe.identifyThread()
                 worker.attachToThread(board)
                 defer { worker.detachFromThread() }
@@ -54,7 +57,7 @@ enum ThreadDriver {
                 if let rounds {
                     runRounds(&worker, program, rounds, access, phases, settings)
                 } else {
-                    runOperations(&worker, program, state, access, phases, settings, schedule, direct: direct)
+                    runOperations(&worker, program, state, access, phases, settings, schedule, direct: direct, controlled: controlled)
                 }
                 worker.publish(.finished)
                 endGate.arriveAndWait()
@@ -104,7 +107,8 @@ enum ThreadDriver {
     /// changes nothing but speed, see ``_MeasuredLoop``), or the general one.
     private static func runOperations(
         _ worker: inout Worker, _ program: CompiledProgram, _ state: ErasedState, _ access: BlockingAccess,
-        _ phases: TrialPhases<ThreadGate>, _ settings: TrialSettings, _ schedule: PacingSchedule, direct: Bool
+        _ phases: TrialPhases<ThreadGate>, _ settings: TrialSettings, _ schedule: PacingSchedule, direct: Bool,
+        controlled: ControlledScheduler?
     ) {
         let control = phases.control
         while settings.warmupNs > 0 && control.current == TrialControl.warmup {
@@ -119,6 +123,10 @@ enum ThreadDriver {
         worker.stagger()
         worker.beginAllocationCount()
         worker.startNs = MonotonicClock.now()
+        // Under control, from here to its end this worker runs only while it
+        // holds the run token.
+        controlled?.arrive(worker.frame.thread)
+        defer { controlled?.depart(worker.frame.thread) }
         if settings.load.mode == .paced {
             pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
         } else if direct {

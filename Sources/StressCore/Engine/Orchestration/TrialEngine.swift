@@ -106,6 +106,15 @@ package enum TrialEngine {
         // Deterministic: nothing may depend on the wall clock before the
         // measured window (a warm-up's length in operations would).
         if executor == .deterministic { settings.warmupNs = 0 }
+        let controlling = settings.schedule == .controlled
+        if controlling {
+            if let refusal = ControlledTrial.refusal(operations, strategy: strategy.descriptor, settings: settings, awaits: awaits) {
+                throw refusal
+            }
+            // One worker at a time from the first operation: a warm-up would
+            // only be more decisions.
+            settings.warmupNs = 0
+        }
         // A policy's coordinator may calibrate itself from the warm-up (soft
         // PCT counts the fuzz points to spread its change points over): give
         // it one when the plan has none (not for a scenario's per-round PCT,
@@ -113,7 +122,7 @@ package enum TrialEngine {
         let policy = SchedulingPolicies.policy(for: settings.fuzz.profile)
         let perRoundPCT = makeRounds != nil && settings.fuzz.pctScope != .trial
         let calibrationNs = policy.calibrationWarmupNs(for: settings.fuzz)
-        if settings.warmupNs < calibrationNs && !perRoundPCT && executor != .deterministic {
+        if settings.warmupNs < calibrationNs && !perRoundPCT && executor != .deterministic && !controlling {
             settings.warmupNs = calibrationNs
         }
         let trialStart = MonotonicClock.now()
@@ -133,7 +142,11 @@ package enum TrialEngine {
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor,
                                 latestReportNs: settings.latestStallReportNs, onStall: onStall)
         let watching = watchdog.start()
-        let fuzzShared = policy.makeCoordinator(board: board, settings: settings.fuzz, seed: settings.seed)
+        let controlled = controlling
+            ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1) }
+            : nil
+        controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2) }
+        let fuzzShared = controlled ?? policy.makeCoordinator(board: board, settings: settings.fuzz, seed: settings.seed)
         let rounds = makeRounds?(board, fuzzShared, settings)
         var reports: [WorkerReport] = []
         let window = UsageWindow()
@@ -158,7 +171,8 @@ package enum TrialEngine {
         } else if let s = onThreads {
             let accesses = operations.flatMap { $0.steps.map(\.access) }
             let access = BlockingAccess(s, labels: board.labels, resources: (accesses.flatMap(\.resources).max() ?? 0) + 1,
-                                        extendedSteps: accesses.contains(where: \.isExtended), waits: accesses.contains(where: \.waits))
+                                        extendedSteps: accesses.contains(where: \.isExtended), waits: accesses.contains(where: \.waits),
+                                        controlled: controlled)
             if accesses.contains(where: \.holdsAcrossSteps) && access.holding == nil {
                 watchdog.stop(watching)
                 throw EngineError("strategy \(strategy.descriptor.name) cannot hold a resource across steps (its access is one block, not a lock and an unlock), "
@@ -166,7 +180,8 @@ package enum TrialEngine {
             }
             do {
                 reports = try ThreadDriver.run(state: state, makeOperations: makeOperations, access: access, board: board, fuzz: fuzzShared,
-                                               window: window, schedule: schedule, settings: settings, rounds: rounds)
+                                               window: window, schedule: schedule, settings: settings, rounds: rounds,
+                                               controlled: controlled)
             } catch {
                 watchdog.stop(watching)
                 throw error
@@ -177,6 +192,7 @@ package enum TrialEngine {
         watchdog.stop(watching)
         var output = merge(reports, window, schedule, settings)
         output.executor = executorStats
+        output.schedule = controlled?.record() ?? .free
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }

@@ -46,7 +46,10 @@ struct TrialPhases<Gate: PhaseGate>: Sendable {
         beforeWindow()
         window.open(workersOf: readsWorkers ? board : nil)
         opening { measureGate.release() }
-        if case .duration(let ns) = settings.stop {
+        // A controlled trial's length is its decisions (it stops itself after
+        // `maxDecisions`), never the wall clock: so it ends at the same point
+        // on any machine, and its end-of-trial checks replay.
+        if case .duration(let ns) = settings.stop, settings.schedule == .free {
             control.sleep(upTo: ns)
             control.enter(TrialControl.stop)
         }

@@ -39,6 +39,9 @@ final class Watchdog: Sendable {
     let stallAfterNs: UInt64
     private let strategy: StrategyDescriptor
     private let onStall: @Sendable (StallReport) -> Void
+    /// Set by the first report: a trial's stall is reported once, whoever
+    /// finds it (the watchdog's own looks, or a controlled scheduler).
+    private let reported = Atomic<Bool>(false)
     private let stopping = ConditionSignal()
     let startedAt = MonotonicClock.now()
     /// The latest a stall is reported, from `startedAt` (nil: no timeout to beat).
@@ -107,6 +110,7 @@ final class Watchdog: Sendable {
             // published: a look the OS delays between the two then sees
             // progress made after that time, never a stale snapshot against
             // a later clock (which counted the delay as time without progress).
+            if reported.load(ordering: .acquiring) { return }
             let executorState = board.executor.deterministicState()
             let raw = (0..<board.participants).map(board.state)
             let activities = raw.indices.map { raw[$0].site.phase == .awaiting ? board.executor.activity(of: $0) : nil }
@@ -115,7 +119,7 @@ final class Watchdog: Sendable {
             let wall = MonotonicClock.now()
             guard let armedAt = board.armedAt else {
                 if wall &- startedAt >= startLimitNs {
-                    onStall(startReport(snapshot, waitedFor: wall &- startedAt))
+                    deliver(startReport(snapshot, waitedFor: wall &- startedAt))
                     return
                 }
                 continue
@@ -143,10 +147,16 @@ final class Watchdog: Sendable {
             // task is stuck (a job that never returns, an await nothing resumes).
             if let stall = asyncStall(snapshot, activities, progress, now: now, clock: clock, quiet: &quiet)
                 ?? wholeTrialStall(snapshot, progress, now: now, quiet: &quiet) ?? partialStall(snapshot, progress, now: now) {
-                onStall(stall)
+                deliver(stall)
                 return
             }
         }
+    }
+
+    /// Hands `stall` to `onStall`, unless a stall of this trial was reported already.
+    func deliver(_ stall: StallReport) {
+        guard !reported.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        onStall(stall)
     }
 
     /// Some workers stuck while others progress: a cycle of waits, or a worker

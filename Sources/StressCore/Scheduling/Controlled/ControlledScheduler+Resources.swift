@@ -1,0 +1,62 @@
+/// The model's side of blocking: what the harness-aware primitives and the
+/// strategy's sections call under control, always from the token's holder.
+extension ControlledScheduler {
+    /// Takes `key` for `me` in the model: at once when it is free (or
+    /// shared, or re-entered), else `me` is blocked and the token goes on
+    /// until the key frees. A worker asking again for what it holds, where
+    /// that does not re-enter, waits for itself: a deadlock, reported now.
+    /// Returns false when control ended: the caller then takes the
+    /// primitive the ordinary way (it may block for real).
+    @discardableResult
+    func acquire(_ me: Int, _ key: UInt64, shared: Bool = false, reentrant: Bool = false) -> Bool {
+        while !isReleased {
+            switch resources.take(key, by: me, shared: shared, reentrant: reentrant) {
+            case .granted:
+                return true
+            case .busy:
+                if !block(me, on: key, as: .blocked) { return false }
+            case .heldBySelf:
+                waitsForItself(me, on: key)
+            }
+        }
+        return false
+    }
+
+    /// Takes `key` for `me` if the model says it is free (or re-entered);
+    /// never blocks, as a `trylock` does not.
+    func tryAcquire(_ me: Int, _ key: UInt64, reentrant: Bool = false) -> Bool {
+        !isReleased && resources.take(key, by: me, shared: false, reentrant: reentrant) == .granted
+    }
+
+    /// Gives back one hold of `key` taken by ``acquire(_:_:shared:reentrant:)``;
+    /// the workers blocked on it become runnable when it frees. Called after
+    /// the real primitive was released.
+    func release(_ me: Int, _ key: UInt64) {
+        guard !isReleased else { return }
+        if resources.give(key, by: me) { wakeAll(blockedOn: key) }
+    }
+
+    /// A condition wait: `me` gave up `lock` (the caller released the real
+    /// lock first), waits on `condition` until signalled (or, `timed`, until
+    /// nothing else can run: the virtual clock's deadline), then takes `lock`
+    /// again in the model (the caller then takes the real one, which is
+    /// free). Returns whether a signal (not the deadline) ended the wait; nil
+    /// when control ended (the caller then waits the ordinary way, or treats
+    /// it as a spurious wake-up).
+    func wait(_ me: Int, on condition: UInt64, releasing lock: UInt64, timed: Bool) -> Bool? {
+        guard !isReleased else { return nil }
+        release(me, lock)
+        guard block(me, on: condition, as: timed ? .timedWaiting : .waiting) else { return nil }
+        let signalled = !timedOut(me)
+        guard acquire(me, lock) else { return nil }
+        return signalled
+    }
+
+    /// `me` asked for `key`, which it holds and which does not re-enter:
+    /// reported as a deadlock of one (the wait-for graph shows the worker
+    /// waiting for itself), and `me` stays stuck, as it would for real.
+    private func waitsForItself(_ me: Int, on key: UInt64) -> Never {
+        reportDeadlock(stuck: [me])
+        while true { parkForever(me) }
+    }
+}

@@ -1,0 +1,82 @@
+/// The controlled scheduler's model of what each worker holds: for every
+/// resource (a strategy's section, a lock, a mutex, a queue, a semaphore
+/// used as a lock) its exclusive owner and depth, or its count of shared
+/// holders. The real primitive is taken only once the model says it is free,
+/// so it never blocks in the kernel: blocking is decided here, where the
+/// scheduler can see it.
+///
+/// A handful of resources are in use at a time, so a linear table beats a
+/// dictionary and allocates only when it grows.
+struct ShadowResources {
+    private struct Entry {
+        var key: UInt64
+        /// The exclusive owner, or -1.
+        var owner: Int
+        /// How many times the owner holds it (re-entry).
+        var depth: Int
+        /// How many shared holders (readers).
+        var readers: Int
+    }
+
+    private var entries: [Entry] = []
+
+    init() { entries.reserveCapacity(32) }
+
+    /// What asking for a resource comes to.
+    enum Grant: Equatable {
+        /// Taken (or taken again).
+        case granted
+        /// Someone else holds it: wait for it to free.
+        case busy
+        /// The asker already holds it and it does not re-enter: it would wait
+        /// for itself for ever.
+        case heldBySelf
+    }
+
+    /// Asks for `key` for `worker`: shared (a reader's) or exclusive;
+    /// `reentrant` when its owner may take it again.
+    mutating func take(_ key: UInt64, by worker: Int, shared: Bool, reentrant: Bool) -> Grant {
+        guard let i = entries.firstIndex(where: { $0.key == key }) else {
+            entries.append(Entry(key: key, owner: shared ? -1 : worker, depth: shared ? 0 : 1, readers: shared ? 1 : 0))
+            return .granted
+        }
+        let entry = entries[i]
+        if entry.owner == worker {
+            guard reentrant else { return .heldBySelf }
+            entries[i].depth += 1
+            return .granted
+        }
+        if entry.owner >= 0 { return .busy }
+        if shared {
+            entries[i].readers += 1
+            return .granted
+        }
+        if entry.readers > 0 { return .busy }
+        entries[i].owner = worker
+        entries[i].depth = 1
+        return .granted
+    }
+
+    /// Gives back one hold of `key` (shared or exclusive); returns whether it
+    /// is now free for anyone.
+    mutating func give(_ key: UInt64, by worker: Int) -> Bool {
+        guard let i = entries.firstIndex(where: { $0.key == key }) else { return true }
+        if entries[i].owner == worker {
+            entries[i].depth -= 1
+            if entries[i].depth > 0 { return false }
+            entries[i].owner = -1
+        } else if entries[i].readers > 0 {
+            entries[i].readers -= 1
+        }
+        if entries[i].owner < 0 && entries[i].readers == 0 {
+            entries.remove(at: i)
+            return true
+        }
+        return false
+    }
+
+    /// Whether `worker` holds `key` exclusively.
+    func owns(_ key: UInt64, _ worker: Int) -> Bool {
+        entries.contains { $0.key == key && $0.owner == worker }
+    }
+}
