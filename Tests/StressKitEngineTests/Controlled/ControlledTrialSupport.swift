@@ -27,7 +27,8 @@ enum ControlledTrialSupport {
     /// caught (the stuck workers are left parked: the test process ends them).
     static func run(_ name: String, _ parameters: [String: ParameterValue] = [:], strategy: String,
                     settings: TrialSettings, scenario: Bool = false) -> Outcome {
-        let registry = StressRegistry.builtIn
+        var registry = StressRegistry.builtIn
+        registry.register(workload: ControlledProbeWorkload.self)
         guard let entry = registry.strategy(named: strategy) else { return Outcome(error: TestError("no strategy \(strategy)")) }
         let stalled = StallBox()
         let specs = scenario ? registry.scenario(named: name)?.descriptor.parameters ?? [] : registry.workload(named: name)?.descriptor.parameters ?? []
