@@ -97,7 +97,10 @@ enum ThreadDriver {
         phases.measureGate.arriveAndWait()
         worker.publish(.betweenOperations)
         worker.startNs = MonotonicClock.now()
+        let controlled = worker.ambient.pointee.scheduling
+        controlled?.arrive(worker.frame.thread)
         _ = RoundLoop.run(&worker, program, rounds, access, control, phase: TrialControl.measure, round: round)
+        controlled?.depart(worker.frame.thread)
         worker.endNs = MonotonicClock.now()
     }
 

@@ -49,6 +49,9 @@ enum RoundLoop {
         var k = rounds.firstStride
         let fuzzing = worker.frame.fuzz.active
         let barriers = rounds.threadBarriers
+        // Under control the barriers are met in the scheduler's model: a
+        // worker that arrives early is blocked there and hands the token on.
+        let controlled = worker.ambient.pointee.scheduling
         while k > 0 {
             for j in 0..<k {
                 if fuzzing { worker.frame.fuzz.pause(nanoseconds: worker.frame.fuzz.stagger(round: round &+ j)) }
@@ -57,12 +60,19 @@ enum RoundLoop {
                 worker.end(me, result, step: step, measured: measured)
             }
             worker.publish(.atBarrier)
-            _ = barriers.roles.arriveAndWait { 0 }
+            if let controlled {
+                _ = controlled.meet(me, at: ControlledScheduler.rolesBarrier, parties: rounds.roles) { 0 }
+            } else {
+                _ = barriers.roles.arriveAndWait { 0 }
+            }
             worker.arbitrate(rounds, stride: k, base: round, measured: measured)
             worker.publish(.atBarrier)
             let next = round &+ k
-            k = barriers.arbitration.arriveAndWait {
-                rounds.decide(phase: phase, control: control, nextRound: next, measured: measured)
+            let decide = { rounds.decide(phase: phase, control: control, nextRound: next, measured: measured) }
+            if let controlled {
+                k = controlled.meet(me, at: ControlledScheduler.arbitrationBarrier, parties: rounds.roles, decide: decide)
+            } else {
+                k = barriers.arbitration.arriveAndWait(decide)
             }
             round = next
             worker.publish(.betweenOperations)

@@ -47,8 +47,10 @@ final class RoundProgram: @unchecked Sendable {
         self.arbiterSite = arbiterSite
         threadBarriers = (RoundBarrier(parties: roles), RoundBarrier(parties: roles))
         taskBarriers = (AsyncRoundBarrier(parties: roles), AsyncRoundBarrier(parties: roles))
-        fuzzes = settings.fuzz.isActive
-        perRoundPCT = settings.fuzz.pctScope == .trial ? nil : fuzz
+        // Under control every round is an execution of its own: one state per
+        // stride (a stride of 1), and the scheduler told of each round.
+        fuzzes = settings.fuzz.isActive || settings.schedule == .controlled
+        perRoundPCT = settings.fuzz.pctScope == .trial && settings.schedule == .free ? nil : fuzz
         roundsLeft = settings.stop.opsPerThread
     }
 

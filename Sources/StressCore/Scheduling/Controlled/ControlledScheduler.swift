@@ -72,6 +72,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// Called once, with the stuck workers, when every live worker is blocked.
     private let onDeadlock: @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord) -> Void
     private var holder = -1
+    /// A scenario's barriers: arrivals so far and the last decision.
+    private var meetings: [(key: UInt64, arrived: Int, decision: Int)] = []
+    /// Whether rounds, not counts of decisions, delimit the executions.
+    private var roundEpochs = false
     private var deadlockReported = false
     /// Points passed since any worker last ended an operation, and by the
     /// holder since it got the token. A holder that passes ``spinLimit``
@@ -175,7 +179,38 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     func pointInTask(_ worker: Int) async {}
     func count() {}
     func beginMeasuredWindow(board: SiteBoard, settings: TrialSettings, scenario: Bool) {}
-    func beginRound(_ round: Int) {}
+    /// A scenario's round begins (told by the worker that decided at the
+    /// round barrier, holding the token): each round is an execution of its
+    /// own, with a fresh policy (new PCT priorities and change points).
+    func beginRound(_ round: Int) {
+        roundEpochs = true
+        policy = makePolicy(UInt64(round) &+ 1 << 32)
+    }
+
+    /// The keys of a scenario's two barriers in the model.
+    static let rolesBarrier: UInt64 = 0xBA22_1E20_0000_0001
+    static let arbitrationBarrier: UInt64 = 0xBA22_1E20_0000_0002
+
+    /// Worker `me` meets the others at barrier `key` of `parties`: the last
+    /// to arrive runs `decide` and wakes the rest, who are blocked there in
+    /// the model meanwhile. Returns the decision (0 once control has ended:
+    /// the round loop then ends).
+    func meet(_ me: Int, at key: UInt64, parties: Int, decide: () -> Int) -> Int {
+        guard !isReleased else { return 0 }
+        let i = meetings.firstIndex { $0.key == key } ?? {
+            meetings.append((key, 0, 0))
+            return meetings.count - 1
+        }()
+        meetings[i].arrived += 1
+        if meetings[i].arrived == parties {
+            meetings[i].arrived = 0
+            meetings[i].decision = decide()
+            signal(key, all: true)
+            return meetings[i].decision
+        }
+        guard block(me, on: key, as: .waiting) else { return 0 }
+        return meetings[i].decision
+    }
 
 
     // MARK: - Blocking
@@ -252,7 +287,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
             if oldest < 0 || lastRan[w] < lastRan[oldest] { oldest = w }
         }
         let index = log.count
-        if index > 0 && index % Self.epochLength == 0 { policy = makePolicy(UInt64(index / Self.epochLength)) }
+        if !roundEpochs && index > 0 && index % Self.epochLength == 0 { policy = makePolicy(UInt64(index / Self.epochLength)) }
         var chosen: Int
         if let forced, !diverged, index < forced.count {
             chosen = forced[index]

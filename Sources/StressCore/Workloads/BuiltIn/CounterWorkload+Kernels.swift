@@ -6,7 +6,13 @@ extension CounterWorkload {
     struct Add: StepKernel {
         @inline(__always)
         func run(_ state: State, _ frame: inout OpFrame) -> StepResult {
-            state.value.pointee += 1
+            // A fuzz point between the load and the store, where an
+            // unguarded increment's race lies: controlled scheduling switches
+            // workers only at points, so without one it could never show the
+            // lost update. (A branch on a worker-local flag when not fuzzing.)
+            let loaded = state.value.pointee
+            frame.fuzzPoint()
+            state.value.pointee = loaded &+ 1
             return .next
         }
     }
