@@ -86,6 +86,22 @@ package struct RerunCommand: Sendable, Codable, Equatable {
         command(planFile: planFile, ["--only", trial.id, "--seed", String(trial.seed)])
     }
 
+    /// The command that replays `trial` (`stressbench replay`): following
+    /// `schedule`, a controlled trial's recorded decisions, exactly; or, when
+    /// `schedule` is nil, by its seed. A `--schedule` among the overrides
+    /// (`--schedule controlled`) is left out: the replayed one takes its place.
+    public func replay(_ trial: TrialSpec, planFile: String, schedule: String?) -> String {
+        var overrides: [String] = []
+        var i = options.startIndex
+        while i < options.endIndex {
+            if options[i] == "--schedule" { i += 2; continue }
+            overrides.append(options[i])
+            i += 1
+        }
+        let selection = ["--only", trial.id] + (schedule.map { ["--schedule", $0] } ?? ["--seed", String(trial.seed)])
+        return ((launcher ?? []) + [executable, "replay", planFile] + selection + overrides).map(Self.quoted).joined(separator: " ")
+    }
+
     /// The command that reruns every repetition of `cell`.
     public func cell(_ cell: CellKey, planFile: String) -> String {
         let allocator = cell.allocator.map { "/\($0)" } ?? ""
