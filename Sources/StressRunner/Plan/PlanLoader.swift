@@ -199,9 +199,8 @@ package struct PlanLoader: Sendable {
         var executor: ExecutorChoice?
         var schedule: ScheduleMode?
         var maxDecisions: Int?
-        /// Where `schedule` and `load` were given, for the checks of what a
-        /// controlled schedule cannot run.
-        var scheduleAt: (node: Node, path: PlanKeyPath)?
+        /// Where `load` was given, for the check that a controlled schedule
+        /// does not pace.
         var loadAt: (node: Node, path: PlanKeyPath)?
         /// Where `timeout` and `deadlock_after` were given at this level, for
         /// the check that one is shorter than the other.
@@ -252,7 +251,6 @@ package struct PlanLoader: Sendable {
                     break
                 }
                 layer.schedule = mode
-                layer.scheduleAt = (value, here)
             case "max_decisions":
                 layer.maxDecisions = r.integer(value, here, range: 1...ControlledScheduleLimits.mostDecisions,
                                                what: "a positive number of scheduling decisions")
