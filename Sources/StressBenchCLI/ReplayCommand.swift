@@ -20,6 +20,16 @@ struct ReplayCommand: ParsableCommand {
         back every time, on one core or many. Replay then also says whether every \
         rerun failed with the same first message.
 
+        A controlled trial (the plan's `schedule: controlled`, or --schedule \
+        controlled here) runs one thread worker at a time, the seed choosing every \
+        switch: it replays exactly, and replay prints `identical schedule: N/M` \
+        beside the replay rate, N being the reruns that made the same decisions as \
+        the reference: the schedule given with --schedule, else the first rerun's \
+        own (which so always counts). `--schedule w0:2,w1:3,...`, the `encoded` \
+        schedule of a record (or the one a report's replay line prints), makes the \
+        trial controlled and follows that schedule exactly; its workers must be \
+        the trial's (w0 to w<threads - 1>).
+
         Every rerun command `run` prints works here with `run` replaced by `replay`: \
         it takes the same overrides (--repetitions, --allocator, --fuzz, \
         --stop-on-violation, --deadlock-after, --trial-timeout, --baseline, --allow-large), \
@@ -93,6 +103,16 @@ struct ReplayCommand: ParsableCommand {
             throw CommandError.usage(ReplayRepetition.mismatch(only, matched: trials, plan: loaded, runner: runner))
         }
         try overrides.checkWatchdog(trials)
+        try overrides.checkSchedule(trials, runner: runner)
+        if let recorded = overrides.recordedSchedule {
+            do {
+                _ = try ScheduleEncoding.decode(recorded, workers: spec.threads)
+            } catch {
+                throw CommandError.usage("--schedule: \(error.description)")
+            }
+        }
+        let controlled = spec.schedule == .controlled
+        var schedules = IdenticalSchedules(given: overrides.recordedSchedule)
         let wanted = expect.flatMap(TrialOutcome.init(rawValue:))
         var hits = 0
         var counts: [TrialOutcome: Int] = [:]
@@ -103,6 +123,7 @@ struct ReplayCommand: ParsableCommand {
             counts[result.outcome, default: 0] += 1
             let reproduced = wanted.map { result.outcome == $0 } ?? result.outcome.isFailure
             if reproduced { hits += 1 }
+            if controlled { schedules.add(result.schedule) }
             let first = result.violations.samples.first?.summaryLine ?? result.failure?.message ?? ""
             if reproduced { firsts.insert(Self.comparable(first)) }
             print("run \(i)/\(times): \(result.outcome.rawValue)\(first.isEmpty ? "" : ": " + first)")
@@ -110,7 +131,12 @@ struct ReplayCommand: ParsableCommand {
         let total = counts.values.reduce(0, +)
         let spread = TrialOutcome.allCases.compactMap { o in counts[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
         let executor = spec.executor.map { ", executor \($0.rawValue)" } ?? ""
-        print("replay rate: \(hits)/\(total) (\(spread)); trial \(spec.id), seed \(spec.seed), fuzz \(spec.fuzz.profile.rawValue)\(executor)")
+        // A controlled trial's schedule count stands beside its rate; a free
+        // trial's line is as it always was.
+        let identical = controlled ? ", \(schedules.summary)" : ""
+        let schedule = controlled ? ", schedule controlled" : ""
+        print("replay rate: \(hits)/\(total) (\(spread))\(identical); trial \(spec.id), seed \(spec.seed), "
+              + "fuzz \(spec.fuzz.profile.rawValue)\(executor)\(schedule)")
         if hits > 1 {
             print(firsts.count == 1 ? "every reproduction failed with the same first message"
                                     : "the reproductions failed with \(firsts.count) different first messages")

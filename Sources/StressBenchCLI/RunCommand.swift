@@ -110,6 +110,10 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         try TrialOverrides.checkSeed(seed)
+        if let recorded = overrides.recordedSchedule {
+            throw ValidationError("run's --schedule takes free or controlled; a recorded schedule ('\(String(recorded.prefix(40)).terminalSafe)') "
+                                  + "is followed by `stressbench replay PLAN --only ID --schedule ...`")
+        }
         if let shard {
             do { _ = try TrialShard(parsing: shard) } catch { throw ValidationError(error.message) }
         }
@@ -151,6 +155,7 @@ struct RunCommand: ParsableCommand {
             try EmptyShard.explain(shard: options.shard, only: only, matrix: runner.matrix(of: loaded))
         }
         try overrides.checkWatchdog(selected)
+        try overrides.checkSchedule(selected, runner: runner)
         if !quiet {
             let planned = runner.selectedTrials(of: loaded)
             var shown = loaded

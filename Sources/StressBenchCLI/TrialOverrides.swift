@@ -34,7 +34,35 @@ struct TrialOverrides: ParsableArguments {
             completion: .list(ExecutorChoice.allCases.map(\.rawValue)))
     var executor: String?
 
+    @Option(help: ArgumentHelp("Who picks the next worker, overriding the plan's schedule: free (the OS runs the workers in parallel) or controlled (one thread worker at a time, the seed choosing every switch at every scheduling point, so a failure replays exactly; not for actors, async writes, paced load or litmus tests). replay also takes a recorded schedule (w0:2,w1:3) to follow exactly.",
+                               valueName: "mode"),
+            completion: .list(ScheduleMode.allCases.map(\.rawValue)))
+    var schedule: String?
+
+    @Option(name: .customLong("max-decisions"), parsing: .unconditional, help: ArgumentHelp("End a controlled trial after this many scheduling decisions at the latest, overriding the plan's max_decisions (default \(PlanDefaults.maxDecisions)).", valueName: "n"))
+    var maxDecisions: Int?
+
+    /// `--schedule` as a mode; nil when not given, or when it is a recorded schedule.
+    var scheduleMode: ScheduleMode? { schedule.flatMap(ScheduleMode.init(rawValue:)) }
+
+    /// `--schedule` when it is a recorded schedule (`w0:2,w1:3`) rather than a mode.
+    var recordedSchedule: String? { scheduleMode == nil ? schedule : nil }
+
     func validate() throws {
+        if let maxDecisions, !(1...ControlledScheduleLimits.mostDecisions).contains(maxDecisions) {
+            throw ValidationError("--max-decisions expects a number from 1 to \(ControlledScheduleLimits.mostDecisions), got \(maxDecisions)")
+        }
+        if let recordedSchedule {
+            do {
+                _ = try ScheduleEncoding.decode(recordedSchedule)
+            } catch {
+                let text = recordedSchedule.terminalSafe
+                // A word that is not a schedule is most likely a mistyped mode.
+                throw ValidationError(recordedSchedule.first == "w"
+                    ? "--schedule: \(error.description)"
+                    : "--schedule expects free or controlled (replay also takes a recorded schedule such as w0:2,w1:3), got '\(text)'")
+            }
+        }
         if let repetitions, !(1...100_000).contains(repetitions) {
             throw ValidationError("--repetitions expects a number from 1 to 100000, got \(repetitions)")
         }
@@ -75,6 +103,16 @@ struct TrialOverrides: ParsableArguments {
         options.repetitions = repetitions
         options.durationNs = duration.flatMap(Quantities.nanoseconds(from:))
         options.executor = executor.flatMap(ExecutorChoice.init(rawValue:))
+        options.schedule = scheduleMode
+        options.maxDecisions = maxDecisions
+        options.forcedSchedule = recordedSchedule
+    }
+
+    /// A usage error when `--schedule controlled` (or a recorded schedule)
+    /// would apply to a selected trial that a controlled schedule cannot run:
+    /// an actor's, one with asynchronous writes, a paced one, a litmus test.
+    func checkSchedule(_ selected: [TrialSpec], runner: PlanRunner) throws {
+        if let problem = runner.scheduleProblem(selected) { throw CommandError.usage(problem) }
     }
 
     /// A usage error when the watchdog's limit does not fit a selected trial

@@ -12,8 +12,8 @@ import XCTest
 /// table leaves them out.
 final class StoppedRunOutputTests: XCTestCase {
     /// A stopped run's records: a few finished trials, then the skipped rest
-    /// of three cells (one under the portfolio, whose fuzzing profile turns
-    /// with the repetition), with ids the encoders must escape, one without
+    /// of four cells (one under the portfolio, whose fuzzing profile turns
+    /// with the repetition, one under a controlled schedule), with ids the encoders must escape, one without
     /// a rerun command, and one skipped for another reason.
     private func stoppedRun() throws -> RunReport {
         let plan = try TestSupport.plan("""
@@ -30,15 +30,24 @@ final class StoppedRunOutputTests: XCTestCase {
                 ops: 100
                 repetitions: 40
                 fuzz: portfolio
+              - name: controlled
+                workload: counter
+                strategies: [mutex]
+                threads: 2
+                ops: 100
+                repetitions: 20
+                schedule: controlled
+                max_decisions: 300
             """)
         let runner = PlanRunner(registry: TestSupport.registry, options: RunOptions(isolation: .inProcess))
         let specs = runner.selectedTrials(of: plan)
-        XCTAssertEqual(specs.count, 160)
+        XCTAssertEqual(specs.count, 180)
         let stop = RunStop(reason: .signal, signal: "SIGINT")
         let failure = FailureReport(message: "not run: the run was \(stop.summary)")
         var trials: [TrialResult] = specs.prefix(3).enumerated().map { n, spec in
             var finished = Synthetic.trial(repetition: n, opsPerSecond: 1000 + Double(n), latencyNs: 500)
             finished.trial = spec
+            finished.schedule = .free
             return finished
         }
         for spec in specs.dropFirst(3) {
@@ -98,8 +107,9 @@ final class StoppedRunOutputTests: XCTestCase {
         // Rendered: the 3 finished records and the 3 whose ids need
         // escaping, once each; every kind twice, to find its slots: the four
         // cells of the first experiment, the portfolio's four profiles, the
-        // record without a rerun command, the one skipped for jemalloc.
-        XCTAssertEqual(renders.count, 3 + 3 + 2 * (4 + 4 + 2), "of 160 records, the other 150 are spliced")
+        // record without a rerun command, the one skipped for jemalloc, the
+        // controlled cell.
+        XCTAssertEqual(renders.count, 3 + 3 + 2 * (4 + 4 + 2 + 1), "of 180 records, the other 152 are spliced")
     }
 
     /// The trials the stop kept from starting have no row, but are counted
@@ -110,7 +120,7 @@ final class StoppedRunOutputTests: XCTestCase {
         let table = TableReport.render(report)
         let rows = table.split(separator: "\n").filter { $0.hasSuffix(" skipped") || $0.hasSuffix(" passed") }
         XCTAssertEqual(rows.count, 3 + 1, "the finished trials and the one skipped for jemalloc: \(table)")
-        XCTAssertTrue(table.contains("156 trial(s) skipped: not run: the run was interrupted by SIGINT\n  counter/mutex/t1/r3, "), table)
+        XCTAssertTrue(table.contains("176 trial(s) skipped: not run: the run was interrupted by SIGINT\n  counter/mutex/t1/r3, "), table)
         XCTAssertTrue(table.hasSuffix("skipped (interrupted by SIGINT); exit code 130\n"), table)
     }
 

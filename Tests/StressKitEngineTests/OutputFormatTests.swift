@@ -23,12 +23,20 @@ final class OutputFormatTests: XCTestCase {
             ViolationSample(thread: nil, operation: "final-check", step: nil, opNumber: nil, message: "lost | one"),
         ])
         trials[1].rerunCommand = "stressbench run synthetic.yaml --only e/mutex/t2/r1 --seed 2"
+        // A controlled trial, replayed from a recorded schedule, whose control was partial.
+        trials[1].trial.schedule = .controlled
+        trials[1].trial.maxDecisions = 500
+        trials[1].trial.forcedSchedule = "w0:2"
+        trials[1].schedule = ScheduleRecord(mode: .controlled, decisions: 5, encoded: "w0:2,w1:3", controlled: .partial,
+                                            escapes: ["worker 1 blocked for 12 ms outside any scheduling point"])
+        trials[0].schedule = .free
         trials[2].outcome = .deadlock
         trials[2].failure = FailureReport(message: "deadlock", signal: "SIGTERM", exitStatus: 0, outputTail: ["tail \u{1B}[0m"])
         trials[2].stall = StallReport(kind: .deadlock, stalledForNs: 5, workers: [
             StalledWorker(thread: 0, operation: "op", step: "s", phase: "acquiring", description: "waits",
                           resource: 0, innerResource: 1, completedOps: 3),
         ], cycle: ["worker 0 waits for worker 1"], summary: "cycle")
+        trials[2].stall?.schedule = ScheduleRecord(mode: .controlled, decisions: 3, encoded: "w0:3", controlled: .full)
         trials[3].outcome = .crashed
         trials[3].measurement = nil
         // Measured under a CPU quota that stopped it in 2 of 5 periods.
@@ -92,6 +100,8 @@ final class OutputFormatTests: XCTestCase {
             "rounds": "", "rounds_per_s": "", "forbidden": "", "interesting": "",
             // Must pass, and passed (ExpectationTests checks the others).
             "expected": "", "expectation": "passed",
+            // A record with no schedule says the trial's own mode, free, and no decisions.
+            "schedule": "free", "schedule_decisions": "",
         ]
         XCTAssertEqual(Set(expected.keys), Set(CSVReport.columns.dropFirst(30)), "every new column is checked")
         for (column, value) in expected { XCTAssertEqual(cell[column], value, column) }

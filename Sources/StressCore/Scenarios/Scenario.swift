@@ -9,6 +9,12 @@ public struct ScenarioDescriptor: Sendable {
     /// Hidden scenarios (for stressbench's own tests) are left out of `list`
     /// unless asked for.
     public let hidden: Bool
+    /// Whether the scenario looks for weak-memory outcomes (a litmus test,
+    /// such as store buffering's `0, 0`): outcomes that only a processor
+    /// running the roles at once can show. A controlled trial runs one worker
+    /// at a time and is sequentially consistent, so such a scenario is
+    /// refused under `schedule: controlled`.
+    package var needsWeakMemory = false
 
     /// A scenario's name, summary and parameters, for ``Scenario/descriptor``.
     /// - Parameters:
@@ -21,6 +27,13 @@ public struct ScenarioDescriptor: Sendable {
         self.summary = summary
         self.parameters = parameters
         self.hidden = hidden
+    }
+
+    /// A litmus test's descriptor: one that needs weak memory to show what it
+    /// looks for (``needsWeakMemory``).
+    package init(litmus name: String, summary: String, parameters: [ParameterSpec]) {
+        self.init(name: name, summary: summary, parameters: parameters)
+        needsWeakMemory = true
     }
 }
 

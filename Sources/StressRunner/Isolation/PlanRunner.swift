@@ -57,8 +57,28 @@ public struct PlanRunner: Sendable {
             if let f = options.fuzz { s.fuzz = FuzzSettings(f).forRepetition(s.repetition) }
             if options.stopOnViolation { s.stopOnViolation = true }
             if let e = options.executor { s.executor = e }
+            if let mode = options.schedule { s.schedule = mode }
+            if let forced = options.forcedSchedule {
+                s.schedule = .controlled
+                s.forcedSchedule = forced
+            }
+            if let n = options.maxDecisions, s.schedule == .controlled { s.maxDecisions = n }
             return s
         }
+    }
+
+    /// Why the schedule the options impose (`--schedule controlled`, a
+    /// replayed schedule) cannot run one of `trials`; nil when they impose
+    /// none or it can run them all. The plan loader refuses a plan's own
+    /// `schedule: controlled` where it cannot work; this catches the override.
+    package func scheduleProblem(_ trials: [TrialSpec]) -> String? {
+        guard options.schedule == .controlled || options.forcedSchedule != nil else { return nil }
+        let refused = trials.compactMap { t in ControlledScheduleLimits.problem(of: t, registry: registry).map { (t.id, $0) } }
+        guard let (id, why) = refused.first else { return nil }
+        let others = refused.count > 1 ? " (and \(refused.count - 1) more of the \(trials.count) selected trials)" : ""
+        let asked = options.forcedSchedule != nil ? "a recorded schedule (--schedule) makes a controlled trial, which" : "--schedule controlled"
+        return "\(asked) cannot run trial \(id)\(others): \(why); select the trials it can run with --only, "
+            + "or leave --schedule out"
     }
 
     private func isSelected(_ spec: TrialSpec) -> Bool {
@@ -80,6 +100,7 @@ public struct PlanRunner: Sendable {
         if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
         let trials = selectedTrials(of: plan)
+        if let problem = scheduleProblem(trials) { throw RunError(description: problem) }
         if options.handleInterrupts { Interruption.install() }
         let stream = try openStream()
         var results: [TrialResult] = []

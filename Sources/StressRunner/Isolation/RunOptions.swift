@@ -46,6 +46,17 @@ public struct RunOptions: Sendable {
     public var baselineFile: String?
     /// `--executor`: where every trial's worker tasks run their jobs, overriding the plan.
     public var executor: ExecutorChoice?
+    /// `--schedule`: who picks every trial's next worker, overriding the
+    /// plan: the operating system (`free`) or the harness, one thread worker
+    /// at a time, by the seed (`controlled`).
+    public var schedule: ScheduleMode?
+    /// `--max-decisions`: every controlled trial's most decisions, overriding
+    /// the plan's `max_decisions`.
+    package var maxDecisions: Int?
+    /// `replay --schedule w0:2,…`: the recorded schedule every trial follows
+    /// (its text, checked against the trial's workers by replay); it makes
+    /// the trial controlled.
+    package var forcedSchedule: String?
     /// The name rerun commands start with: the executable as invoked
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String

@@ -116,6 +116,7 @@ package enum LocalTrial {
             result.rounds = output.rounds?.rounds
             result.executorStats = output.executor
             result.outcomes = output.rounds?.outcomes
+            result.schedule = output.schedule
             return result
         } catch {
             return .failed(spec, .error, FailureReport(message: "could not run the trial: \(error)"))
@@ -132,6 +133,9 @@ package enum LocalTrial {
             trial: spec, outcome: report.kind == .deadlock ? .deadlock : .hang, measurement: nil,
             violations: .none, failure: FailureReport(message: report.summary), stall: report
         )
+        // The engine gives a controlled trial's decisions up to the stall; a
+        // free trial has none to give.
+        result.schedule = report.schedule ?? (spec.schedule == .free ? .free : nil)
         if spec.scenario == true {
             // Only the workers: a report may list other participants too (the main thread).
             result.rounds = report.workers.filter { $0.thread < spec.threads }.map(\.completedOps).min() ?? 0

@@ -46,6 +46,10 @@ package enum TrialMatrix {
                         trials[trials.count - 1].strategyParts = e.strategyParts[strategy]
                         trials[trials.count - 1].interpose = e.interpose ? true : nil
                         trials[trials.count - 1].executor = e.executor
+                        if e.schedule == .controlled {
+                            trials[trials.count - 1].schedule = .controlled
+                            trials[trials.count - 1].maxDecisions = e.maxDecisions
+                        }
                     }
                 }
                 }

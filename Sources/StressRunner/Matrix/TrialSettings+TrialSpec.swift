@@ -9,6 +9,10 @@ extension TrialSettings {
                   stallAfterNs: UInt64(spec.deadlockAfterNanoseconds), fuzz: spec.fuzz, timing: spec.timing, load: spec.load,
                   stopOnViolation: spec.stopOnViolation)
         executor = spec.executor
+        schedule = spec.schedule
+        maxDecisions = spec.maxDecisions
+        // Replay checked the text against the trial's workers before it ran.
+        forcedSchedule = spec.forcedSchedule.flatMap { try? ScheduleEncoding.decode($0, workers: spec.threads) }
         latestStallReportNs = WatchdogTiming.latestReportNs(timeoutNs: UInt64(spec.timeoutNanoseconds))
     }
 }

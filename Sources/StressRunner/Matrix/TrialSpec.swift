@@ -64,6 +64,17 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// The outcomes the plan expects of this trial (its `expect` key); nil
     /// when it must pass, as every trial must unless the plan says otherwise.
     public var expect: [TrialOutcome]?
+    // Who schedules the workers, as the JSON's `schedule` carries it: nil
+    // for free, so that a free trial's record is what it was before the key
+    // existed, and an old record reads as free; ``schedule`` is the public face.
+    package var scheduleGiven: ScheduleMode?
+    // A controlled trial's cap on decisions (the JSON's `maxDecisions`, the
+    // plan's `max_decisions`); nil for a free trial. ``maxDecisions`` is the
+    // public face.
+    package var maxDecisionsGiven: Int?
+    /// The schedule `replay --schedule` makes a controlled trial follow, as
+    /// its text (`w0:2,w1:3`); nil for the seed's own policy. Only replay sets it.
+    package var forcedSchedule: String?
 
     /// A trial.
     package init(
@@ -126,6 +137,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         case interpose
         case executor
         case expect
+        case scheduleGiven = "schedule"
+        case maxDecisionsGiven = "maxDecisions"
+        case forcedSchedule
     }
 }
 
@@ -140,4 +154,24 @@ extension TrialSpec {
     /// How long the watchdog lets every worker go without completing an
     /// operation before it reports a deadlock or a hang.
     public var deadlockAfter: Duration { .nanoseconds(deadlockAfterNanoseconds) }
+
+    /// Who picks the next worker: the operating system (`free`, the default)
+    /// or the harness, one worker at a time (`controlled`: the plan's
+    /// `schedule`, `--schedule`). Setting `free` clears ``maxDecisions``.
+    public var schedule: ScheduleMode {
+        get { scheduleGiven ?? .free }
+        set {
+            scheduleGiven = newValue == .free ? nil : newValue
+            if newValue == .free { maxDecisionsGiven = nil }
+        }
+    }
+
+    /// The most decisions a controlled trial makes before it ends (the plan's
+    /// `max_decisions`, `--max-decisions`); ``PlanDefaults/maxDecisions``
+    /// when not given. Only a controlled trial makes decisions; making the
+    /// trial free (``schedule``) clears it.
+    public var maxDecisions: Int {
+        get { maxDecisionsGiven ?? PlanDefaults.maxDecisions }
+        set { maxDecisionsGiven = newValue }
+    }
 }

@@ -101,6 +101,12 @@ package struct Experiment: Sendable {
     /// for the automatic choice (the harness executor for a program with an
     /// `async` step, Swift's global executor otherwise).
     public var executor: ExecutorChoice?
+    /// `schedule`: who picks the next worker, the operating system (`free`,
+    /// the default) or the harness by the seed, one worker at a time
+    /// (`controlled`).
+    public var schedule = ScheduleMode.free
+    /// `max_decisions`: a controlled trial's most decisions.
+    public var maxDecisions = PlanDefaults.maxDecisions
     /// What its trials must do (the `expect` key): pass, unless it says otherwise.
     public var expect = Expectation.passing
 

@@ -78,6 +78,8 @@ extension PlanLoader {
         let stepNeeds: (WorkloadParameters) -> StepNeeds
         /// A scenario's role count for its parameters; nil for a workload.
         let roleCount: ((WorkloadParameters) throws -> Int)?
+        /// A litmus scenario: refused under a controlled schedule.
+        var needsWeakMemory = false
         var noun: String { roleCount == nil ? "workload" : "scenario" }
     }
 
@@ -90,7 +92,8 @@ extension PlanLoader {
         }
         if key == "scenario", let s = registry.scenario(named: name) {
             return ProgramChoice(name: s.descriptor.name, parameters: s.descriptor.parameters, validate: { _ = try s.roleCount($0) },
-                                 supportsLockFree: { _ in false }, stepNeeds: s.stepNeeds, roleCount: s.roleCount)
+                                 supportsLockFree: { _ in false }, stepNeeds: s.stepNeeds, roleCount: s.roleCount,
+                                 needsWeakMemory: s.descriptor.needsWeakMemory)
         }
         let names = key == "workload"
             ? registry.workloads.filter { !$0.descriptor.hidden }.map(\.descriptor.name)
@@ -105,9 +108,11 @@ extension PlanLoader {
 
     /// Drops strategies the workload cannot pair with when they came from
     /// `all` (lock-free ones for a workload with no lock-free form, ones that
-    /// cannot run its steps); reports them, saying why, when the plan named them.
+    /// cannot run its steps, and, when `controlled`, ones a controlled
+    /// schedule cannot drive); reports them, saying why, when the plan named them.
     func pairable(
-        _ choices: [StrategyChoice], with workload: ProgramChoice, _ parameters: WorkloadParameters, _ r: inout PlanReader
+        _ choices: [StrategyChoice], with workload: ProgramChoice, _ parameters: WorkloadParameters,
+        controlled: Bool = false, _ r: inout PlanReader
     ) -> [String] {
         var names: [String] = []
         let needs = workload.stepNeeds(parameters)
@@ -126,12 +131,34 @@ extension PlanLoader {
                 }
                 continue
             }
+            if controlled, let why = ControlledScheduleLimits.strategyProblem(entry.descriptor) {
+                if let node = c.node, let path = c.path {
+                    r.fail(path, node, "strategy '\(c.name)' cannot run under schedule: controlled: \(why)")
+                }
+                continue
+            }
             names.append(c.name)
         }
         if names.isEmpty && !choices.isEmpty && r.problems.isEmpty {
-            r.fail(.root, nil, "no strategy left for \(workload.noun) '\(workload.name)'")
+            r.fail(.root, nil, "no strategy left for \(workload.noun) '\(workload.name)'"
+                   + (controlled ? " under schedule: controlled (it drives thread workers only)" : ""))
         }
         return names
+    }
+
+    /// Reports what a controlled schedule cannot run besides strategies: a
+    /// paced load (at `loadAt`, where `load` was given) and a litmus scenario
+    /// (at `scenarioAt`, the experiment's `scenario` key).
+    func checkControllable(
+        _ workload: ProgramChoice, load: LoadSettings, at loadAt: (node: Node, path: PlanKeyPath)?,
+        scenarioAt: (node: Node, path: PlanKeyPath)?, _ r: inout PlanReader
+    ) {
+        if load.mode == .paced {
+            r.fail(loadAt?.path ?? .root, loadAt?.node, "cannot run under schedule: controlled: \(ControlledScheduleLimits.pacedProblem)")
+        }
+        if workload.needsWeakMemory {
+            r.fail(scenarioAt?.path ?? .root, scenarioAt?.node, ControlledScheduleLimits.litmusProblem(workload.name))
+        }
     }
 
     /// `threads: 4` or `threads: [1, 2, 4]`: positive, each once.

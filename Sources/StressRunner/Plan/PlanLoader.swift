@@ -35,7 +35,7 @@ package struct PlanLoader: Sendable {
     }
 
     static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor", "schedule", "max_decisions"]
     static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
     /// The longest name of a plan or an experiment (names become parts of file names).
@@ -197,6 +197,11 @@ package struct PlanLoader: Sendable {
         var stopOnViolation: Bool?
         var interpose: Bool?
         var executor: ExecutorChoice?
+        var schedule: ScheduleMode?
+        var maxDecisions: Int?
+        /// Where `load` was given, for the check that a controlled schedule
+        /// does not pace.
+        var loadAt: (node: Node, path: PlanKeyPath)?
         /// Where `timeout` and `deadlock_after` were given at this level, for
         /// the check that one is shorter than the other.
         var timeoutAt: (node: Node, path: PlanKeyPath)?
@@ -236,7 +241,19 @@ package struct PlanLoader: Sendable {
                 layer.fuzzAt = (value, here)
             case "timing": layer.timing = parseTiming(value, here, &r)
             case "allocator": layer.allocators = parseAllocators(value, here, &r)
-            case "load": layer.load = parseLoad(value, here, &r)
+            case "load":
+                layer.load = parseLoad(value, here, &r)
+                layer.loadAt = (value, here)
+            case "schedule":
+                guard let word = r.string(value, here) else { break }
+                guard let mode = ScheduleMode(rawValue: word) else {
+                    r.fail(here, value, "expected free or controlled, found '\(word.clipped)'")
+                    break
+                }
+                layer.schedule = mode
+            case "max_decisions":
+                layer.maxDecisions = r.integer(value, here, range: 1...ControlledScheduleLimits.mostDecisions,
+                                               what: "a positive number of scheduling decisions")
             case "stop_on_violation": layer.stopOnViolation = r.flag(value, here)
             case "interpose": layer.interpose = r.flag(value, here)
             case "executor":
@@ -297,7 +314,9 @@ package struct PlanLoader: Sendable {
         guard let workload else { return nil }
         let parameters = parseParameters(parametersNode, workload: workload, path: path.appending("parameters"), &r)
         guard r.problems.count == before, let parameters else { return nil }
-        let strategies = pairable(layer.strategies ?? defaults.strategies ?? allStrategies, with: workload, parameters, &r)
+        let schedule = layer.schedule ?? defaults.schedule ?? .free
+        let strategies = pairable(layer.strategies ?? defaults.strategies ?? allStrategies, with: workload, parameters,
+                                  controlled: schedule == .controlled, &r)
         var threads = layer.threads ?? defaults.threads ?? PlanDefaults.threads
         if let roleCount = workload.roleCount {
             // A scenario's trials have one worker per role: the plan's own
@@ -317,6 +336,10 @@ package struct PlanLoader: Sendable {
         let warmup = layer.warmup ?? defaults.warmup ?? PlanDefaults.warmupNs
         if case .fractionOfCapacity? = load.rate, warmup == 0 {
             r.fail(path, node, "a paced rate given as a share of capacity is calibrated during the warm-up; set a warm-up (e.g. warmup: 200ms)")
+        }
+        if schedule == .controlled {
+            checkControllable(workload, load: load, at: layer.loadAt ?? defaults.loadAt,
+                              scenarioAt: entries.first { $0.key == "scenario" }.map { ($0.value, path.appending("scenario")) }, &r)
         }
         guard r.problems.count == before else { return nil }
         var experiment = Experiment(
@@ -342,6 +365,8 @@ package struct PlanLoader: Sendable {
         experiment.isScenario = workload.roleCount != nil
         experiment.interpose = layer.interpose ?? defaults.interpose ?? false
         experiment.executor = layer.executor ?? defaults.executor
+        experiment.schedule = schedule
+        experiment.maxDecisions = layer.maxDecisions ?? defaults.maxDecisions ?? PlanDefaults.maxDecisions
         for choice in layer.strategies ?? defaults.strategies ?? [] {
             if let parts = choice.parts, strategies.contains(choice.name) { experiment.strategyParts[choice.name] = parts }
         }

@@ -24,6 +24,7 @@ package enum CSVReport {
         "expected", "expectation",
         // Appended, as every new column is: readers may go by position.
         "worker_cpu_ns_per_op",
+        "schedule", "schedule_decisions",
     ]
 
     /// The whole file, header included.
@@ -75,6 +76,10 @@ package enum CSVReport {
             t.expect.map { $0.map(\.rawValue).joined(separator: ";") } ?? "", r.expectation.rawValue,
             // The worker threads' own CPU time per operation (empty for task workers).
             m?.resources?.workerCpuNsPerOp.map(number) ?? "",
+            // Who scheduled the workers (the trial's mode when its record
+            // has no schedule: it did not run, or died first), and a
+            // controlled trial's decisions (empty when free).
+            (r.schedule?.mode ?? t.schedule).rawValue, r.schedule?.decisions.map(String.init) ?? "",
         ]
         return cells.map(escape).joined(separator: ",")
     }

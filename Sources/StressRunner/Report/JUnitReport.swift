@@ -99,13 +99,13 @@ package enum JUnitReport {
             } else if r.expectation == .missed {
                 // The plan expects a failure and none came: the checks have gone blind.
                 let message = TableReport.verdict(r)
-                lines.append(open + ">\n      <failure type=\"expected-\(xml(r.expectedText.replacingOccurrences(of: " or ", with: "-or-")))\" message=\"\(xml(message))\">\(xml(TableReport.details(r, planFile: report.planFile)))</failure>\(outcomes)\n    </testcase>")
+                lines.append(open + ">\n      <failure type=\"expected-\(xml(r.expectedText.replacingOccurrences(of: " or ", with: "-or-")))\" message=\"\(xml(message))\">\(xml(TableReport.details(r, planFile: report.planFile, rerun: report.rerun)))</failure>\(outcomes)\n    </testcase>")
             } else if r.expectation == .unexpected {
-                let details = TableReport.details(r, planFile: report.planFile)
+                let details = TableReport.details(r, planFile: report.planFile, rerun: report.rerun)
                 lines.append(open + ">\n      <failure type=\"\(r.outcome.rawValue)\" message=\"\(xml(failureMessage(r)))\">\(xml(details))</failure>\(outcomes)\n    </testcase>")
             } else if r.expectation == .caught {
                 // Failed the way the plan expects: a passing case that says so.
-                let details = TableReport.details(r, planFile: report.planFile)
+                let details = TableReport.details(r, planFile: report.planFile, rerun: report.rerun)
                 lines.append(open + ">\n      <system-out>\(xml(details))</system-out>\(outcomes)\n    </testcase>")
             } else if !outcomes.isEmpty {
                 lines.append(open + ">" + outcomes + "\n    </testcase>")

@@ -52,7 +52,13 @@ package enum MarkdownReport {
         if let cause = r.crashCause { out += "  \n  cause: `\(cause.replacingOccurrences(of: "`", with: "'"))`" }
         // Two trailing spaces: a hard line break, so the rerun line does not
         // run on into the message when GitHub renders the list item.
-        return out + "  \n  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`\n"
+        out += "  \n  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`"
+        // A controlled trial's decisions, and the command that replays its schedule exactly.
+        if let s = r.scheduleSummary(planFile: report.planFile, rerun: report.rerun) {
+            out += "  \n  " + escape(s.line)
+            if let replay = s.replay { out += "  \n  replay: `\(replay)`" + (s.note.map { " (\(escape($0)))" } ?? "") }
+        }
+        return out + "\n"
     }
 
     /// One row per cell: repetitions, outcomes, median throughput, service-time

@@ -61,7 +61,7 @@ public enum TableReport {
         let scenarios = report.trials.compactMap(outcomeBlock)
         if !scenarios.isEmpty { text += "\n" + scenarios.joined(separator: "\n") + "\n" }
         let (problems, skipped) = problemsAndSkippedGroups(report.trials)
-        var blocks = problems.map { details($0, planFile: report.planFile) }
+        var blocks = problems.map { details($0, planFile: report.planFile, rerun: report.rerun) }
         blocks += skipped.map { group in
             "\(group.ids.count) trial(s) skipped: \(group.reason)\n  " + listed(group.ids, limit: 10)
         }
@@ -190,7 +190,7 @@ public enum TableReport {
         }
     }
 
-    static func details(_ r: TrialResult, planFile: String) -> String {
+    static func details(_ r: TrialResult, planFile: String, rerun: RerunCommand? = nil) -> String {
         var lines = ["\(r.trial.id): \(verdict(r)) (seed \(r.trial.seed), fuzz \(r.trial.fuzz.profile.rawValue))"]
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
@@ -204,6 +204,7 @@ public enum TableReport {
             lines += CrashOutput.select(f.outputTail, limit: 8).map { "    | " + $0 }
         }
         lines.append("  rerun: " + (r.rerunCommand ?? r.makeRerunCommand(planFile: planFile)))
+        lines += r.scheduleLines(planFile: planFile, rerun: rerun).map { "  " + $0 }
         return lines.joined(separator: "\n")
     }
 

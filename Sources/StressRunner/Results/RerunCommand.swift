@@ -7,7 +7,8 @@ import StressCore
 /// and `--allocator` change which trials exist, and so does `--baseline`,
 /// `--duration` how long they run,
 /// whose comparison raises default repetitions) and runs them the same way
-/// (`--fuzz`, `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`).
+/// (`--fuzz`, `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`,
+/// `--schedule`, `--max-decisions`).
 package struct RerunCommand: Sendable, Codable, Equatable {
     /// The executable as the user invoked it: `stressbench` (found on PATH),
     /// `.build/release/stressbench`, or a team's own build of it.
@@ -71,6 +72,8 @@ package struct RerunCommand: Sendable, Codable, Equatable {
         if let f = options.fuzz { args += ["--fuzz", f.rawValue] }
         if options.stopOnViolation { args.append("--stop-on-violation") }
         if let e = options.executor { args += ["--executor", e.rawValue] }
+        if let mode = options.schedule { args += ["--schedule", mode.rawValue] }
+        if let n = options.maxDecisions { args += ["--max-decisions", String(n)] }
         if let d = options.deadlockAfterNs { args += ["--deadlock-after", Self.exact(d)] }
         if let t = options.timeoutNs { args += ["--trial-timeout", Self.exact(t)] }
         if let b = options.baselineFile { args += ["--baseline", b] }
@@ -81,6 +84,22 @@ package struct RerunCommand: Sendable, Codable, Equatable {
     /// The command that reruns exactly `trial` (its id, with its seed).
     public func trial(_ trial: TrialSpec, planFile: String) -> String {
         command(planFile: planFile, ["--only", trial.id, "--seed", String(trial.seed)])
+    }
+
+    /// The command that replays `trial` (`stressbench replay`): following
+    /// `schedule`, a controlled trial's recorded decisions, exactly; or, when
+    /// `schedule` is nil, by its seed. A `--schedule` among the overrides
+    /// (`--schedule controlled`) is left out: the replayed one takes its place.
+    public func replay(_ trial: TrialSpec, planFile: String, schedule: String?) -> String {
+        var overrides: [String] = []
+        var i = options.startIndex
+        while i < options.endIndex {
+            if options[i] == "--schedule" { i += 2; continue }
+            overrides.append(options[i])
+            i += 1
+        }
+        let selection = ["--only", trial.id] + (schedule.map { ["--schedule", $0] } ?? ["--seed", String(trial.seed)])
+        return ((launcher ?? []) + [executable, "replay", planFile] + selection + overrides).map(Self.quoted).joined(separator: " ")
     }
 
     /// The command that reruns every repetition of `cell`.

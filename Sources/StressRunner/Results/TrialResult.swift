@@ -85,6 +85,11 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// A scenario's trial: each distinct outcome of its rounds with its count
     /// and grade (`acceptable`, `interesting`, `forbidden`). Nil for a workload's.
     package var outcomes: [OutcomeCount]?
+    /// How its workers were scheduled: `mode: free`, or a controlled
+    /// trial's decisions (their count, and their text for `replay
+    /// --schedule`) and whether the control was full. Nil for a trial that
+    /// did not run, or whose process died before it could tell.
+    public var schedule: ScheduleRecord?
     // In nanoseconds (the JSON's `wallNs`); ``wallTime`` is the public face.
     package var wallNanoseconds: Int?
 
@@ -122,6 +127,7 @@ public struct TrialResult: Sendable, Codable, Equatable {
         case rounds
         case executorStats
         case outcomes
+        case schedule
         case wallNanoseconds = "wallNs"
     }
 }

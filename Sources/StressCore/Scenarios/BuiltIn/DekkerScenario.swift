@@ -7,7 +7,7 @@
 /// reorder); only sequentially consistent atomics make the protocol correct.
 package struct DekkerScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
-        name: "dekker",
+        litmus: "dekker",
         summary: "Dekker-style entry: flag[i] = 1; enter if flag[other] == 0. Outcome entered0, entered1; 1, 1 breaks mutual exclusion",
         parameters: [LitmusOrdering.parameter]
     )

@@ -5,7 +5,7 @@
 /// sequential consistency forbid it; x86-64 never shows it.
 package struct LoadBufferingScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
-        name: "load-buffering",
+        litmus: "load-buffering",
         summary: "LB litmus test: r0 = x; y = 1  ||  r1 = y; x = 1. Outcome r0, r1; 1, 1 is load buffering",
         parameters: [LitmusOrdering.parameter]
     )

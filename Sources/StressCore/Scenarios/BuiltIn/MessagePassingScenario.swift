@@ -7,7 +7,7 @@
 /// POWER do reorder, so a relaxed flag that passes here can fail there.
 package struct MessagePassingScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
-        name: "message-passing",
+        litmus: "message-passing",
         summary: "MP litmus test: data = 1; flag = 1  ||  r0 = flag; r1 = data. Outcome r0, r1; 1, 0 is a broken publication",
         parameters: [LitmusOrdering.parameter]
     )

@@ -6,7 +6,7 @@
 /// acquiring/releasing orderings; sequential consistency forbids it.
 package struct StoreBufferingScenario: LitmusScenario {
     public static let descriptor = ScenarioDescriptor(
-        name: "store-buffering",
+        litmus: "store-buffering",
         summary: "SB litmus test: x = 1; r0 = y  ||  y = 1; r1 = x. Outcome r0, r1; 0, 0 is store buffering",
         parameters: [LitmusOrdering.parameter]
     )
