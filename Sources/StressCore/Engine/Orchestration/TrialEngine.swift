@@ -56,6 +56,10 @@ package enum TrialEngine {
         guard !strategy.descriptor.lockFree else {
             throw EngineError("scenario \(name) has no lock-free form for strategy \(strategy.descriptor.name)")
         }
+        if settings.schedule == .controlled && S.descriptor.needsWeakMemory {
+            throw EngineError("scenario \(name) is a litmus test of the memory model, and a controlled trial is sequentially "
+                              + "consistent (one worker at a time), so its weak outcomes cannot occur under control: run it free")
+        }
         let makeOperations: @Sendable () -> [StressOperation<S.State>] = {
             scenario.roles().map { StressOperation($0.name, weight: 1, steps: $0.steps) }
         }
