@@ -63,6 +63,8 @@ extension StressTest {
         add("timeout", timeoutNs.map(Self.duration))
         add("stop_on_violation", stopsOnViolation.map { Self.plain(String($0)) })
         add("executor", executorChoice.map { Self.plain($0.rawValue) })
+        add("schedule", scheduleMode.map { Self.plain($0.rawValue) })
+        add("max_decisions", maxDecisionCount.map { Self.plain(String($0)) })
         if !expectedPerStrategy.isEmpty {
             add("expect", Node(expectedPerStrategy.map { (Self.text($0.key), Self.outcomes($0.outcomes)) }))
         } else {
@@ -114,6 +116,7 @@ extension StressTest {
         "strategies": "strategies", "threads": "threads", "duration": "duration", "ops": "ops", "warmup": "warmup",
         "repetitions": "repetitions", "seed": "seed", "fuzz": "fuzz", "deadlock_after": "deadlockAfter",
         "timeout": "timeout", "stop_on_violation": "stopOnViolation", "executor": "executor", "expect": "expect",
+        "schedule": "schedule", "max_decisions": "maxDecisions",
     ]
 
     /// A plan problem as a problem of a builder setting: `experiments[0].strategies[1]`

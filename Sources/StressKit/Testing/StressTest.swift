@@ -69,6 +69,8 @@ public struct StressTest: Sendable {
     var timeoutNs: UInt64?
     var stopsOnViolation: Bool?
     var executorChoice: ExecutorChoice?
+    var scheduleMode: ScheduleMode?
+    var maxDecisionCount: Int?
     var expectedOutcomes: [TrialOutcome]?
     var expectedPerStrategy: [(key: String, outcomes: [TrialOutcome])] = []
     var rerunTrial: (id: String, seed: UInt64?)?
@@ -151,7 +153,7 @@ public struct StressTest: Sendable {
                   registration: { $0.register(scenario: S.self) })
     }
 
-    private func with(_ change: (inout StressTest) -> Void) -> StressTest {
+    func with(_ change: (inout StressTest) -> Void) -> StressTest {
         var copy = self
         change(&copy)
         return copy
