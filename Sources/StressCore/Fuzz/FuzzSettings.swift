@@ -91,6 +91,11 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     /// both the profile that ran and the plan's choice, and a baseline
     /// comparison treats the repetitions of a portfolio as one cell.
     public var rotatedFrom: FuzzProfile?
+    /// Under controlled scheduling: the probability, at each decision, that
+    /// one worker waiting on a condition is woken with no signal (a spurious
+    /// wake-up, which real conditions allow and correct code tolerates by
+    /// waiting in a loop). Plan key `spurious`; nil (the default) for none.
+    public var spuriousWakeups: Double?
 
     /// The preset of the scheduling policy `profile` names (portfolio
     /// starts as chaos; see ``forRepetition(_:)``). A name no policy of this
@@ -124,7 +129,7 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
     /// The keys a plan's `fuzz` mapping accepts besides `profile`.
     package static let tunableKeys = [
         "yield", "spin", "spin_min", "spin_max", "sleep", "sleep_min", "sleep_max",
-        "starve", "starve_min", "starve_max", "starve_share", "pct_depth", "pct_wait_cap", "stagger", "pct_scope",
+        "starve", "starve_min", "starve_max", "starve_share", "pct_depth", "pct_wait_cap", "stagger", "pct_scope", "spurious",
     ]
 
     /// The results' JSON keys: the bounds keep the names they had when they
@@ -147,6 +152,7 @@ public struct FuzzSettings: Sendable, Codable, Hashable {
         case staggerMaxNanoseconds = "staggerMaxNs"
         case pctScope
         case rotatedFrom
+        case spuriousWakeups
     }
 }
 

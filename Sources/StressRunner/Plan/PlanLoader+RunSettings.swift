@@ -124,6 +124,7 @@ extension PlanLoader {
             case "sleep": probability(&r).map { settings.sleepProbability = $0 }
             case "starve": probability(&r).map { settings.starveProbability = $0 }
             case "starve_share": probability(&r).map { settings.starveShare = $0 }
+            case "spurious": probability(&r).map { settings.spuriousWakeups = $0 > 0 ? $0 : nil }
             case "spin_min": duration(&r).map { settings.spinMinNanoseconds = Swift.max(1, $0) }
             case "spin_max": duration(&r).map { settings.spinMaxNanoseconds = Swift.max(1, $0) }
             case "sleep_min": duration(&r).map { settings.sleepMinNanoseconds = Swift.max(1, $0) }

@@ -7,6 +7,8 @@ import Synchronization
 /// - `primitives`: every primitive guarding one critical section each, with
 ///   a check that nobody else is inside (correct: never a violation);
 /// - `handoff`: a producer and a consumer on a condition over a lock;
+/// - `handoff-if`: the same, but the consumer waits in an `if`, not a
+///   `while` (wrong only when a wait ends with no signal);
 /// - `timed-wait`: a condition wait with a 60 s deadline nobody signals;
 /// - `livelock`: every worker spins on a flag that nobody sets;
 /// - `async`: blocks submitted with `async` (they escape control);
@@ -16,7 +18,7 @@ struct ControlledProbeWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-controlled-probe", summary: "harness-aware primitives in the shapes controlled scheduling models",
         parameters: [.choice("shape", "what the workers do", default: "primitives",
-                             choices: ["primitives", "handoff", "timed-wait", "livelock", "async", "relock", "lock-order"])])
+                             choices: ["primitives", "handoff", "handoff-if", "timed-wait", "livelock", "async", "relock", "lock-order"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: the primitives under test guard every field; `inside`
@@ -81,6 +83,18 @@ struct ControlledProbeWorkload: Workload {
                         while s.items == 0 { s.condition.wait() }
                         s.items -= 1
                     }
+                    return .next
+                case "handoff-if":
+                    s.condition.lock()
+                    defer { s.condition.unlock() }
+                    if frame.thread == 0 {
+                        s.items += 1
+                        s.condition.signal()
+                        return .next
+                    }
+                    if s.items == 0 { s.condition.wait() }
+                    guard s.items > 0 else { return .violation("woke with nothing to take (an if, not a while)") }
+                    s.items -= 1
                     return .next
                 case "timed-wait":
                     s.condition.lock()

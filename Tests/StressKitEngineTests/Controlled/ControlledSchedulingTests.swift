@@ -144,4 +144,20 @@ final class ControlledSchedulingTests: XCTestCase {
             XCTAssertTrue("\(String(describing: outcome.error))".contains("schedule controlled"), "\(strategy): \(String(describing: outcome.error))")
         }
     }
+
+    /// Spurious wake-ups, a seeded option: code that waits in an `if` breaks
+    /// under them, code that waits in a `while` does not.
+    func testSpuriousWakeUpsBreakAnIfButNotAWhile() throws {
+        var settings = Support.settings(threads: 2, seed: 2, fuzz: .yield, maxDecisions: 4_000)
+        let plain = Support.run("test-controlled-probe", ["shape": .text("handoff-if")], strategy: "unsynchronized", settings: settings)
+        XCTAssertEqual(plain.output?.violations.count, 0, "without spurious wake-ups the if is never caught out")
+        settings.fuzz.spuriousWakeups = 0.2
+        let spurious = Support.run("test-controlled-probe", ["shape": .text("handoff-if")], strategy: "unsynchronized", settings: settings)
+        XCTAssertGreaterThan(spurious.output?.violations.count ?? 0, 0, "\(String(describing: spurious.output?.schedule))")
+        let again = Support.run("test-controlled-probe", ["shape": .text("handoff-if")], strategy: "unsynchronized", settings: settings)
+        XCTAssertEqual(again.output?.schedule.encoded, spurious.output?.schedule.encoded)
+        let correct = Support.run("test-controlled-probe", ["shape": .text("handoff")], strategy: "unsynchronized", settings: settings)
+        XCTAssertNil(correct.stall, correct.stall?.summary ?? "")
+        XCTAssertEqual(correct.output?.violations.count, 0)
+    }
 }

@@ -38,6 +38,7 @@ enum ControlledTrial {
                 policy.makeScheduler(settings: settings.fuzz, seed: SplitMix64.derive(settings.seed, 0xC0_47_20_11 &+ epoch),
                                      workers: settings.threads)
             },
-            forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions, onDeadlock: onDeadlock)
+            forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions,
+            spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock)
     }
 }

@@ -46,7 +46,10 @@ extension ControlledScheduler {
     func wait(_ me: Int, on condition: UInt64, releasing lock: UInt64, timed: Bool) -> Bool? {
         guard !isReleased else { return nil }
         release(me, lock)
-        guard block(me, on: condition, as: timed ? .timedWaiting : .waiting) else { return nil }
+        waitsOnCondition(me, true)
+        let resumed = block(me, on: condition, as: timed ? .timedWaiting : .waiting)
+        waitsOnCondition(me, false)
+        guard resumed else { return nil }
         let signalled = !timedOut(me)
         guard acquire(me, lock) else { return nil }
         return signalled

@@ -72,6 +72,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// Called once, with the stuck workers, when every live worker is blocked.
     private let onDeadlock: @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord) -> Void
     private var holder = -1
+    /// Spurious wake-ups: their probability per decision, the seeded stream
+    /// that draws them, and which waiters wait on a condition (the only
+    /// waits that may end without a signal).
+    private let spuriousProbability: Double
+    private var spuriousDraws: SplitMix64
+    private var onCondition: [Bool]
     /// A scenario's barriers: arrivals so far and the last decision.
     private var meetings: [(key: UInt64, arrived: Int, decision: Int)] = []
     /// Whether rounds, not counts of decisions, delimit the executions.
@@ -100,7 +106,11 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// following `forced` first), making at most `maxDecisions` decisions
     /// before it stops the trial.
     init(workers: Int, policy makePolicy: @escaping (_ epoch: UInt64) -> any ExecutionScheduler, forced: [Int]?, maxDecisions: Int,
+         spuriousWakeups: Double = 0, seed: UInt64 = 0,
          onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord) -> Void) {
+        spuriousProbability = spuriousWakeups
+        spuriousDraws = SplitMix64(seed: SplitMix64.derive(seed, 0x5_9021_0A5))
+        onCondition = Array(repeating: false, count: workers)
         self.workers = workers
         self.makePolicy = makePolicy
         policy = makePolicy(0)
@@ -280,6 +290,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// The next worker to run, after `current` passed a point (-1: the
     /// first decision). Never empty-handed: the caller made sure someone can run.
     private func decide(current: Int) -> Int {
+        if spuriousProbability > 0 { maybeWakeSpuriously() }
         runnable.removeAll(keepingCapacity: true)
         var oldest = -1
         for w in 0..<workers where status[w] == .runnable {
@@ -363,6 +374,20 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         awaitToken(me)
         if isReleased { MonotonicClock.sleep(nanoseconds: 1_000_000_000) }
     }
+
+    /// With the seeded probability, wakes the longest waiter on a condition
+    /// with no signal.
+    private func maybeWakeSpuriously() {
+        guard Double(spuriousDraws.next() >> 11) * 0x1p-53 < spuriousProbability else { return }
+        var chosen = -1
+        for w in 0..<workers where onCondition[w] && (status[w] == .waiting || status[w] == .timedWaiting) {
+            if chosen < 0 || waitSequence[w] < waitSequence[chosen] { chosen = w }
+        }
+        if chosen >= 0 { status[chosen] = .runnable }
+    }
+
+    /// Marks `me`'s coming wait as one on a condition (spurious wake-ups may end it).
+    func waitsOnCondition(_ me: Int, _ yes: Bool) { onCondition[me] = yes }
 
     private func earliestTimedWaiter() -> Int? {
         var chosen: Int?
