@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CStressInterpose.h"
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -25,6 +26,7 @@ enum { KIND_MUTEX = 1, KIND_RECURSIVE_MUTEX = 2, KIND_RWLOCK = 3, KIND_CONDITION
 // primitives --only pthread-mutex`, one process; docs/own-code.md).
 static _Thread_local uint64_t *line __attribute__((tls_model("initial-exec")));
 static void (*fuzz_hook)(int point);
+static int (*model_hook)(int op, uint64_t key, uint64_t a, uint64_t b);
 /// The executable's "a trial is running" flag. A thread's line points into
 /// the running trial's board; once the trial is over the board may be gone
 /// while a thread (the main thread serving its run loop, a dispatch worker)
@@ -111,6 +113,15 @@ int stress_interpose_first_taken_rank(uint64_t key) {
 }
 
 void stress_interpose_attach(uint64_t *l) { line = l; }
+void stress_interpose_install_model(int (*model)(int op, uint64_t key, uint64_t a, uint64_t b)) {
+    __atomic_store_n(&model_hook, model, __ATOMIC_RELEASE);
+}
+
+/// Asks a controlled trial's model (-1: the thread is not under control).
+static inline int model(int op, uint64_t key, uint64_t a, uint64_t b) {
+    int (*m)(int, uint64_t, uint64_t, uint64_t) = __atomic_load_n(&model_hook, __ATOMIC_ACQUIRE);
+    return m ? m(op, key, a, b) : -1;
+}
 void stress_interpose_install(void (*fuzz)(int point), const int *running) {
     // A new trial: its primitives are new (an address may be reused).
     for (int i = 0; i < FIRST_SLOTS; i++) {
@@ -245,6 +256,9 @@ static SLOW int mutex_lock_traced(pthread_mutex_t *m) {
     note_first(p, KEY(m), mutex_kind(m), 0);
     fuzz(POINT_BEFORE_ACQUIRE);
     wait_begin(p, KEY(m), WAIT_LOCK);
+    // Under control the model decides who waits; once it grants the mutex
+    // the real one is free, so this never blocks in the kernel.
+    model(STRESS_MODEL_ACQUIRE, KEY(m), 0, mutex_kind(m) == KIND_RECURSIVE_MUTEX);
     int r = __pthread_mutex_lock(m);
     wait_end(p);
     if (r == 0) hold(p, KEY(m));
@@ -253,6 +267,10 @@ static SLOW int mutex_lock_traced(pthread_mutex_t *m) {
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m) {
+    if (line && in_code()) {
+        fuzz(POINT_BEFORE_ACQUIRE);
+        if (model(STRESS_MODEL_TRY, KEY(m), mutex_kind(m) == KIND_RECURSIVE_MUTEX, 0) == 0) return EBUSY;
+    }
     int r = __pthread_mutex_trylock(m);
     uint64_t *p = in_code();
     if (p && r == 0) {
@@ -270,6 +288,7 @@ static SLOW int mutex_unlock_traced(pthread_mutex_t *m) {
     fuzz(POINT_BEFORE_RELEASE);
     unhold(p, KEY(m));
     int r = __pthread_mutex_unlock(m);
+    model(STRESS_MODEL_RELEASE, KEY(m), 0, 0);
     fuzz(POINT_AFTER_RELEASE);
     return r;
 }
@@ -280,6 +299,7 @@ static SLOW int rwlock(pthread_rwlock_t *l, int shared) {
     note_first(p, KEY(l), KIND_RWLOCK, 0);
     fuzz(POINT_BEFORE_ACQUIRE);
     wait_begin(p, KEY(l) | (shared ? SHARED : 0), shared ? WAIT_READ_LOCK : WAIT_WRITE_LOCK);
+    model(STRESS_MODEL_ACQUIRE, KEY(l), shared, 0);
     int r = shared ? __pthread_rwlock_rdlock(l) : __pthread_rwlock_wrlock(l);
     wait_end(p);
     if (r == 0) hold(p, KEY(l) | (shared ? SHARED : 0));
@@ -329,6 +349,7 @@ static SLOW int rwlock_unlock_traced(pthread_rwlock_t *l) {
     fuzz(POINT_BEFORE_RELEASE);
     if (!unhold(p, KEY(l))) unhold(p, KEY(l) | SHARED);
     int r = __pthread_rwlock_unlock(l);
+    model(STRESS_MODEL_RELEASE, KEY(l), 0, 0);
     fuzz(POINT_AFTER_RELEASE);
     return r;
 }
@@ -341,7 +362,19 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespe
     fuzz(POINT_BEFORE_RELEASE);
     unhold(p, KEY(m));
     wait_begin(p, KEY(c), WAIT_CONDITION);
-    int r = deadline ? real_cond_timedwait(c, m, deadline) : real_cond_wait(c, m);
+    int r;
+    if (model(STRESS_MODEL_ACTIVE, 0, 0, 0) > 0) {
+        // Under control: the mutex is given up for real, the wait is the
+        // model's (a deadline passes when nothing else can run), and the
+        // mutex is taken back once the model grants it again. Should
+        // control end meanwhile, the wait ends as a spurious wake-up.
+        __pthread_mutex_unlock(m);
+        int signalled = model(STRESS_MODEL_WAIT, KEY(c), KEY(m), deadline != 0);
+        __pthread_mutex_lock(m);
+        r = signalled == 0 ? ETIMEDOUT : 0;
+    } else {
+        r = deadline ? real_cond_timedwait(c, m, deadline) : real_cond_wait(c, m);
+    }
     wait_end(p);
     hold(p, KEY(m));
     fuzz(POINT_AFTER_ACQUIRE);
@@ -352,11 +385,17 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { return cond_wait(
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t) { return cond_wait(c, m, t); }
 
 int pthread_cond_signal(pthread_cond_t *c) {
-    if (in_code()) fuzz(POINT_BEFORE_RELEASE);
+    if (in_code()) {
+        fuzz(POINT_BEFORE_RELEASE);
+        model(STRESS_MODEL_SIGNAL, KEY(c), 0, 0);
+    }
     return real_cond_signal(c);
 }
 
 int pthread_cond_broadcast(pthread_cond_t *c) {
-    if (in_code()) fuzz(POINT_BEFORE_RELEASE);
+    if (in_code()) {
+        fuzz(POINT_BEFORE_RELEASE);
+        model(STRESS_MODEL_BROADCAST, KEY(c), 0, 0);
+    }
     return real_cond_broadcast(c);
 }

@@ -343,6 +343,15 @@ int stress_interpose_connect(void (*fuzz)(int point)) {
     return 1;
 }
 
+typedef void (*interpose_install_model_fn)(int (*)(int, uint64_t, uint64_t, uint64_t));
+
+int stress_interpose_connect_model(int (*model)(int op, uint64_t key, uint64_t a, uint64_t b)) {
+    interpose_install_model_fn install = (interpose_install_model_fn)dlsym(RTLD_DEFAULT, "stress_interpose_install_model");
+    if (!install) return 0;
+    install(model);
+    return 1;
+}
+
 typedef int (*interpose_first_taken_fn)(uint64_t, uint64_t *, uint64_t *);
 typedef int (*interpose_rank_fn)(uint64_t);
 

@@ -20,6 +20,24 @@ void stress_interpose_attach(uint64_t *line);
 /// worker's own fuzzer): `point` is a FuzzPoint raw value.
 void stress_interpose_install(void (*fuzz)(int point), const int *running);
 
+/// What the interposed calls ask a controlled trial's scheduler (see
+/// `stress_interpose_install_model`).
+enum {
+    STRESS_MODEL_ACQUIRE = 1,        // key, shared (0/1), reentrant (0/1): wait in the model until granted
+    STRESS_MODEL_TRY = 2,            // key, reentrant: take in the model if free (1) or not (0)
+    STRESS_MODEL_RELEASE = 3,        // key: given back (after the real unlock)
+    STRESS_MODEL_WAIT = 4,           // condition key, mutex key, timed: returns 1 signalled, 0 timed out
+    STRESS_MODEL_SIGNAL = 5,         // condition key: wake one waiter
+    STRESS_MODEL_BROADCAST = 6,      // condition key: wake every waiter
+    STRESS_MODEL_ACTIVE = 7,         // 1 when the calling thread is under control
+};
+
+/// Sets the function the interposed calls ask under controlled scheduling:
+/// `model(op, key, a, b)` returns -1 when the calling thread is not under
+/// control (the call then goes on as free-running), else the op's answer.
+/// Installed with the fuzz hook, for the length of the process.
+void stress_interpose_install_model(int (*model)(int op, uint64_t key, uint64_t a, uint64_t b));
+
 /// Where the primitive at `key` was first taken (or waited on) in this
 /// trial: the taker's site word, and `kind | sequence << 8`, where kind is
 /// 1 a mutex, 2 a recursive mutex, 3 a read-write lock, 4 a condition, 5 a

@@ -63,6 +63,10 @@ void stress_participant_attach(uint64_t *line);
 /// Hands the preloaded interposer (if any) the function its calls use for
 /// their fuzz points; returns 1 when the interposer is loaded, else 0.
 int stress_interpose_connect(void (*fuzz)(int point));
+/// Hands the preloaded interposer (if any) the function its calls ask under
+/// controlled scheduling (see CStressInterpose.h's STRESS_MODEL_ ops);
+/// returns 1 when the interposer is loaded, else 0.
+int stress_interpose_connect_model(int (*model)(int op, uint64_t key, uint64_t a, uint64_t b));
 /// What the preloaded interposer (if any) knows of the primitive at `key`:
 /// where it was first taken (a site word), `kind | sequence << 8` (see
 /// CStressInterpose.h) and its rank among those of its kind first taken at

@@ -54,6 +54,27 @@ enum Participation {
     /// true`) the fuzz point its pthread calls use; nothing without it.
     static func connectInterposer() {
         _ = stress_interpose_connect { point in Participation.fuzz(FuzzPoint(rawValue: UInt64(point)) ?? .user) }
+        _ = stress_interpose_connect_model { op, key, a, b in Participation.interposedModel(op, key, a, b) }
+    }
+
+    /// What an interposed pthread call asks a controlled trial's model (op
+    /// numbers from CStressInterpose.h): -1 when the calling thread is not
+    /// under control, so the call goes on as free-running.
+    static func interposedModel(_ op: Int32, _ key: UInt64, _ a: UInt64, _ b: UInt64) -> Int32 {
+        guard let controlled else { return -1 }
+        switch op {
+        case 1: return controlled.acquire(key, shared: a != 0, reentrant: b != 0) ? 1 : -1
+        case 2: return controlled.tryAcquire(key, reentrant: a != 0) ? 1 : 0
+        case 3:
+            controlled.release(key)
+            return 1
+        case 4: return controlled.wait(on: key, releasing: a, timed: b != 0).map { $0 ? 1 : 0 } ?? 1
+        case 5, 6:
+            controlled.signal(key, all: op == 6)
+            return 1
+        case 7: return 1
+        default: return -1
+        }
     }
 
     /// The calling worker's place under controlled scheduling, while control

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 @testable import StressCore
 import Synchronization
 
@@ -13,12 +14,14 @@ import Synchronization
 /// - `livelock`: every worker spins on a flag that nobody sets;
 /// - `async`: blocks submitted with `async` (they escape control);
 /// - `relock`: a plain lock taken twice by one worker;
-/// - `lock-order`: two locks taken in opposite orders.
+/// - `lock-order`: two locks taken in opposite orders;
+/// - `plain-lock`: a Foundation `NSLock` the harness cannot see, held
+///   across a fuzz point (its waiters block in the kernel).
 struct ControlledProbeWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-controlled-probe", summary: "harness-aware primitives in the shapes controlled scheduling models",
         parameters: [.choice("shape", "what the workers do", default: "primitives",
-                             choices: ["primitives", "handoff", "handoff-if", "timed-wait", "livelock", "async", "relock", "lock-order"])])
+                             choices: ["primitives", "handoff", "handoff-if", "timed-wait", "livelock", "async", "relock", "lock-order", "plain-lock"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: the primitives under test guard every field; `inside`
@@ -36,6 +39,7 @@ struct ControlledProbeWorkload: Workload {
         var inside = [Int](repeating: 0, count: 8)
         static let sections = ["lock", "condition", "semaphore", "mutex", "serial", "barrier", "try"]
         let flag = Atomic<Bool>(false)
+        let plain = NSLock()
         var items = 0
         var timedOut = 0
 
@@ -107,6 +111,12 @@ struct ControlledProbeWorkload: Workload {
                     return .next
                 case "async":
                     s.serial.async { _ = s.flag.load(ordering: .relaxed) }
+                    return .next
+                case "plain-lock":
+                    s.plain.lock()
+                    fuzzPoint()
+                    s.items += 1
+                    s.plain.unlock()
                     return .next
                 case "relock":
                     s.lock.lock()

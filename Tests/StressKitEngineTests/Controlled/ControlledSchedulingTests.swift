@@ -160,4 +160,17 @@ final class ControlledSchedulingTests: XCTestCase {
         XCTAssertNil(correct.stall, correct.stall?.summary ?? "")
         XCTAssertEqual(correct.output?.violations.count, 0)
     }
+
+    /// A lock the harness cannot see: its waiter blocks in the kernel while
+    /// holding the token; the escape monitor lets the others go on, and the
+    /// trial says control was partial, and where.
+    func testCodeThatBlocksOutsideTheModelMakesControlPartial() throws {
+        let outcome = Support.run("test-controlled-probe", ["shape": .text("plain-lock")], strategy: "unsynchronized",
+                                  settings: Support.settings(threads: 2, seed: 1, fuzz: .off, ops: 20))
+        XCTAssertNil(outcome.stall, outcome.stall?.summary ?? "")
+        let schedule = try XCTUnwrap(outcome.output?.schedule, String(describing: outcome.error))
+        XCTAssertEqual(outcome.output?.measurement.totalOps, 40)
+        XCTAssertEqual(schedule.controlled, .partial)
+        XCTAssertTrue(schedule.escapes?.first?.contains("blocked in the kernel in step probe/call") == true, "\(schedule)")
+    }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs one trial of one workload under one strategy, in this process.
 ///
 /// The engine knows workloads and strategies only through their protocols. The
@@ -143,12 +145,20 @@ package enum TrialEngine {
             MainThreadService.detach(board)
             RunningTrial.set(nil)
         }
+        // A stall the watchdog finds in a controlled trial (code that blocked
+        // outside the model) carries the decisions made up to it.
+        let scheduled = Mutex<ControlledScheduler?>(nil)
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor,
-                                latestReportNs: settings.latestStallReportNs, onStall: onStall)
+                                latestReportNs: settings.latestStallReportNs) { report in
+            var report = report
+            if report.schedule == nil, let controlled = scheduled.withLock({ $0 }) { report.schedule = controlled.record() }
+            onStall(report)
+        }
         let watching = watchdog.start()
         let controlled = controlling
             ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1) }
             : nil
+        scheduled.withLock { $0 = controlled }
         controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2) }
         let fuzzShared = controlled ?? policy.makeCoordinator(board: board, settings: settings.fuzz, seed: settings.seed)
         let rounds = makeRounds?(board, fuzzShared, settings)
@@ -182,6 +192,11 @@ package enum TrialEngine {
                 throw EngineError("strategy \(strategy.descriptor.name) cannot hold a resource across steps (its access is one block, not a lock and an unlock), "
                                   + "and this workload has hold/release steps")
             }
+            // A controlled trial's holder that blocks where the model cannot
+            // see is noticed, and the others go on (control: partial).
+            let monitor = controlled.map { EscapeMonitor(scheduler: $0, board: board) }
+            let monitoring = monitor?.start()
+            defer { monitor?.stop(monitoring) }
             do {
                 reports = try ThreadDriver.run(state: state, makeOperations: makeOperations, access: access, board: board, fuzz: fuzzShared,
                                                window: window, schedule: schedule, settings: settings, rounds: rounds,

@@ -9,14 +9,25 @@ extension ControlledScheduler {
     /// primitive the ordinary way (it may block for real).
     @discardableResult
     func acquire(_ me: Int, _ key: UInt64, shared: Bool = false, reentrant: Bool = false) -> Bool {
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return false }
+        return acquireLocked(me, key, shared: shared, reentrant: reentrant)
+    }
+
+    func acquireLocked(_ me: Int, _ key: UInt64, shared: Bool = false, reentrant: Bool = false) -> Bool {
         while !isReleased {
             switch resources.take(key, by: me, shared: shared, reentrant: reentrant) {
             case .granted:
                 return true
             case .busy:
-                if !block(me, on: key, as: .blocked) { return false }
+                if !blockLocked(me, on: key, as: .blocked) { return false }
             case .heldBySelf:
-                waitsForItself(me, on: key)
+                // It waits for itself: a deadlock of one (the wait-for graph
+                // shows the worker waiting for itself), and it stays stuck,
+                // as it would for real.
+                reportDeadlock(stuck: [me])
+                parkForever(me)
             }
         }
         return false
@@ -25,14 +36,19 @@ extension ControlledScheduler {
     /// Takes `key` for `me` if the model says it is free (or re-entered);
     /// never blocks, as a `trylock` does not.
     func tryAcquire(_ me: Int, _ key: UInt64, reentrant: Bool = false) -> Bool {
-        !isReleased && resources.take(key, by: me, shared: false, reentrant: reentrant) == .granted
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return false }
+        return resources.take(key, by: me, shared: false, reentrant: reentrant) == .granted
     }
 
     /// Gives back one hold of `key` taken by ``acquire(_:_:shared:reentrant:)``;
     /// the workers blocked on it become runnable when it frees. Called after
     /// the real primitive was released.
     func release(_ me: Int, _ key: UInt64) {
-        guard !isReleased else { return }
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return }
         if resources.give(key, by: me) { wakeAll(blockedOn: key) }
     }
 
@@ -41,25 +57,18 @@ extension ControlledScheduler {
     /// nothing else can run: the virtual clock's deadline), then takes `lock`
     /// again in the model (the caller then takes the real one, which is
     /// free). Returns whether a signal (not the deadline) ended the wait; nil
-    /// when control ended (the caller then waits the ordinary way, or treats
-    /// it as a spurious wake-up).
+    /// when control ended (the caller then treats it as a spurious wake-up).
     func wait(_ me: Int, on condition: UInt64, releasing lock: UInt64, timed: Bool) -> Bool? {
-        guard !isReleased else { return nil }
-        release(me, lock)
-        waitsOnCondition(me, true)
-        let resumed = block(me, on: condition, as: timed ? .timedWaiting : .waiting)
-        waitsOnCondition(me, false)
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return nil }
+        if resources.give(lock, by: me) { wakeAll(blockedOn: lock) }
+        onCondition[me] = true
+        let resumed = blockLocked(me, on: condition, as: timed ? .timedWaiting : .waiting)
+        onCondition[me] = false
         guard resumed else { return nil }
-        let signalled = !timedOut(me)
-        guard acquire(me, lock) else { return nil }
+        let signalled = !timedOut[me]
+        guard acquireLocked(me, lock) else { return nil }
         return signalled
-    }
-
-    /// `me` asked for `key`, which it holds and which does not re-enter:
-    /// reported as a deadlock of one (the wait-for graph shows the worker
-    /// waiting for itself), and `me` stays stuck, as it would for real.
-    private func waitsForItself(_ me: Int, on key: UInt64) -> Never {
-        reportDeadlock(stuck: [me])
-        while true { parkForever(me) }
     }
 }

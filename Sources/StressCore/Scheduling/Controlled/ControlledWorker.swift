@@ -33,10 +33,9 @@ struct ControlledWorker {
     /// being run): false when control ended meanwhile; `timedOut` says
     /// whether a timed wait's virtual deadline ended it.
     func awaitSignal(_ key: UInt64, timed: Bool) -> (resumed: Bool, timedOut: Bool) {
-        let resumed = scheduler.block(worker, on: key, as: timed ? .timedWaiting : .waiting)
-        return (resumed, resumed && scheduler.timedOut(worker))
+        scheduler.awaitSignal(worker, on: key, timed: timed)
     }
 
     /// Wakes the waiters of `key` (one, or all).
-    func signal(_ key: UInt64, all: Bool) { scheduler.signal(key, all: all) }
+    func signal(_ key: UInt64, all: Bool) { scheduler.signal(worker, key, all: all) }
 }

@@ -1,0 +1,87 @@
+/// Blocking in the model: a worker that cannot go on hands the token on
+/// until a resource frees, a signal comes or a barrier fills.
+extension ControlledScheduler {
+    /// Under the state lock: `me` cannot go on until `key` frees
+    /// (``Status/blocked``) or until a signal (``Status/waiting``,
+    /// ``Status/timedWaiting``): the token goes to another worker. Returns
+    /// when `me` runs again; false when control ended meanwhile (the caller
+    /// then uses the primitive's own blocking).
+    func blockLocked(_ me: Int, on key: UInt64, as kind: Status) -> Bool {
+        guard !isReleased else { return false }
+        status[me] = kind
+        waitKey[me] = key
+        sequence &+= 1
+        waitSequence[me] = sequence
+        timedOut[me] = false
+        switchAway(from: me, park: true)
+        return !isReleased
+    }
+
+    /// Waits until `key` is signalled (a semaphore at zero): false when
+    /// control ended meanwhile; `timedOut` says whether a timed wait's
+    /// virtual deadline ended it.
+    func awaitSignal(_ me: Int, on key: UInt64, timed: Bool) -> (resumed: Bool, timedOut: Bool) {
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return (false, false) }
+        let resumed = blockLocked(me, on: key, as: timed ? .timedWaiting : .waiting)
+        return (resumed, resumed && timedOut[me])
+    }
+
+    /// Under the state lock: makes runnable the workers blocked on `key` (a
+    /// resource freed).
+    func wakeAll(blockedOn key: UInt64) {
+        for w in 0..<workers where status[w] == .blocked && waitKey[w] == key {
+            status[w] = .runnable
+        }
+    }
+
+    /// Wakes the longest waiter on condition `key`, or every one.
+    func signal(_ me: Int, _ key: UInt64, all: Bool) {
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return }
+        signalLocked(key, all: all)
+    }
+
+    func signalLocked(_ key: UInt64, all: Bool) {
+        if all {
+            for w in 0..<workers where (status[w] == .waiting || status[w] == .timedWaiting) && waitKey[w] == key {
+                status[w] = .runnable
+            }
+            return
+        }
+        var chosen = -1
+        for w in 0..<workers where (status[w] == .waiting || status[w] == .timedWaiting) && waitKey[w] == key {
+            if chosen < 0 || waitSequence[w] < waitSequence[chosen] { chosen = w }
+        }
+        if chosen >= 0 { status[chosen] = .runnable }
+    }
+
+    /// The keys of a scenario's two barriers in the model.
+    static let rolesBarrier: UInt64 = 0xBA22_1E20_0000_0001
+    static let arbitrationBarrier: UInt64 = 0xBA22_1E20_0000_0002
+
+    /// Worker `me` meets the others at barrier `key` of `parties`: the last
+    /// to arrive runs `decide` and wakes the rest, who are blocked there in
+    /// the model meanwhile. Returns the decision (0 once control has ended:
+    /// the round loop then ends).
+    func meet(_ me: Int, at key: UInt64, parties: Int, decide: () -> Int) -> Int {
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return 0 }
+        let i = meetings.firstIndex { $0.key == key } ?? {
+            meetings.append((key, 0, 0))
+            return meetings.count - 1
+        }()
+        meetings[i].arrived += 1
+        if meetings[i].arrived == parties {
+            meetings[i].arrived = 0
+            meetings[i].decision = decide()
+            signalLocked(key, all: true)
+            return meetings[i].decision
+        }
+        guard blockLocked(me, on: key, as: .waiting) else { return 0 }
+        return meetings[i].decision
+    }
+}
