@@ -193,6 +193,35 @@ public final class StressQueue: @unchecked Sendable {
         }
     }
 
+    /// Sets a value for `key` on this queue, as `DispatchQueue.setSpecific`:
+    /// database wrappers mark their queue so that a method can tell whether
+    /// it already runs on it (and not `sync` onto it again).
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - value: The value; nil removes it.
+    public func setSpecific<T>(key: DispatchSpecificKey<T>, value: T?) {
+        underlying.setSpecific(key: key, value: value)
+    }
+
+    /// The value for `key` set on this queue, as `DispatchQueue.getSpecific`.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The value, or nil when none was set.
+    public func getSpecific<T>(key: DispatchSpecificKey<T>) -> T? {
+        underlying.getSpecific(key: key)
+    }
+
+    /// The value for `key` on the queue the calling code runs on (following
+    /// targets), as `DispatchQueue.getSpecific(key:)`: how code detects that
+    /// it is already on a queue it marked.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The value, or nil when the current queue has none.
+    public static func getSpecific<T>(key: DispatchSpecificKey<T>) -> T? {
+        DispatchQueue.getSpecific(key: key)
+    }
+
     /// Whether the calling thread is running a block of this queue now
     /// (inside a trial; outside one, whether it is the main thread for
     /// ``main``, else false: libdispatch cannot say).

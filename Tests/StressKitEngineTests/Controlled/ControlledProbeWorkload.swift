@@ -16,12 +16,16 @@ import Synchronization
 /// - `relock`: a plain lock taken twice by one worker;
 /// - `lock-order`: two locks taken in opposite orders;
 /// - `plain-lock`: a Foundation `NSLock` the harness cannot see, held
-///   across a fuzz point (its waiters block in the kernel).
+///   across a fuzz point (its waiters block in the kernel);
+/// - `bounded-buffer`: one lock and two conditions over it (not empty, not
+///   full), producers on even workers, consumers on odd ones;
+/// - `specific`: a queue marked with `setSpecific`, read back inside its block.
 struct ControlledProbeWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-controlled-probe", summary: "harness-aware primitives in the shapes controlled scheduling models",
         parameters: [.choice("shape", "what the workers do", default: "primitives",
-                             choices: ["primitives", "handoff", "handoff-if", "timed-wait", "livelock", "async", "relock", "lock-order", "plain-lock"])])
+                             choices: ["primitives", "handoff", "handoff-if", "timed-wait", "livelock", "async", "relock", "lock-order", "plain-lock",
+                                      "bounded-buffer", "specific"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: the primitives under test guard every field; `inside`
@@ -36,16 +40,21 @@ struct ControlledProbeWorkload: Workload {
         let concurrent = StressQueue(label: "probe.concurrent", attributes: .concurrent)
         /// Workers inside each section (indexed by its name's place in ``sections``).
         /// (Plain integers: under control one worker runs at a time.)
-        var inside = [Int](repeating: 0, count: 8)
-        static let sections = ["lock", "condition", "semaphore", "mutex", "serial", "barrier", "try"]
+        var inside = [Int](repeating: 0, count: 9)
+        static let sections = ["lock", "condition", "semaphore", "mutex", "serial", "barrier", "try", "recursive"]
         let flag = Atomic<Bool>(false)
         let plain = NSLock()
+        let recursive = StressRecursiveLock(name: "probe.recursive")
+        let bufferLock = StressLock(name: "probe.buffer")
+        lazy var notEmpty = StressCondition(lock: bufferLock, name: "probe.notEmpty")
+        lazy var notFull = StressCondition(lock: bufferLock, name: "probe.notFull")
+        let marker = DispatchSpecificKey<Int>()
         var items = 0
         var timedOut = 0
 
         /// One worker inside a section: a violation message when another is too.
         func enter(_ section: String) -> String? {
-            let i = Self.sections.firstIndex(of: section) ?? 7
+            let i = Self.sections.firstIndex(of: section) ?? 8
             let before = inside[i]
             inside[i] += 1
             fuzzPoint()
@@ -72,6 +81,7 @@ struct ControlledProbeWorkload: Workload {
                     s.once.run { fuzzPoint() }
                     s.serial.sync { problem = problem ?? s.enter("serial") }
                     s.concurrent.sync(flags: .barrier) { problem = problem ?? s.enter("barrier") }
+                    s.recursive.withLock { s.recursive.withLock { problem = problem ?? s.enter("recursive") } }
                     if s.lock.try() {
                         problem = problem ?? s.enter("try")
                         s.lock.unlock()
@@ -118,6 +128,23 @@ struct ControlledProbeWorkload: Workload {
                     s.items += 1
                     s.plain.unlock()
                     return .next
+                case "bounded-buffer":
+                    s.bufferLock.lock()
+                    defer { s.bufferLock.unlock() }
+                    if frame.thread % 2 == 0 {
+                        while s.items == 2 { s.notFull.wait() }
+                        s.items += 1
+                        s.notEmpty.signal()
+                    } else {
+                        while s.items == 0 { s.notEmpty.wait() }
+                        s.items -= 1
+                        s.notFull.signal()
+                    }
+                    return s.items < 0 || s.items > 2 ? .violation("the buffer holds \(s.items)") : .next
+                case "specific":
+                    s.serial.setSpecific(key: s.marker, value: 7)
+                    let seen = s.serial.sync { StressQueue.getSpecific(key: s.marker) }
+                    return seen == 7 ? .next : .violation("the queue's specific read back as \(String(describing: seen))")
                 case "relock":
                     s.lock.lock()
                     s.lock.lock()

@@ -173,4 +173,20 @@ final class ControlledSchedulingTests: XCTestCase {
         XCTAssertEqual(schedule.controlled, .partial)
         XCTAssertTrue(schedule.escapes?.first?.contains("blocked in the kernel in step probe/call") == true, "\(schedule)")
     }
+
+    /// One lock, two conditions over it (the bounded buffer of pthread code),
+    /// and a queue's specific read back inside its block: correct under
+    /// control, under every policy. (A count of operations, the same for
+    /// producers and consumers, so that nobody is left waiting at the end.)
+    func testTwoConditionsOnOneLockAndQueueSpecificsRunUnderControl() throws {
+        for (seed, policy) in [(1, FuzzProfile.off), (2, .yield), (3, .pct)] {
+            for shape in ["bounded-buffer", "specific"] {
+                let outcome = Support.run("test-controlled-probe", ["shape": .text(shape)], strategy: "unsynchronized",
+                                          settings: Support.settings(threads: 4, seed: UInt64(seed), fuzz: policy, ops: 200))
+                XCTAssertNil(outcome.stall, "\(shape) \(policy): \(outcome.stall?.summary ?? "")")
+                XCTAssertEqual(outcome.output?.measurement.totalOps, 800, "\(shape) \(policy)")
+                XCTAssertEqual(outcome.output?.violations.count, 0, "\(shape) \(policy): \(outcome.firstMessage ?? "")")
+            }
+        }
+    }
 }
