@@ -120,6 +120,38 @@ final class OwnCodeTests: XCTestCase {
         XCTAssertTrue(partial.stall?.summary.contains("while 6 other worker(s) went on") == true, partial.stall?.summary ?? "")
     }
 
+    /// The same plan under controlled scheduling: every expectation holds,
+    /// the deadlocks the model can see (the wrappers' and the interposed
+    /// NSLocks', rwlocks' and conditions') are reported at once with their
+    /// schedule, and a deadlock replays its identical schedule.
+    func testOwnCodePlanUnderControlledScheduling() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        let json = dir.appendingPathComponent("own-code-controlled.json").path
+        let run = try WorkloadTestSupport.run(TestSupport.stressbenchPath,
+                                              ["run", "Plans/own-code.yaml", "--schedule", "controlled", "--json", json, "-q"])
+        XCTAssertEqual(run.status, 0, "every expectation holds under control: " + run.stderr)
+        let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        XCTAssertEqual(report.trials.count, 29)
+        for trial in report.trials where trial.outcome != .crashed {
+            XCTAssertEqual(trial.schedule?.mode ?? trial.stall?.schedule?.mode, .controlled, WorkloadTestSupport.describe(trial))
+        }
+        for experiment in ["lock-order", "wait-holding-lock", "queue-lock-order", "image-store-once-reentry", "ledger-lock-order",
+                           "ledger-recursive-lock-lock-order", "ledger-rwlock-lock-order", "ledger-lock-and-condition-lock-order"] {
+            let trial = try XCTUnwrap(report.trials.first { $0.trial.experiment == experiment }, experiment)
+            XCTAssertEqual(trial.outcome, .deadlock, WorkloadTestSupport.describe(trial))
+            XCTAssertTrue(trial.stall?.summary.contains("found at once by controlled scheduling") == true, trial.stall?.summary ?? experiment)
+            XCTAssertNotNil(trial.stall?.cycle, experiment)
+            XCTAssertEqual(trial.schedule?.controlled, .full, experiment)
+        }
+        let deadlock = try XCTUnwrap(report.trials.first { $0.trial.experiment == "ledger-lock-order" })
+        let replay = try WorkloadTestSupport.run(TestSupport.stressbenchPath, [
+            "replay", "Plans/own-code.yaml", "--only", deadlock.trial.id, "--seed", String(deadlock.trial.seed),
+            "--schedule", "controlled", "--times", "3",
+        ])
+        XCTAssertTrue(replay.stdout.contains("identical schedule: 3/3") || replay.stderr.contains("identical schedule: 3/3"),
+                      replay.stdout + replay.stderr)
+    }
+
     func testPrimitivesOutsideATrialBehaveLikeWhatTheyWrap() {
         let lock = StressLock(name: "outside")
         lock.lock()
