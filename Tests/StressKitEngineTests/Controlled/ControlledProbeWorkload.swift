@@ -19,13 +19,15 @@ import Synchronization
 ///   across a fuzz point (its waiters block in the kernel);
 /// - `bounded-buffer`: one lock and two conditions over it (not empty, not
 ///   full), producers on even workers, consumers on odd ones;
-/// - `specific`: a queue marked with `setSpecific`, read back inside its block.
+/// - `specific`: a queue marked with `setSpecific`, read back inside its block;
+/// - `partial-lock-order`: workers 0 and 1 take two locks in opposite
+///   orders while the others go on with a third.
 struct ControlledProbeWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-controlled-probe", summary: "harness-aware primitives in the shapes controlled scheduling models",
         parameters: [.choice("shape", "what the workers do", default: "primitives",
                              choices: ["primitives", "handoff", "handoff-if", "timed-wait", "livelock", "async", "relock", "lock-order", "plain-lock",
-                                      "bounded-buffer", "specific"])])
+                                      "bounded-buffer", "specific", "partial-lock-order"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: the primitives under test guard every field; `inside`
@@ -145,6 +147,18 @@ struct ControlledProbeWorkload: Workload {
                     s.serial.setSpecific(key: s.marker, value: 7)
                     let seen = s.serial.sync { StressQueue.getSpecific(key: s.marker) }
                     return seen == 7 ? .next : .violation("the queue's specific read back as \(String(describing: seen))")
+                case "partial-lock-order":
+                    if frame.thread >= 2 {
+                        s.recursive.withLock { fuzzPoint() }
+                        return .next
+                    }
+                    let (first, second) = frame.thread == 0 ? (s.lock, s.other) : (s.other, s.lock)
+                    first.lock()
+                    fuzzPoint()
+                    second.lock()
+                    second.unlock()
+                    first.unlock()
+                    return .next
                 case "relock":
                     s.lock.lock()
                     s.lock.lock()

@@ -189,4 +189,18 @@ final class ControlledSchedulingTests: XCTestCase {
             }
         }
     }
+
+    /// Two workers in a lock-order cycle while two others go on: a deadlock
+    /// of the two, found the moment the cycle closes.
+    func testAPartialDeadlockIsFoundWhenItsCycleCloses() throws {
+        for seed in 1...3 {
+            let outcome = Support.run("test-controlled-probe", ["shape": .text("partial-lock-order")], strategy: "unsynchronized",
+                                      settings: Support.settings(threads: 4, seed: UInt64(seed), fuzz: .yield))
+            let stall = try XCTUnwrap(outcome.stall, "seed \(seed): no deadlock")
+            XCTAssertEqual(stall.kind, .deadlock)
+            XCTAssertEqual(stall.partial, true, stall.summary)
+            XCTAssertEqual(stall.cycle?.count, 2, stall.summary)
+            XCTAssertLessThan(stall.schedule?.decisions ?? .max, 20_000, stall.summary)
+        }
+    }
 }

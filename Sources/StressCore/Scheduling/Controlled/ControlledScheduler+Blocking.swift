@@ -13,8 +13,30 @@ extension ControlledScheduler {
         sequence &+= 1
         waitSequence[me] = sequence
         timedOut[me] = false
+        // Some workers waiting for each other in a circle while the rest go
+        // on: a deadlock of those, found now rather than when all are stuck.
+        if kind == .blocked, let cycle = cycle(through: me, waitingFor: key) {
+            reportDeadlock(stuck: cycle)
+            parkForever(me)
+        }
         switchAway(from: me, park: true)
         return !isReleased
+    }
+
+    /// The workers of a cycle of exclusive holds that `me`, waiting for
+    /// `key`, closes: each blocked on what the next holds, the last on what
+    /// `me` holds. Nil when the chain of owners ends (someone can go on).
+    func cycle(through me: Int, waitingFor key: UInt64) -> [Int]? {
+        var chain = [me]
+        var wanted = key
+        for _ in 0..<workers {
+            guard let owner = resources.owner(of: wanted) else { return nil }
+            if owner == me { return chain }
+            guard status[owner] == .blocked, !chain.contains(owner) else { return nil }
+            chain.append(owner)
+            wanted = waitKey[owner]
+        }
+        return nil
     }
 
     /// Waits until `key` is signalled (a semaphore at zero): false when

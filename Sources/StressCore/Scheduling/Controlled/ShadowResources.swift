@@ -75,6 +75,12 @@ struct ShadowResources {
         return false
     }
 
+    /// The worker that holds `key` exclusively, if one does.
+    func owner(of key: UInt64) -> Int? {
+        guard let entry = entries.first(where: { $0.key == key }), entry.owner >= 0 else { return nil }
+        return entry.owner
+    }
+
     /// Whether `worker` holds `key` exclusively.
     func owns(_ key: UInt64, _ worker: Int) -> Bool {
         entries.contains { $0.key == key && $0.owner == worker }
