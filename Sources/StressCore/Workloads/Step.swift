@@ -71,7 +71,9 @@ public struct Step<State: AnyObject & Sendable>: Sendable {
     public init<K: StepKernel>(_ name: String, access: Access, kernel: K) where K.State == State {
         self.name = name
         self.access = access
-        self.body = { state, frame in kernel.run(state, &frame) }
+        // The general loop (fuzzing, controlled) runs the kernel with its
+        // fuzz points; the loops compiled for speed call `run` on `kernel`.
+        self.body = { state, frame in kernel.runWithFuzzPoints(state, &frame) }
         self.kernel = kernel
         self.predicate = nil
         self.asyncBody = nil

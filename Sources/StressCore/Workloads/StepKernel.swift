@@ -48,6 +48,20 @@ public protocol StepKernel: Sendable {
     /// - Returns: What the worker does next.
     func run(_ state: State, _ frame: inout OpFrame) -> StepResult
 
+    /// The same body with fuzz points inside its racy windows (between a
+    /// read and the write that depends on it), for the engine's general
+    /// loop: where the trial fuzzes, and where controlled scheduling can
+    /// switch workers only at points. The loops compiled for speed, which
+    /// run only when nothing fuzzes, call ``run(_:_:)``, so a point costs
+    /// them nothing. Implement it only for a kernel whose race lies inside
+    /// its body; the default is ``run(_:_:)``.
+    ///
+    /// - Parameters:
+    ///   - state: The trial's shared state.
+    ///   - frame: The worker's frame: registers, random stream, tally.
+    /// - Returns: What the worker does next.
+    func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult
+
     /// Runs the engine's measured loop with this kernel's type known. The
     /// engine calls it; a kernel does not implement it (the default is the
     /// only sensible one).
@@ -55,6 +69,15 @@ public protocol StepKernel: Sendable {
 }
 
 extension StepKernel {
+    /// ``run(_:_:)``: a kernel with no racy window inside its body needs nothing else.
+    ///
+    /// - Parameters:
+    ///   - state: The trial's shared state.
+    ///   - frame: The worker's frame.
+    /// - Returns: What ``run(_:_:)`` returns.
+    @inline(__always)
+    public func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult { run(state, &frame) }
+
     /// Runs the loop compiled for this kernel and the strategy's type, when the
     /// strategy is a built-in one (those ``StressRegistry/builtIn`` registers;
     /// the compiler sees them listed in the type of their registration).

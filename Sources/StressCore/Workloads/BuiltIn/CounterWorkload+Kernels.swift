@@ -6,10 +6,16 @@ extension CounterWorkload {
     struct Add: StepKernel {
         @inline(__always)
         func run(_ state: State, _ frame: inout OpFrame) -> StepResult {
-            // A fuzz point between the load and the store, where an
-            // unguarded increment's race lies: controlled scheduling switches
-            // workers only at points, so without one it could never show the
-            // lost update. (A branch on a worker-local flag when not fuzzing.)
+            state.value.pointee += 1
+            return .next
+        }
+
+        /// The same with a fuzz point between the load and the store, where
+        /// an unguarded increment's race lies: controlled scheduling switches
+        /// workers only at points, so without one it could never show the
+        /// lost update.
+        @inline(__always)
+        func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult {
             let loaded = state.value.pointee
             frame.fuzzPoint()
             state.value.pointee = loaded &+ 1
@@ -58,6 +64,17 @@ extension CounterWorkload {
             let found = track ? state.enter(writer: writer) : nil
             CounterWorkload.spin(pauses)
             let result = inner.run(state, &frame)
+            if track { state.exit(writer: writer) }
+            if let found { return .violation(found) }
+            return result
+        }
+
+        /// The same around the inner kernel's body with its fuzz points.
+        @inline(__always)
+        func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult {
+            let found = track ? state.enter(writer: writer) : nil
+            CounterWorkload.spin(pauses)
+            let result = inner.runWithFuzzPoints(state, &frame)
             if track { state.exit(writer: writer) }
             if let found { return .violation(found) }
             return result
