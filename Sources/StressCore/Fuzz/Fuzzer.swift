@@ -52,9 +52,6 @@ package struct Fuzzer: Sendable {
     /// Where the workers' points meet, when the policy makes them agree
     /// (soft PCT); nil for most policies.
     private let coordinator: (any FuzzCoordinator)?
-    /// Whether the coordinator decides every switch (controlled scheduling):
-    /// a point then only asks it, and nothing sleeps, spins or yields.
-    private let controlled: Bool
     /// Where the worker publishes its site: a pause the fuzzer makes is
     /// published as `fuzzing` while it lasts, so the watchdog never takes
     /// the harness's own pause for a stall of the code under test.
@@ -74,8 +71,12 @@ package struct Fuzzer: Sendable {
         self.thread = thread
         isVictim = settings.starveProbability > 0 && Int(SplitMix64.derive(seed, 0x5EED) % UInt64(threads)) == thread
         self.coordinator = coordinator
-        controlled = coordinator?.ownsSchedule ?? false
     }
+
+    /// Whether the coordinator decides every switch (controlled scheduling):
+    /// a point then only asks it, and nothing sleeps, spins or yields.
+    /// Asked, not stored: the frame every loop carries stays its size.
+    private var controlled: Bool { coordinator?.ownsSchedule ?? false }
 
     /// The `n`-th uniform draw in [0, 1) of this worker's stream for point `i`.
     @inline(__always)
@@ -116,8 +117,11 @@ package struct Fuzzer: Sendable {
     /// here (after the coordinator lets it go on: under PCT, once no
     /// higher-priority worker is runnable).
     mutating func hit(_ point: FuzzPoint) {
-        if let coordinator { paused { coordinator.point(thread, at: point) } }
-        if !controlled { perform(decide()) }
+        if let coordinator {
+            paused { coordinator.point(thread, at: point) }
+            if coordinator.ownsSchedule { return }
+        }
+        perform(decide())
     }
 
     /// Performs `p`, published as a fuzz pause when it takes time.
