@@ -220,4 +220,34 @@ final class SchedulePlanTests: XCTestCase {
         XCTAssertNil(old.forcedSchedule)
         XCTAssertEqual(TrialSettings(old).schedule, .free)
     }
+
+    /// A controlled trial by time runs for its decisions, so its automatic
+    /// timeout follows them (ten seconds plus 100 µs a decision), whether the
+    /// plan or the command line made it controlled; an explicit one stays.
+    func testAControlledTrialsTimeoutFollowsItsDecisions() throws {
+        let plan = try TestSupport.plan("""
+            experiments:
+              - workload: counter
+                strategies: [mutex]
+                threads: 2
+                duration: 1s
+                schedule: controlled
+                max_decisions: 500000
+              - name: free-one
+                workload: counter
+                strategies: [mutex]
+                threads: 2
+                duration: 1s
+            """)
+        let specs = TrialMatrix.expand(plan)
+        XCTAssertEqual(specs[0].timeout, .seconds(60))
+        XCTAssertEqual(specs[1].timeout, .milliseconds(12_100), "a free trial: warm-up + 2 × window + 10 s")
+        var options = RunOptions()
+        options.schedule = .controlled
+        options.maxDecisions = 1_000_000
+        let overridden = PlanRunner(registry: .builtIn, options: options).selectedTrials(of: plan)
+        XCTAssertEqual(overridden.map(\.timeout), [.seconds(110), .seconds(110)])
+        options.timeoutNs = 5_000_000_000
+        XCTAssertEqual(PlanRunner(registry: .builtIn, options: options).selectedTrials(of: plan).map(\.timeout), [.seconds(5), .seconds(5)])
+    }
 }

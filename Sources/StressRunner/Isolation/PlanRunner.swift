@@ -63,6 +63,14 @@ public struct PlanRunner: Sendable {
                 s.forcedSchedule = forced
             }
             if let n = options.maxDecisions, s.schedule == .controlled { s.maxDecisions = n }
+            // A trial by time made controlled here runs for its decisions,
+            // not its window: its timeout grows to cover them, as a plan's
+            // own `schedule: controlled` gets (never shrinks, never past an
+            // explicit --trial-timeout).
+            if options.timeoutNs == nil, s.schedule == .controlled, s.durationNanoseconds != nil {
+                let controlled = UInt64(max(0, s.maxDecisions)).saturatingMultiply(100_000).saturatingAdd(10_000_000_000)
+                s.timeoutNanoseconds = max(s.timeoutNanoseconds, Int(clamping: controlled))
+            }
             return s
         }
     }
