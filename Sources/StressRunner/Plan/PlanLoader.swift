@@ -244,13 +244,7 @@ package struct PlanLoader: Sendable {
             case "load":
                 layer.load = parseLoad(value, here, &r)
                 layer.loadAt = (value, here)
-            case "schedule":
-                guard let word = r.string(value, here) else { break }
-                guard let mode = ScheduleMode(rawValue: word) else {
-                    r.fail(here, value, "expected free or controlled, found '\(word.clipped)'")
-                    break
-                }
-                layer.schedule = mode
+            case "schedule": layer.schedule = parseSchedule(value, here, &r)
             case "max_decisions":
                 layer.maxDecisions = r.integer(value, here, range: 1...ControlledScheduleLimits.mostDecisions,
                                                what: "a positive number of scheduling decisions")
