@@ -17,6 +17,9 @@ struct IdenticalSchedules: Equatable {
     private(set) var identical = 0
     /// Reruns counted.
     private(set) var total = 0
+    /// Reruns whose record holds no schedule (the trial process died, a
+    /// crash, before it could report one).
+    private(set) var unrecorded = 0
 
     /// A count against `given` (`--schedule`), or against the first rerun's
     /// schedule when nil.
@@ -27,14 +30,21 @@ struct IdenticalSchedules: Equatable {
     /// Counts one rerun whose record's schedule is `schedule`.
     mutating func add(_ schedule: ScheduleRecord?) {
         total += 1
-        guard let encoded = schedule?.encoded else { return }
+        guard let encoded = schedule?.encoded else {
+            unrecorded += 1
+            return
+        }
         let mine = Self.canonical(encoded)
         if reference == nil { reference = mine }
         if mine == reference { identical += 1 }
     }
 
-    /// `identical schedule: 9/10`.
-    var summary: String { "identical schedule: \(identical)/\(total)" }
+    /// `identical schedule: 9/10`, saying how many reruns recorded no
+    /// schedule to compare (a crash ends the process before it reports).
+    var summary: String {
+        "identical schedule: \(identical)/\(total)"
+            + (unrecorded > 0 ? " (\(unrecorded) recorded none: the trial process died before it could report its schedule)" : "")
+    }
 
     /// `text` with spaces dropped and adjacent runs of one worker joined
     /// (`w0:1, w0:1,w1:2` is `w0:2,w1:2`), so that a hand-written schedule

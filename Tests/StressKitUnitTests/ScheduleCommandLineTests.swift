@@ -201,7 +201,8 @@ final class ScheduleCommandLineTests: XCTestCase {
         count.add(ScheduleRecord(mode: .controlled))
         count.add(ScheduleRecord(mode: .controlled, decisions: 1, encoded: "w1:1", controlled: .full))
         count.add(ScheduleRecord(mode: .controlled, decisions: 1, encoded: "w1:1", controlled: .full))
-        XCTAssertEqual(count.summary, "identical schedule: 2/4")
+        XCTAssertEqual(count.summary,
+                       "identical schedule: 2/4 (2 recorded none: the trial process died before it could report its schedule)")
         XCTAssertEqual(count.reference, "w1:1")
     }
 
