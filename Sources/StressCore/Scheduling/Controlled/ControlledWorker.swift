@@ -29,9 +29,9 @@ struct ControlledWorker {
         scheduler.wait(worker, on: condition, releasing: lock, timed: timed)
     }
 
-    /// Waits until `key` is signalled (a semaphore at zero, a once-token
-    /// being run): false when control ended meanwhile; `timedOut` says
-    /// whether a timed wait's virtual deadline ended it.
+    /// Waits until `key` is signalled (a semaphore at zero): `resumed` is
+    /// false when control ended meanwhile; `timedOut` says whether a timed
+    /// wait's virtual deadline ended it.
     func awaitSignal(_ key: UInt64, timed: Bool) -> (resumed: Bool, timedOut: Bool) {
         scheduler.awaitSignal(worker, on: key, timed: timed)
     }
