@@ -65,7 +65,7 @@ final class FuzzingTests: XCTestCase {
         XCTAssertEqual(problems.map { "\($0.path): \($0.message)" }, [
             "experiments[0].fuzz: unknown fuzz profile 'chaoss'; did you mean 'chaos'? (available: off, light, yield, chaos, pct, portfolio)",
             "experiments[1].fuzz: sleep_min is longer than sleep_max",
-            "experiments[1].fuzz.yeild: unknown key 'yeild'; did you mean 'yield'? (allowed here: profile, yield, spin, spin_min, spin_max, sleep, sleep_min, sleep_max, starve, starve_min, starve_max, starve_share, pct_depth, pct_wait_cap, stagger, pct_scope)",
+            "experiments[1].fuzz.yeild: unknown key 'yeild'; did you mean 'yield'? (allowed here: profile, yield, spin, spin_min, spin_max, sleep, sleep_min, sleep_max, starve, starve_min, starve_max, starve_share, pct_depth, pct_wait_cap, stagger, pct_scope, spurious)",
             "experiments[1].fuzz.spin: 2.0 is out of range: expected a number from 0.0 to 1.0",
         ])
     }
