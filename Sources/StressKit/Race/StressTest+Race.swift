@@ -25,7 +25,7 @@ extension StressTest {
     /// replays exactly. The roles run under no strategy of the harness's
     /// (they bring their own synchronization); every other setting
     /// (``seed(_:)``, ``duration(_:)``, ``ops(_:)`` for a number of rounds,
-    /// ``fuzz(_:)``) works as for any test.
+    /// `fuzz`) works as for any test.
     ///
     /// A check fails a round by throwing (`try #require(...)`, or an error of
     /// its own) or by calling ``reportViolation(_:)``. A plain `#expect` is

@@ -167,7 +167,7 @@ extension TrialSpec {
     }
 
     /// The most decisions a controlled trial makes before it ends (the plan's
-    /// `max_decisions`, `--max-decisions`); ``PlanDefaults/maxDecisions``
+    /// `max_decisions`, `--max-decisions`); 20,000
     /// when not given. Only a controlled trial makes decisions; making the
     /// trial free (``schedule``) clears it.
     public var maxDecisions: Int {
