@@ -123,6 +123,9 @@ public struct PlanRunner: Sendable {
             let started = MonotonicClock.now()
             var result = runTrial(spec)
             result.wallNanoseconds = Int(clamping: MonotonicClock.now() &- started)
+            // A trial whose process died before it reported (a crash, a
+            // timeout) still says how it was scheduled; its decisions are lost.
+            if result.schedule == nil { result.schedule = ScheduleRecord(mode: spec.schedule) }
             if result.expectation != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
             results.append(result)
             stream?.append(result)
