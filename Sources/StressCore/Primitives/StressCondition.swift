@@ -27,12 +27,7 @@ public final class StressCondition: @unchecked Sendable {
     ///   - line: The line that makes it (the compiler fills it in).
     public init(name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         lockWord = StressLock(unregistered: ())
-        condition = .allocate(capacity: 1)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        condition = Self.makeCondition()
         if let name {
             PrimitiveNames.register(Participation.key(lockWord), "the lock of condition '\(name)'")
             PrimitiveNames.register(Participation.key(self), "the condition '\(name)'")
@@ -55,17 +50,24 @@ public final class StressCondition: @unchecked Sendable {
     ///   - line: The line that makes it (the compiler fills it in).
     public init(lock: StressLock, name: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         lockWord = lock
-        condition = .allocate(capacity: 1)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        condition = Self.makeCondition()
         if let name {
             PrimitiveNames.register(Participation.key(self), "the condition '\(name)'")
         } else {
             PrimitiveNames.register(Participation.key(self), madeAs: "StressCondition", file: file, line: line)
         }
+    }
+
+    /// A pthread condition on the monotonic clock (the clock
+    /// ``wait(untilNanoseconds:)``'s deadlines are in).
+    private static func makeCondition() -> UnsafeMutablePointer<pthread_cond_t> {
+        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        return condition
     }
 
     deinit {
