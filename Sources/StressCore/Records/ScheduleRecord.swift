@@ -19,7 +19,7 @@ public struct ScheduleRecord: Sendable, Codable, Equatable {
     /// A controlled trial: `full` when every worker stayed under the
     /// harness's control, `partial` when one blocked or spun where the
     /// harness could not see (see ``escapes``). Nil for a free-running trial.
-    public var controlled: ControlCoverage?
+    public var controlled: Coverage?
     /// A `partial` trial: what escaped the scheduler, one line each
     /// ("worker 1 blocked for 12 ms outside any scheduling point, in
     /// step transfer/debit"). Nil otherwise.
@@ -36,7 +36,7 @@ public struct ScheduleRecord: Sendable, Codable, Equatable {
     ///   - encoded: The decisions, run-length encoded.
     ///   - controlled: Whether the control was full or partial.
     ///   - escapes: What escaped the scheduler, for a partial one.
-    public init(mode: ScheduleMode, decisions: Int? = nil, encoded: String? = nil, controlled: ControlCoverage? = nil,
+    public init(mode: ScheduleMode, decisions: Int? = nil, encoded: String? = nil, controlled: Coverage? = nil,
                 escapes: [String]? = nil) {
         self.mode = mode
         self.decisions = decisions
@@ -46,12 +46,14 @@ public struct ScheduleRecord: Sendable, Codable, Equatable {
     }
 }
 
-/// Whether every worker of a controlled trial stayed under the harness's control.
-public enum ControlCoverage: String, Sendable, Codable {
-    /// Every switch was the harness's decision: the schedule replays exactly.
-    case full
-    /// Some code blocked or spun where the harness could not see (an
-    /// uninterposed lock, a raw system call, a plain `DispatchQueue`); the
-    /// operating system decided there, so a replay may differ.
-    case partial
+extension ScheduleRecord {
+    /// Whether every worker of a controlled trial stayed under the harness's control.
+    public enum Coverage: String, Sendable, Codable {
+        /// Every switch was the harness's decision: the schedule replays exactly.
+        case full
+        /// Some code blocked or spun where the harness could not see (an
+        /// uninterposed lock, a raw system call, a plain `DispatchQueue`); the
+        /// operating system decided there, so a replay may differ.
+        case partial
+    }
 }

@@ -117,6 +117,9 @@ package enum LocalTrial {
             result.executorStats = output.executor
             result.outcomes = output.rounds?.outcomes
             result.schedule = output.schedule
+            result.trace = output.trace
+            result.shrink = output.shrink
+            result.exploration = output.exploration
             return result
         } catch {
             return .failed(spec, .error, FailureReport(message: "could not run the trial: \(error)"))

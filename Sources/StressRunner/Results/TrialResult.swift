@@ -90,6 +90,16 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// --schedule`) and whether the control was full. Nil for a trial that
     /// did not run, or whose process died before it could tell.
     public var schedule: ScheduleRecord?
+    /// A failed controlled trial: the interleaving that led to the failure,
+    /// one event per scheduling point (shrunk when ``shrink`` says so). Nil
+    /// otherwise.
+    public var trace: [TraceEvent]?
+    /// A failed controlled trial whose schedule was shrunk: the sizes before
+    /// and after. Nil otherwise.
+    public var shrink: ScheduleRecord.Shrinking?
+    /// A trial run as a bounded exhaustive exploration: how many schedules
+    /// it ran, how many failed, and whether that was all of them. Nil otherwise.
+    public var exploration: ScheduleRecord.Exploration?
     // In nanoseconds (the JSON's `wallNs`); ``wallTime`` is the public face.
     package var wallNanoseconds: Int?
 
@@ -128,6 +138,9 @@ public struct TrialResult: Sendable, Codable, Equatable {
         case executorStats
         case outcomes
         case schedule
+        case trace
+        case shrink
+        case exploration
         case wallNanoseconds = "wallNs"
     }
 }

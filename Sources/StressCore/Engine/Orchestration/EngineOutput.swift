@@ -10,6 +10,12 @@ package struct EngineOutput: Sendable {
     public var executor: ExecutorStats?
     /// How the workers were scheduled: `free`, or the decisions of a controlled trial.
     public var schedule: ScheduleRecord = .free
+    /// A failed controlled trial's interleaving (see ``TraceEvent``).
+    package var trace: [TraceEvent]?
+    /// How a failed controlled trial's schedule was shrunk.
+    package var shrink: ScheduleRecord.Shrinking?
+    /// What a bounded exhaustive exploration did.
+    package var exploration: ScheduleRecord.Exploration?
     /// The loop each worker ran its measured window in, for the tests that
     /// check which loop the engine chose.
     var measuredLoops: [MeasuredLoopKind] = []

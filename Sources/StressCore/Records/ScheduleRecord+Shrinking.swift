@@ -1,0 +1,47 @@
+extension ScheduleRecord {
+    /// How a failed controlled trial's schedule was shrunk: the record's
+    /// `shrink` object. The harness replays smaller schedules (fewer
+    /// preemptions, then fewer operations per worker, then fewer events) and
+    /// keeps each one that still fails the same way; the record's `trace` and
+    /// `schedule` are then the smallest one's.
+    public struct Shrinking: Sendable, Codable, Equatable {
+        /// The trace's events before shrinking, and after.
+        public var eventsBefore: Int
+        /// See ``eventsBefore``.
+        public var eventsAfter: Int
+        /// Preemptions (switches away from a worker that could have gone on)
+        /// before shrinking, and after.
+        public var preemptionsBefore: Int
+        /// See ``preemptionsBefore``.
+        public var preemptionsAfter: Int
+        /// The shrunk schedule, for `replay --schedule` (the encoding of
+        /// ``ScheduleRecord/encoded``).
+        public var encoded: String
+        /// Candidate schedules replayed while shrinking.
+        public var attempts: Int
+        /// Whether shrinking stopped at its time bound before it was done (the
+        /// result is then smaller, not smallest).
+        public var timedOut: Bool
+
+        /// A record.
+        ///
+        /// - Parameters:
+        ///   - eventsBefore: Events of the failing trace.
+        ///   - eventsAfter: Events of the shrunk one.
+        ///   - preemptionsBefore: Preemptions of the failing schedule.
+        ///   - preemptionsAfter: Preemptions of the shrunk one.
+        ///   - encoded: The shrunk schedule's text.
+        ///   - attempts: Candidates replayed.
+        ///   - timedOut: Whether the time bound ended it.
+        public init(eventsBefore: Int, eventsAfter: Int, preemptionsBefore: Int, preemptionsAfter: Int, encoded: String,
+                    attempts: Int, timedOut: Bool) {
+            self.eventsBefore = eventsBefore
+            self.eventsAfter = eventsAfter
+            self.preemptionsBefore = preemptionsBefore
+            self.preemptionsAfter = preemptionsAfter
+            self.encoded = encoded
+            self.attempts = attempts
+            self.timedOut = timedOut
+        }
+    }
+}
