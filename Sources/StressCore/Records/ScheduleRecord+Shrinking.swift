@@ -22,6 +22,10 @@ extension ScheduleRecord {
         /// Whether shrinking stopped at its time bound before it was done (the
         /// result is then smaller, not smallest).
         public var timedOut: Bool
+        /// The operations each worker ran in the shrunk schedule (a
+        /// scenario's: rounds), when shrinking cut them; `replay --ops`
+        /// with ``encoded`` reruns it. Nil when the trial's own stop holds.
+        public var operations: Int?
 
         /// A record.
         ///

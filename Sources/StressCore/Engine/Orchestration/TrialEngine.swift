@@ -156,10 +156,11 @@ package enum TrialEngine {
         }
         let watching = watchdog.start()
         let controlled = controlling
-            ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1) }
+            ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1, detail: $2) }
             : nil
         scheduled.withLock { $0 = controlled }
-        controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2) }
+        controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2, detail: $3) }
+        controlled?.names = TraceNames(operations: operations.map { ($0.name, $0.steps.map(\.name)) })
         let fuzzShared = controlled ?? policy.makeCoordinator(board: board, settings: settings.fuzz, seed: settings.seed)
         let rounds = makeRounds?(board, fuzzShared, settings)
         var reports: [WorkerReport] = []
@@ -212,6 +213,12 @@ package enum TrialEngine {
         var output = merge(reports, window, schedule, settings)
         output.executor = executorStats
         output.schedule = controlled?.record() ?? .free
+        if let controlled {
+            if output.violations.count > 0 { output.trace = controlled.traceEvents() }
+            output.choices = controlled.choices
+            output.preemptions = controlled.preemptions
+            output.traceEventCount = controlled.trace.count
+        }
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }
