@@ -78,6 +78,23 @@ enum TraceFixtures {
         return r
     }
 
+    /// The same lost update unshrunk, after worker 0's first 10 increments:
+    /// a run long enough to fold.
+    static let longLostUpdate: [TraceEvent] = increments(worker: 0, 10) + [
+        TraceEvent(worker: 0, kind: .operationStart, name: "increment"),
+        TraceEvent(worker: 0, kind: .value, name: "read count", value: 10, file: "Counter/Counter.swift", line: 41),
+        TraceEvent(worker: 0, kind: .point, name: "", file: "Counter/Counter.swift", line: 41),
+        TraceEvent(worker: 0, kind: .switch, name: "preempted", preempted: true),
+        TraceEvent(worker: 1, kind: .operationStart, name: "increment"),
+        TraceEvent(worker: 1, kind: .value, name: "read count", value: 10, file: "Counter/Counter.swift", line: 41),
+        TraceEvent(worker: 1, kind: .point, name: "", file: "Counter/Counter.swift", line: 41),
+        TraceEvent(worker: 1, kind: .value, name: "write count =", value: 11, file: "Counter/Counter.swift", line: 42),
+        TraceEvent(worker: 1, kind: .operationEnd, name: "increment"),
+        TraceEvent(worker: 1, kind: .switch, name: "finished", preempted: false),
+        TraceEvent(worker: 0, kind: .value, name: "write count =", value: 11, file: "Counter/Counter.swift", line: 42),
+        TraceEvent(worker: 0, kind: .operationEnd, name: "increment"),
+    ]
+
     /// `operations` increments by `worker`, each a read and a write with
     /// a point between them.
     static func increments(worker: Int, _ operations: Int) -> [TraceEvent] {

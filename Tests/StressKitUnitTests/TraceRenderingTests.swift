@@ -192,6 +192,25 @@ final class TraceRenderingTests: XCTestCase {
         XCTAssertTrue(rows.contains { $0.contains("x…  Table:9 |") }, rows.joined(separator: "\n"))
     }
 
+    /// docs/traces.md quotes the renderer's real output on these fixtures:
+    /// the page changes when the drawing does. (When the page shows a
+    /// captured trace instead, its check goes with it.)
+    func testTheGuideQuotesTheRenderersOutput() throws {
+        let page = try DocumentationPages.page(containing: "# Reading an interleaving trace").text
+        let details = TableReport.details(TraceFixtures.lostUpdateResult(), planFile: "Plans/bugs.yaml")
+        XCTAssertTrue(page.contains("```text\n" + details + "\n```"), details)
+        var long = TraceFixtures.lostUpdateResult()
+        long.trace = TraceFixtures.longLostUpdate
+        long.shrink = nil
+        for block in [try XCTUnwrap(TraceText.block(long)), try XCTUnwrap(TraceText.block(TraceFixtures.lockOrderResult()))] {
+            XCTAssertTrue(page.contains("```text\n" + block.joined(separator: "\n") + "\n```"), block.joined(separator: "\n"))
+        }
+        let exploration = ScheduleRecord.Exploration(schedules: 1_204, failed: 0, complete: true, bound: 2,
+                                                     schedulesWithoutPruning: 3_310, pruned: 2_106)
+        XCTAssertTrue(page.contains("start-cancel/mutex/t2/r0: " + ExplorationText.line(exploration) + "\n"))
+        XCTAssertTrue(page.contains(TraceText.shrinkLine(TraceFixtures.lostUpdateShrink)))
+    }
+
     func testCountsAreGroupedAndPluralized() {
         XCTAssertEqual(TraceText.grouped(0), "0")
         XCTAssertEqual(TraceText.grouped(999), "999")
