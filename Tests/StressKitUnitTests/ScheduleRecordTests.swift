@@ -84,10 +84,10 @@ final class ScheduleRecordTests: XCTestCase {
                                  options: ["--schedule", "controlled", "--max-decisions", "900"])
         let details = TableReport.details(r, planFile: "p.yaml", rerun: rerun)
         XCTAssertTrue(details.contains("\n  schedule: controlled, 5 decisions\n"), details)
-        XCTAssertTrue(details.hasSuffix("\n  replay: swift run -c release stressbench replay p.yaml --only e/mutex/t2/r0 --schedule w0:2,w1:3 --max-decisions 900"),
+        XCTAssertTrue(details.hasSuffix("\n  replay: swift run -c release stressbench replay p.yaml --only e/mutex/t2/r0 --seed 1 --schedule w0:2,w1:3 --max-decisions 900"),
                       details)
         let markdown = MarkdownReport.problemItem(r, of: Synthetic.report([r]))
-        XCTAssertTrue(markdown.contains("  \n  schedule: controlled, 5 decisions  \n  replay: `stressbench replay synthetic.yaml --only e/mutex/t2/r0 --schedule w0:2,w1:3`\n"),
+        XCTAssertTrue(markdown.contains("  \n  schedule: controlled, 5 decisions  \n  replay: `stressbench replay synthetic.yaml --only e/mutex/t2/r0 --seed 1 --schedule w0:2,w1:3`\n"),
                       markdown)
     }
 

@@ -27,7 +27,7 @@ final class TraceRenderingTests: XCTestCase {
         ])
         let lines = r.interleavingLines(planFile: "Plans/bugs.yaml", rerun: nil, drawTrace: true)
         XCTAssertLessThanOrEqual(lines.count, 15)
-        XCTAssertEqual(lines.last, "replay: stressbench replay Plans/bugs.yaml --only counter-lost-update/unsynchronized/t2/r0 --schedule w0:2,w1:3,w0:1")
+        XCTAssertEqual(lines.last, "replay: stressbench replay Plans/bugs.yaml --only counter-lost-update/unsynchronized/t2/r0 --seed 1 --schedule w0:2,w1:3,w0:1")
         XCTAssertTrue(lines.contains("shrunk from 4,812 events, 3 preemptions to 11 events, 1 preemption (57 candidates replayed)"), "\(lines)")
     }
 

@@ -32,7 +32,7 @@ final class TraceReportTests: XCTestCase {
               | worker 0                      | worker 1                      |
             """), text)
         XCTAssertTrue(text.contains("  shrunk from 4,812 events, 3 preemptions to 11 events, 1 preemption (57 candidates replayed)\n"
-                                    + "  replay: stressbench replay synthetic.yaml --only counter-lost-update/unsynchronized/t2/r0 --schedule w0:2,w1:3,w0:1"), text)
+                                    + "  replay: stressbench replay synthetic.yaml --only counter-lost-update/unsynchronized/t2/r0 --seed 1 --schedule w0:2,w1:3,w0:1"), text)
         XCTAssertEqual(text.components(separatedBy: "interleaving (").count, 2, "one trace drawn")
         XCTAssertTrue(text.contains("  trace: 13 events, 1 preemption, in the JSON results (the report draws the first failure's)"), text)
         XCTAssertTrue(text.contains("start-cancel/mutex/t2/r0: explored 1,204 schedules with at most 2 preemptions: 0 failed (complete for this bound); "
@@ -45,7 +45,7 @@ final class TraceReportTests: XCTestCase {
         let md = MarkdownReport.render(report())
         XCTAssertTrue(md.contains("""
               shrunk from 4,812 events, 3 preemptions to 11 events, 1 preemption (57 candidates replayed)  
-              replay: `stressbench replay synthetic.yaml --only counter-lost-update/unsynchronized/t2/r0 --schedule w0:2,w1:3,w0:1`
+              replay: `stressbench replay synthetic.yaml --only counter-lost-update/unsynchronized/t2/r0 --seed 1 --schedule w0:2,w1:3,w0:1`
 
               ```text
               interleaving (2 workers, 1 preemption; shrunk from 4,812 events):
