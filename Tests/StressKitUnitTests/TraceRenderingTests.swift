@@ -80,6 +80,12 @@ final class TraceRenderingTests: XCTestCase {
                        ["  acquire the lock 'a'", "  -- switch (blocked on the lock 'a') --", "  release the lock 'a'", "  acquired the lock 'a'"],
                        "a grant after a wait has its own line")
         XCTAssertEqual(TraceLine.lines(of: blocked).map(\.events), [0..<1, 1..<2, 2..<4, 4..<5], "the hidden switch belongs to the line before it")
+
+        let leading = [TraceEvent(worker: 1, kind: .operationEnd, name: "push")] + blocked
+        XCTAssertEqual(TraceLine.lines(of: leading).map(\.events), [0..<2, 2..<3, 3..<5, 5..<6], "so do hidden events before the first line")
+        var nothing = TraceFixtures.lostUpdateResult()
+        nothing.trace = [TraceEvent(worker: 0, kind: .operationEnd, name: "push")]
+        XCTAssertNil(TraceText.block(nothing), "nothing to draw")
     }
 
     /// A long run of one worker keeps its first 2 and last 4 lines, and one

@@ -13,7 +13,8 @@ import StressCore
 /// ...
 /// ```
 package enum TraceText {
-    /// The block's lines, without indentation; nil when `result` has no trace.
+    /// The block's lines, without indentation; nil when `result` has no trace
+    /// (or none of its events needs a line: then there is nothing to draw).
     ///
     /// - Parameters:
     ///   - result: A trial's record.
@@ -22,6 +23,7 @@ package enum TraceText {
     package static func block(_ result: TrialResult, folding: TraceFolding = .standard, table: TraceTable = .standard) -> [String]? {
         guard let trace = result.trace, !trace.isEmpty else { return nil }
         let lines = folding.fold(TraceLine.lines(of: trace), of: trace)
+        guard !lines.isEmpty else { return nil }
         let folded = lines.contains { $0.worker == nil }
         var out = [header(trace, shrink: result.shrink, folded: folded)] + table.render(lines)
         if result.outcome == .deadlock, let cycle = result.stall?.cycle, !cycle.isEmpty {
