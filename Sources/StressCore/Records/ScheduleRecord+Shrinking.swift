@@ -7,12 +7,14 @@ extension ScheduleRecord {
     public struct Shrinking: Sendable, Codable, Equatable {
         /// The trace's events before shrinking, and after.
         public var eventsBefore: Int
-        /// See ``eventsBefore``.
+        /// The shrunk trace's events: the record's `trace` is this long
+        /// (before folding).
         public var eventsAfter: Int
         /// Preemptions (switches away from a worker that could have gone on)
         /// before shrinking, and after.
         public var preemptionsBefore: Int
-        /// See ``preemptionsBefore``.
+        /// The shrunk schedule's preemptions: the fewest the shrinking
+        /// found that still fail the same way.
         public var preemptionsAfter: Int
         /// The shrunk schedule, for `replay --schedule` (the encoding of
         /// ``ScheduleRecord/encoded``).
