@@ -185,10 +185,11 @@ public struct OpFrame: Sendable {
         }
     }
 
-    /// A built-in fuzz point.
+    /// A built-in fuzz point: the engine's own (exploration knows that no
+    /// code under test runs between some pairs of them).
     @inline(__always)
     mutating func fuzz(_ point: FuzzPoint) {
-        if fuzz.active { fuzz.hit(point) }
+        if fuzz.active { fuzz.hit(point, detail: ControlledScheduler.enginePoint) }
     }
 
     /// A built-in fuzz point at an operation's start or between its steps,

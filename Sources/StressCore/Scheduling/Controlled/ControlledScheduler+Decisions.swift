@@ -68,7 +68,9 @@ extension ControlledScheduler {
         choices = nil
         if let last = list.indices.last {
             list[last].footprint = Footprint(pure: !transitionOverflow && Self.isPure(start: transitionStart, end: decidingAt),
-                                             keys: transitionKeys)
+                                             keys: transitionKeys,
+                                             local: transitionKeys.isEmpty && !transitionOverflow
+                                                 && Self.isLocal(start: transitionStart, end: decidingAt))
         }
         var mask: UInt64 = 0
         for w in 0..<workers where status[w] == .runnable { mask |= 1 << UInt64(w) }

@@ -51,28 +51,56 @@ extension ControlledScheduler {
         /// Whether the transition only took or gave back the primitives in ``keys``.
         var pure: Bool
         var keys: [UInt64]
+        /// Whether it ran only the engine's own code between two of its
+        /// points, where no code under test runs (between operations, from
+        /// a step's start to its request for a section, from a section's
+        /// release to the step's end): it touches nothing another worker sees.
+        var local = false
 
         static let opaque = Footprint(pure: false, keys: [])
 
         /// Whether running the two in either order ends in the same state:
-        /// both only synchronize, on different primitives.
+        /// one touches nothing shared, or both only synchronize, on
+        /// different primitives.
         func commutes(with other: Footprint) -> Bool {
-            pure && other.pure && !keys.contains { other.keys.contains($0) }
+            if local || other.local { return true }
+            return pure && other.pure && !keys.contains { other.keys.contains($0) }
         }
     }
 
+    /// The `detail` the engine's own points carry (``OpFrame``'s built-in
+    /// ones), and the bit that marks them where a decision is made.
+    static let enginePoint = -2
+    static let engineBit: UInt8 = 0x40
+
     /// Where a decision is made, for a transition's footprint: at a point
     /// (its raw value), inside a model operation, or elsewhere.
-    static let decidedInModel: UInt8 = 100
+    static let decidedInModel: UInt8 = 0x20
     static let decidedElsewhere: UInt8 = 0
 
     /// Whether a transition that starts where a worker was paused at `start`
     /// and ends at a decision made at `end` ran only the primitive's code.
     static func isPure(start: UInt8, end: UInt8) -> Bool {
-        let startsAtSync = start == UInt8(FuzzPoint.beforeAcquire.rawValue) || start == UInt8(FuzzPoint.beforeRelease.rawValue)
-        let endsAtSync = end == UInt8(FuzzPoint.afterAcquire.rawValue) || end == UInt8(FuzzPoint.afterRelease.rawValue)
+        let (s, e) = (start & ~engineBit, end & ~engineBit)
+        let startsAtSync = s == UInt8(FuzzPoint.beforeAcquire.rawValue) || s == UInt8(FuzzPoint.beforeRelease.rawValue)
+        let endsAtSync = e == UInt8(FuzzPoint.afterAcquire.rawValue) || e == UInt8(FuzzPoint.afterRelease.rawValue)
             || end == decidedInModel
-        return startsAtSync && endsAtSync
+        return start != decidedInModel && startsAtSync && endsAtSync
+    }
+
+    /// Whether a transition from the engine's point `start` to its point
+    /// `end` runs only the engine's code (see ``Footprint/local``).
+    static func isLocal(start: UInt8, end: UInt8) -> Bool {
+        guard start & engineBit != 0, end & engineBit != 0, start != decidedInModel, end != decidedInModel else { return false }
+        let (s, e) = (UInt64(start & ~engineBit), UInt64(end & ~engineBit))
+        switch (FuzzPoint(rawValue: s), FuzzPoint(rawValue: e)) {
+        case (.afterRelease?, .betweenSteps?), (.afterRelease?, .operationEnd?),
+             (.operationEnd?, .operationStart?),
+             (.operationStart?, .beforeAcquire?), (.betweenSteps?, .beforeAcquire?):
+            return true
+        default:
+            return false
+        }
     }
 
     /// Under the state lock: a model operation of the token's holder touched `key`.

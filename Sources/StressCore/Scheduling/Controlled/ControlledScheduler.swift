@@ -234,7 +234,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         defer { unlockState() }
         guard ensureHolder(worker) else { return }
         notePoint(worker, point, detail: detail)
-        decidingAt = UInt8(truncatingIfNeeded: point.rawValue)
+        // The engine's own points (an operation's start and its steps carry
+        // their index) are told apart from the primitives' and the user's.
+        let engine = detail >= 0 || detail == Self.enginePoint
+        decidingAt = UInt8(truncatingIfNeeded: point.rawValue) | (engine ? Self.engineBit : 0)
         sinceSwitch &+= 1
         if point == .operationEnd {
             sinceOperationEnd = 0
