@@ -1,17 +1,20 @@
 /// Shrinks a failed controlled trial to a smaller schedule that fails the
 /// same way (``FailureSignature``), in the order that matters to a reader:
+/// the fewest preemptions first, then the fewest operations per worker,
+/// then the fewest events.
 ///
-/// 1. **Preemptions.** The failing decisions are replayed once more, each
-///    decision's alternatives kept, and read as deviations from the
-///    non-preemptive schedule (``ScheduleDeviation``). Each preemption is
-///    dropped in turn, latest first, and kept out when the run still fails;
-///    then the other deviations (which worker runs when the running one
-///    blocks or ends).
-/// 2. **Operations.** For a workload, the same failure is searched for
-///    with 1, 2, 3, 4, 6 and 8 operations per worker (a scenario: one
-///    round), by exploration with no more preemptions than step 1 left,
-///    the fewest first.
-/// 3. **Length** follows: fewer operations and preemptions make fewer events.
+/// 1. **Search small.** Exploration (``ScheduleExplorer``) looks for the
+///    same failure with 0, 1, 2, then 3 preemptions, and for each with 1,
+///    2, 3, 4, 6, then 8 operations per worker (a scenario: one round).
+///    Iterative context bounding finds the fewest preemptions by
+///    construction, so the first failure found is the smallest: a lost
+///    update shrinks from thousands of events to ten.
+/// 2. **Cut the failing run.** When no small run fails the same way (a
+///    failure that needs many operations first), the failing decisions are
+///    replayed with each decision's alternatives kept and read as
+///    deviations from the non-preemptive schedule (``ScheduleDeviation``);
+///    preemptions, then the other deviations, are dropped in chunks
+///    (halving while any stays) and kept out when the run still fails.
 ///
 /// Every candidate is a full run from a fresh start; all stop at the time
 /// bound, and the smallest failing run so far is the answer.
@@ -24,15 +27,18 @@ struct ScheduleShrinker {
     /// Whether the trial is a scenario's (its operations are rounds).
     let rounds: Bool
 
+    /// The most preemptions step 1 searches with.
+    static let searchBound = 3
+
     struct Result {
         var outcome: ControlledExecution.Outcome
         var record: ScheduleRecord.Shrinking
-        /// The operations per worker (or rounds) of the shrunk run, when step 2 cut them.
+        /// The operations per worker (or rounds) of the shrunk run, when step 1 found it.
         var operations: Int?
     }
 
     func shrink(_ original: ControlledExecution.Outcome) -> Result? {
-        guard let signature = FailureSignature(original), let decisions = Self.decisions(of: original) else { return nil }
+        guard let signature = FailureSignature(original) else { return nil }
         let start = MonotonicClock.now()
         var attempts = 0
         var timedOut = false
@@ -43,8 +49,52 @@ struct ScheduleShrinker {
         func failsTheSame(_ outcome: ControlledExecution.Outcome) -> Bool {
             FailureSignature(outcome).map(signature.matches) ?? false
         }
+        var best = original
+        var operations: Int?
 
-        // The failing run again, its alternatives kept.
+        // 1. The same failure in a small run, fewest preemptions first.
+        let bound = min(Self.preemptions(of: original), Self.searchBound)
+        search: for k in 0...bound {
+            for m in rounds ? [1] : [1, 2, 3, 4, 6, 8] {
+                let left = timeLeft()
+                if left == 0 || execute.exhausted {
+                    timedOut = true
+                    break search
+                }
+                var e = base
+                e.stop = .operations(perThread: m)
+                let explorer = ScheduleExplorer(
+                    execute: execute, settings: ExplorationSettings(preemptions: k, operations: m, budgetNs: left, pruning: true),
+                    base: e, runLimitNs: runLimitNs)
+                let found = explorer.explore()
+                attempts += found.record.schedules
+                if let outcome = found.outcome, found.record.failed > 0, failsTheSame(outcome) {
+                    best = outcome
+                    operations = m
+                    break search
+                }
+            }
+        }
+
+        // 2. Otherwise, the failing run cut down.
+        if operations == nil, !timedOut, let cut = cutDown(original, failsTheSame, timeLeft, &attempts) {
+            best = cut.outcome
+            timedOut = cut.timedOut
+        }
+
+        let record = ScheduleRecord.Shrinking(
+            eventsBefore: Self.eventCount(of: original), eventsAfter: Self.eventCount(of: best),
+            preemptionsBefore: Self.preemptions(of: original), preemptionsAfter: Self.preemptions(of: best),
+            encoded: ScheduleExplorer.encoded(best) ?? "", attempts: attempts, timedOut: timedOut)
+        return Result(outcome: best, record: record, operations: operations)
+    }
+
+    /// Step 2: the failing run replayed, then its deviations dropped in chunks.
+    private func cutDown(
+        _ original: ControlledExecution.Outcome, _ failsTheSame: (ControlledExecution.Outcome) -> Bool,
+        _ timeLeft: () -> UInt64, _ attempts: inout Int
+    ) -> (outcome: ControlledExecution.Outcome, timedOut: Bool)? {
+        guard let decisions = Self.decisions(of: original) else { return nil }
         var s = base
         s.forcedSchedule = decisions
         s.scheduleFallback = .nonPreemptive
@@ -54,10 +104,9 @@ struct ScheduleShrinker {
         guard failsTheSame(replay), let choices = Self.choices(of: replay) else { return nil }
         var best = replay
         var kept = Self.deviations(choices)
-
-        // 1. Preemptions, then the other deviations: chunks of them at a
-        // time, latest first, halving the chunk while any stays (a random
-        // walk's thousands of switches cost a few dozen runs, not thousands).
+        var timedOut = false
+        // A random walk's thousands of switches cost a few dozen runs this
+        // way, not thousands.
         for preemptive in [true, false] {
             var chunk = max(1, kept.filter { $0.preempts == preemptive }.count / 2)
             while true {
@@ -92,39 +141,7 @@ struct ScheduleShrinker {
                 chunk = max(1, chunk / 2)
             }
         }
-
-        // 2. Fewer operations (rounds), by bounded exploration, fewest
-        // preemptions first.
-        var operations: Int?
-        let bound = Self.preemptions(of: best)
-        search: for m in rounds ? [1] : [1, 2, 3, 4, 6, 8] {
-            for k in 0...max(0, bound) {
-                let left = timeLeft()
-                if left == 0 || execute.exhausted {
-                    timedOut = true
-                    break search
-                }
-                var e = base
-                e.stop = .operations(perThread: m)
-                let explorer = ScheduleExplorer(
-                    execute: execute, settings: ExplorationSettings(preemptions: k, operations: m, budgetNs: left, pruning: true),
-                    base: e, runLimitNs: runLimitNs)
-                let found = explorer.explore()
-                attempts += found.record.schedules
-                if let outcome = found.outcome, found.record.failed > 0, failsTheSame(outcome),
-                   Self.eventCount(of: outcome) < Self.eventCount(of: best) || Self.preemptions(of: outcome) < Self.preemptions(of: best) {
-                    best = outcome
-                    operations = m
-                    break search
-                }
-            }
-        }
-
-        let record = ScheduleRecord.Shrinking(
-            eventsBefore: Self.eventCount(of: original), eventsAfter: Self.eventCount(of: best),
-            preemptionsBefore: Self.preemptions(of: original), preemptionsAfter: Self.preemptions(of: best),
-            encoded: ScheduleExplorer.encoded(best) ?? "", attempts: attempts, timedOut: timedOut)
-        return Result(outcome: best, record: record, operations: operations)
+        return (best, timedOut)
     }
 
     /// A run's decisions, one worker index each.

@@ -130,4 +130,27 @@ final class ShrinkAndExploreTests: XCTestCase {
             XCTAssertLessThanOrEqual(results[1].schedules, results[0].schedules)
         }
     }
+
+    /// The bug zoo's check-then-act, stale snapshot and lock-order
+    /// inversion shrink to at most 2 preemptions.
+    func testTheZoosBugsShrinkToAtMostTwoPreemptions() throws {
+        let cases: [(String, [String: ParameterValue], String, Int)] = [
+            ("bank", ["variant": .text("check-then-act"), "accounts": .integer(4), "initial_balance": .integer(100),
+                      "max_transfer": .integer(100), "withdraw_ratio": .number(0.45), "deposit_ratio": .number(0.4),
+                      "close_ratio": .number(0)], "pthread-mutex", 2),
+            ("cache", ["variant": .text("stale-snapshot"), "keys": .integer(4), "read_ratio": .number(0.5)], "pthread-mutex", 2),
+            ("bank", ["variant": .text("lock-order-inversion"), "accounts": .integer(64), "audit_ratio": .number(0.3)], "pthread-mutex", 4),
+        ]
+        for (workload, parameters, strategy, threads) in cases {
+            var settings = controlled(threads: threads)
+            settings.shrinkNs = 20_000_000_000
+            let outcome = ControlledTrialSupport.run(workload, parameters, strategy: strategy, settings: settings)
+            let shrink = try XCTUnwrap(outcome.output?.shrink ?? outcome.stall?.shrink, "\(workload) \(parameters): \(outcome)")
+            let trace = outcome.output?.trace ?? outcome.stall?.trace ?? []
+            print("shrink \(workload)/\(parameters["variant"]!): \(shrink), trace \(trace.count) events")
+            XCTAssertLessThanOrEqual(shrink.preemptionsAfter, 2, "\(workload) \(parameters)")
+            XCTAssertLessThan(shrink.eventsAfter, shrink.eventsBefore)
+            XCTAssertEqual(trace.count, shrink.eventsAfter)
+        }
+    }
 }
