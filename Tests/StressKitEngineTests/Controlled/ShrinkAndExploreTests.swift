@@ -29,6 +29,8 @@ final class ShrinkAndExploreTests: XCTestCase {
         XCTAssertEqual(values.compactMap(\.value).sorted(), [0, 0, 1, 1])
         XCTAssertTrue(values.allSatisfy { $0.file?.hasSuffix("CounterWorkload+Kernels.swift") == true && $0.line != nil })
         XCTAssertTrue(trace.contains { $0.kind == .switch && $0.preempted == true && $0.file != nil })
+        // The workload describes its state after each operation: both end at 1.
+        XCTAssertEqual(trace.filter { $0.kind == .operationEnd }.map(\.state), ["count 1", "count 1"])
     }
 
     /// Two workers of one read each, under no synchronization (nothing

@@ -34,7 +34,7 @@ package enum TrialEngine {
         }
         return try runCore(
             state: state, operations: operations, makeOperations: makeOperations, strategy: strategy, settings: settings,
-            onStall: onStall, rounds: nil
+            onStall: onStall, rounds: nil, describe: { workload.describe(state) }
         ) { reports, window, schedule, settings in
             merge(reports, workload: workload, state: state, operations: operations, settings: settings,
                   window: window, schedule: schedule)
@@ -100,6 +100,7 @@ package enum TrialEngine {
         state: State, operations: [StressOperation<State>], makeOperations: @escaping @Sendable () -> [StressOperation<State>],
         strategy: StrategyInstance, settings: TrialSettings, onStall: @escaping @Sendable (StallReport) -> Void,
         rounds makeRounds: ((SiteBoard, (any FuzzCoordinator)?, TrialSettings) -> RoundProgram)?,
+        describe: (() -> String?)? = nil,
         merge: ([WorkerReport], UsageWindow, PacingSchedule, TrialSettings) -> EngineOutput
     ) throws(EngineError) -> EngineOutput {
         // Resolve the clock (and measure what a read costs) first: calibrating
@@ -160,6 +161,7 @@ package enum TrialEngine {
             : nil
         scheduled.withLock { $0 = controlled }
         controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2, detail: $3) }
+        controlled?.describeState = describe
         controlled?.names = TraceNames(operations: operations.map { ($0.name, $0.steps.map(\.name)) })
         let fuzzShared = controlled ?? policy.makeCoordinator(board: board, settings: settings.fuzz, seed: settings.seed)
         let rounds = makeRounds?(board, fuzzShared, settings)

@@ -141,6 +141,9 @@ extension ControlledScheduler {
             note(worker, .operationStart, .operation(currentOperation[worker]))
         case .operationEnd:
             note(worker, .operationEnd, .operation(currentOperation[worker]))
+            if let describeState, let line = describeState() {
+                trace.describeLast(line)
+            }
         case .betweenSteps:
             note(worker, .step, .step(op: currentOperation[worker], step: detail))
         case .user:

@@ -90,6 +90,9 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     var choices: [Choice]?
     /// How the trace names operations and steps (set by the engine).
     var names: TraceNames?
+    /// The workload's state in one line, for the trace (set by the engine
+    /// for a workload that describes its state).
+    var describeState: (() -> String?)?
     /// Shrinking's replays: the worker to choose at each place that
     /// deviates from the non-preemptive schedule, and the decisions each
     /// worker has passed (the last slot: decisions with none current).

@@ -41,6 +41,8 @@ struct TraceRing {
         var hasValue: Bool
         var file: StaticString?
         var line: UInt32
+        /// The workload's state after this event, where it describes it.
+        var state: String?
     }
 
     /// Where the code under test said it is, for the worker's next event
@@ -74,6 +76,12 @@ struct TraceRing {
         if entry.kind == .switch, case .preempted? = entry.reason { preemptions &+= 1 }
     }
 
+    /// Gives the last event the state's description.
+    mutating func describeLast(_ state: String) {
+        guard count > 0 else { return }
+        entries[(count - 1) % capacity].state = state
+    }
+
     /// The kept events, oldest first.
     var kept: [Entry] {
         guard count > capacity else { return entries }
@@ -96,7 +104,7 @@ struct TraceNames {
     func event(_ e: TraceRing.Entry) -> TraceEvent {
         var event = TraceEvent(worker: Int(e.worker), kind: e.kind, name: name(e.subject),
                                value: e.hasValue ? e.value : nil, file: e.file.map { "\($0)" },
-                               line: e.file == nil ? nil : Int(e.line))
+                               line: e.file == nil ? nil : Int(e.line), state: e.state)
         if let reason = e.reason {
             switch reason {
             case .preempted:
