@@ -88,7 +88,9 @@ private final class OutcomeSlot: Sendable {
     }
 
     func wait(limitNs: UInt64) -> ControlledExecution.Outcome {
-        _ = ready.wait(timeout: .now() + .nanoseconds(Int(min(limitNs, UInt64(Int.max)))))
+        // No limit (the trial's own timeout bounds it): wait for good.
+        let deadline: DispatchTime = limitNs >= UInt64(Int32.max) * 1_000_000_000 ? .distantFuture : .now() + .nanoseconds(Int(limitNs))
+        _ = ready.wait(timeout: deadline)
         return value.withLock { v in
             if let v { return v }
             v = .abandoned
