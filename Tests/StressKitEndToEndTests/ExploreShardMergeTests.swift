@@ -37,6 +37,13 @@ final class ExploreShardMergeTests: XCTestCase {
         let all = try XCTUnwrap(report(whole).trials.first?.exploration)
         XCTAssertTrue(all.complete)
         XCTAssertEqual(try report(whole).trials.first?.trial.exploration?.preemptions, 1, "the record says how it ran")
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Schemas/results.schema.json")
+        let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var undocumented: [String] = []
+        SchemaWalker(root: schema).check(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: whole))),
+                                         against: schema, at: "", missing: &undocumented)
+        XCTAssertEqual(undocumented, [], "the schema knows the trial's explore and the result's exploration")
 
         let shard = { (i: Int) in dir.appendingPathComponent("shard-\(i).json").path }
         var schedules = 0
