@@ -28,11 +28,18 @@ struct ReplayCommand: ParsableCommand {
         own (which so always counts). `--schedule w0:2,w1:3,...`, the `encoded` \
         schedule of a record (or the one a report's replay line prints), makes the \
         trial controlled and follows that schedule exactly; its workers must be \
-        the trial's (w0 to w<threads - 1>).
+        the trial's (w0 to w<threads - 1>). A shrunk schedule's replay line also \
+        gives --ops N, the operations per worker (a scenario's rounds) the shrunk \
+        run had, so the replay ends where it did. Replay never shrinks (it \
+        prints no trace, and each rerun's schedule is compared as it ran): \
+        --no-shrink and --shrink-seconds are accepted and change nothing. \
+        --explore explores again, once per rerun; with a recorded --schedule \
+        it is refused.
 
         Every rerun command `run` prints works here with `run` replaced by `replay`: \
         it takes the same overrides (--repetitions, --allocator, --fuzz, \
-        --stop-on-violation, --deadlock-after, --trial-timeout, --baseline, --allow-large), \
+        --stop-on-violation, --deadlock-after, --trial-timeout, --baseline, --allow-large, \
+        --schedule, --max-decisions, --explore, --no-shrink, --shrink-seconds, --ops, --duration), \
         so the trial ids and settings are the ones of the run that printed it.
 
         An id may name a repetition past the plan's count (`.../r7` of a plan \
@@ -87,6 +94,9 @@ struct ReplayCommand: ParsableCommand {
         }
         var options = RunOptions(only: [only], seed: seed, handleInterrupts: true)
         overrides.apply(to: &options)
+        // Each rerun is judged as it ran: a shrunk record's schedule would
+        // be the smallest one's, not the one followed.
+        options.shrinkNs = 0
         var runner = PlanRunner(registry: registry, options: options)
         var trials = runner.selectedTrials(of: loaded)
         if trials.isEmpty, let reach = ReplayRepetition.reach(only, plan: loaded, options: options, registry: registry) {

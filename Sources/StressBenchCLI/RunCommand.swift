@@ -46,7 +46,16 @@ struct RunCommand: ParsableCommand {
         sets `order`. --shard i/n runs one deterministic slice of the \
         matrix (whole cells, balanced by expected duration); a slice the split leaves empty \
         writes results files with no trials and exits 0; `stressbench merge` puts the \
-        slices' results files back together.
+        slices' results files back together. With --explore (or when every trial of the \
+        plan explores by its `explore` key), --shard i/n splits each trial's schedule \
+        space instead: every machine runs every selected trial and explores share i of \
+        its schedules, and merge sums the shares into one record per trial.
+
+        A failed controlled trial's schedule is shrunk (for up to 5s, the plan's `shrink`; \
+        --shrink-seconds N, --no-shrink) before the report draws it. --explore \
+        preemptions=K runs each selected trial as a bounded exhaustive exploration: every \
+        schedule with at most K preemptions, or the first that fails (docs/running.md, \
+        "Exploring schedules").
 
         On a terminal a status line shows the trial, the time elapsed and an estimate of the \
         time left; when standard error is not a terminal, and with --quiet, there is none.
@@ -105,7 +114,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "More outputs")
     var outputs: ReportOutputs
 
-    @Option(help: ArgumentHelp("Run only slice i of n of the matrix (e.g. 2/4): whole cells, balanced by expected duration, the same on every machine.", valueName: "i/n"))
+    @Option(help: ArgumentHelp("Run only slice i of n of the matrix (e.g. 2/4): whole cells, balanced by expected duration, the same on every machine. With --explore: every trial, exploring share i of its schedule space.", valueName: "i/n"))
     var shard: String?
 
     func validate() throws {

@@ -42,6 +42,22 @@ struct TrialOverrides: ParsableArguments {
     @Option(name: .customLong("max-decisions"), parsing: .unconditional, help: ArgumentHelp("End a controlled trial after this many scheduling decisions at the latest, overriding the plan's max_decisions (default \(PlanDefaults.maxDecisions)).", valueName: "n"))
     var maxDecisions: Int?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run every selected trial as a bounded exhaustive exploration, overriding the plan's explore: every schedule with at most K preemptions, each from a fresh start (a workload's workers run M operations each, default \(ExplorationSettings.defaultOperations); a scenario one round), for at most S seconds (default \(ExplorationSettings.defaultBudgetNs / 1_000_000_000)); pruning=off counts every equivalent schedule too. It makes the trials controlled (thread workers only). With --shard i/n, every trial runs and explores share i of its schedule space (merge combines the shards). K is 0 to \(ExplorationLimits.preemptions.upperBound).",
+                               valueName: ExplorationLimits.flagForm))
+    var explore: String?
+
+    @Flag(name: .customLong("no-shrink"), help: "Do not shrink a failed controlled trial's schedule (default: shrunk for up to the plan's shrink bound, 5s unless it says otherwise).")
+    var noShrink = false
+
+    @Option(name: .customLong("shrink-seconds"), parsing: .unconditional, help: ArgumentHelp("Shrink a failed controlled trial's schedule for at most this many seconds (\(ExplorationLimits.shrinkSeconds.lowerBound) to \(ExplorationLimits.shrinkSeconds.upperBound)), overriding the plan's shrink.", valueName: "n"))
+    var shrinkSeconds: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run every trial for this many operations per worker (a scenario: rounds), overriding the plan's duration or ops; the replay line of a shrunk schedule gives it, so the replay ends where the shrunk run did.", valueName: "n"))
+    var ops: Int?
+
+    /// `--explore` read; nil when not given (``validate()`` refuses a bad one).
+    var exploration: ExplorationSettings? { explore.flatMap { try? ExplorationLimits.parse(flag: $0) } }
+
     /// `--schedule` as a mode; nil when not given, or when it is a recorded schedule.
     var scheduleMode: ScheduleMode? { schedule.flatMap(ScheduleMode.init(rawValue:)) }
 
@@ -49,6 +65,26 @@ struct TrialOverrides: ParsableArguments {
     var recordedSchedule: String? { scheduleMode == nil ? schedule : nil }
 
     func validate() throws {
+        if let explore {
+            do { _ = try ExplorationLimits.parse(flag: explore) } catch { throw ValidationError("--explore: \(error.description)") }
+            if scheduleMode == .free {
+                throw ValidationError("--explore enumerates a controlled trial's schedules, so it cannot run with --schedule free: leave --schedule out")
+            }
+            if recordedSchedule != nil {
+                throw ValidationError("--explore and a recorded --schedule exclude each other: a recorded schedule is followed once; leave --explore out to replay it")
+            }
+        }
+        if noShrink, shrinkSeconds != nil {
+            throw ValidationError("--no-shrink and --shrink-seconds exclude each other: give one")
+        }
+        if let shrinkSeconds, !ExplorationLimits.shrinkSeconds.contains(shrinkSeconds) {
+            throw ValidationError("--shrink-seconds expects a whole number of seconds from \(ExplorationLimits.shrinkSeconds.lowerBound) to "
+                                  + "\(ExplorationLimits.shrinkSeconds.upperBound), got \(shrinkSeconds) (--no-shrink turns shrinking off)")
+        }
+        if let ops {
+            guard ops >= 1 else { throw ValidationError("--ops expects a positive number of operations per worker, got \(ops)") }
+            if duration != nil { throw ValidationError("--ops and --duration exclude each other: a trial ends by a count or by time, not both") }
+        }
         if let maxDecisions, !(1...ControlledScheduleLimits.mostDecisions).contains(maxDecisions) {
             throw ValidationError("--max-decisions expects a number from 1 to \(ControlledScheduleLimits.mostDecisions), got \(maxDecisions)")
         }
@@ -106,6 +142,9 @@ struct TrialOverrides: ParsableArguments {
         options.schedule = scheduleMode
         options.maxDecisions = maxDecisions
         options.forcedSchedule = recordedSchedule
+        options.exploration = exploration
+        options.shrinkNs = noShrink ? 0 : shrinkSeconds.map { UInt64($0) * 1_000_000_000 }
+        options.opsPerThread = ops
     }
 
     /// A usage error when `--schedule controlled` (or a recorded schedule)

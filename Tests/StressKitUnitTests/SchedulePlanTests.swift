@@ -222,8 +222,9 @@ final class SchedulePlanTests: XCTestCase {
     }
 
     /// A controlled trial by time runs for its decisions, so its automatic
-    /// timeout follows them (ten seconds plus 100 µs a decision), whether the
-    /// plan or the command line made it controlled; an explicit one stays.
+    /// timeout follows them (ten seconds plus 100 µs a decision, plus the 5 s
+    /// a failure may be shrunk for), whether the plan or the command line
+    /// made it controlled; an explicit one stays.
     func testAControlledTrialsTimeoutFollowsItsDecisions() throws {
         let plan = try TestSupport.plan("""
             experiments:
@@ -240,13 +241,13 @@ final class SchedulePlanTests: XCTestCase {
                 duration: 1s
             """)
         let specs = TrialMatrix.expand(plan)
-        XCTAssertEqual(specs[0].timeout, .seconds(60))
+        XCTAssertEqual(specs[0].timeout, .seconds(65))
         XCTAssertEqual(specs[1].timeout, .milliseconds(12_100), "a free trial: warm-up + 2 × window + 10 s")
         var options = RunOptions()
         options.schedule = .controlled
         options.maxDecisions = 1_000_000
         let overridden = PlanRunner(registry: .builtIn, options: options).selectedTrials(of: plan)
-        XCTAssertEqual(overridden.map(\.timeout), [.seconds(110), .seconds(110)])
+        XCTAssertEqual(overridden.map(\.timeout), [.seconds(115), .seconds(115)])
         options.timeoutNs = 5_000_000_000
         XCTAssertEqual(PlanRunner(registry: .builtIn, options: options).selectedTrials(of: plan).map(\.timeout), [.seconds(5), .seconds(5)])
     }

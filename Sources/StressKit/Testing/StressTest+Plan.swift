@@ -65,6 +65,8 @@ extension StressTest {
         add("executor", executorChoice.map { Self.plain($0.rawValue) })
         add("schedule", scheduleMode.map { Self.plain($0.rawValue) })
         add("max_decisions", maxDecisionCount.map { Self.plain(String($0)) })
+        add("explore", exploreKeys.map { keys in Node(keys.map { (Self.plain($0.key), Self.plain($0.value)) }) })
+        add("shrink", shrinkSeconds.map { $0 == 0 ? Self.plain("false") : Node([(Self.plain("seconds"), Self.plain(String($0)))]) })
         if !expectedPerStrategy.isEmpty {
             add("expect", Node(expectedPerStrategy.map { (Self.text($0.key), Self.outcomes($0.outcomes)) }))
         } else {
@@ -116,7 +118,7 @@ extension StressTest {
         "strategies": "strategies", "threads": "threads", "duration": "duration", "ops": "ops", "warmup": "warmup",
         "repetitions": "repetitions", "seed": "seed", "fuzz": "fuzz", "deadlock_after": "deadlockAfter",
         "timeout": "timeout", "stop_on_violation": "stopOnViolation", "executor": "executor", "expect": "expect",
-        "schedule": "schedule", "max_decisions": "maxDecisions",
+        "schedule": "schedule", "max_decisions": "maxDecisions", "explore": "explore", "shrink": "shrink",
     ]
 
     /// A plan problem as a problem of a builder setting: `experiments[0].strategies[1]`

@@ -18,4 +18,48 @@ extension StressTest {
     /// - Parameter count: The decision budget of each controlled trial.
     /// - Returns: This test with the budget set.
     public func maxDecisions(_ count: Int) -> StressTest { with { $0.maxDecisionCount = count } }
+
+    /// Runs each trial as a bounded exhaustive exploration: every schedule
+    /// with at most `preemptions` preemptions (switches away from a worker
+    /// that could have gone on), each from a fresh start, until one fails
+    /// or all have passed. The test fails with the first failing schedule's
+    /// interleaving; passing, its report says how many schedules were
+    /// explored and whether that was all of them. It makes the test
+    /// controlled (``schedule(_:)``), so it runs thread workers only.
+    ///
+    /// - Parameters:
+    ///   - preemptions: The bound, 0 to 8 (each one more multiplies the
+    ///     schedules; the shipped bugs need at most 2).
+    ///   - operations: A workload's operations per worker in every schedule
+    ///     (2 unless given; a scenario runs one round and ignores it).
+    ///   - seconds: The time budget, after which the search stops and says
+    ///     how much of the space it covered (60 unless given).
+    ///   - pruning: Skip schedules equivalent to one already run (sleep
+    ///     sets); on unless turned off.
+    /// - Returns: This test exploring.
+    public func explore(preemptions: Int, operations: Int? = nil, seconds: Int? = nil, pruning: Bool = true) -> StressTest {
+        with {
+            var keys = [("preemptions", String(preemptions))]
+            if let operations { keys.append(("operations", String(operations))) }
+            if let seconds { keys.append(("seconds", String(seconds))) }
+            if !pruning { keys.append(("pruning", "false")) }
+            $0.exploreKeys = keys.map { (key: $0.0, value: $0.1) }
+        }
+    }
+
+    /// Shrinks a failed controlled trial's schedule for at most `seconds`
+    /// (5 unless set): its failure message then draws the smallest
+    /// interleaving found that fails the same way.
+    ///
+    /// - Parameter seconds: The time bound, 1 to 3600.
+    /// - Returns: This test with the bound set.
+    public func shrink(seconds: Int) -> StressTest { with { $0.shrinkSeconds = seconds } }
+
+    /// Turns shrinking of a failed controlled trial's schedule on (for 5 s,
+    /// the default) or off (the failure message draws the schedule as it
+    /// failed).
+    ///
+    /// - Parameter enabled: Whether to shrink.
+    /// - Returns: This test with shrinking on or off.
+    public func shrink(_ enabled: Bool) -> StressTest { with { $0.shrinkSeconds = enabled ? nil : 0 } }
 }

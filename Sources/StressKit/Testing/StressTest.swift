@@ -71,6 +71,12 @@ public struct StressTest: Sendable {
     var executorChoice: ExecutorChoice?
     var scheduleMode: ScheduleMode?
     var maxDecisionCount: Int?
+    /// ``explore(preemptions:operations:seconds:pruning:)``'s values, as the
+    /// plan's `explore` keys (nil: left out, the plan's default).
+    var exploreKeys: [(key: String, value: String)]?
+    /// ``shrink(seconds:)`` or ``shrink(_:)``: the plan's `shrink` bound in
+    /// seconds, 0 for `shrink: false`; nil leaves it to the default.
+    var shrinkSeconds: Int?
     var expectedOutcomes: [TrialOutcome]?
     var expectedPerStrategy: [(key: String, outcomes: [TrialOutcome])] = []
     var rerunTrial: (id: String, seed: UInt64?)?

@@ -42,14 +42,21 @@ public struct PlanRunner: Sendable {
             if let allocator = options.allocator { plan.experiments[i].allocators = [allocator] }
             if let repetitions = options.repetitions { plan.experiments[i].repetitions = repetitions }
             if let d = options.durationNs { plan.experiments[i].stop = .duration(nanoseconds: d) }
+            if let n = options.opsPerThread { plan.experiments[i].stop = .operations(perThread: n) }
         }
         return plan
     }
 
     /// The trials of `plan` this runner will run, with option overrides applied.
+    ///
+    /// `--shard i/n` takes slice i of the matrix, unless every trial
+    /// explores (``schedulesSharded(_:)``): then every trial runs, each
+    /// exploring share i of its own schedule space.
     package func selectedTrials(of plan: Plan) -> [TrialSpec] {
         let matrix = matrix(of: plan)
-        return (options.shard.map { $0.select(matrix) } ?? matrix).filter(isSelected).map { spec in
+        let splitsSchedules = schedulesSharded(matrix)
+        let sliced = splitsSchedules ? matrix : (options.shard.map { $0.select(matrix) } ?? matrix)
+        return sliced.filter(isSelected).map { spec in
             var s = spec
             if let seed = options.seed { s.seed = seed }
             if let t = options.timeoutNs { s.timeoutNanoseconds = Int(clamping: t) }
@@ -58,21 +65,51 @@ public struct PlanRunner: Sendable {
             if options.stopOnViolation { s.stopOnViolation = true }
             if let e = options.executor { s.executor = e }
             if let mode = options.schedule { s.schedule = mode }
+            if let exploration = options.exploration {
+                s.schedule = .controlled
+                s.exploration = exploration
+            }
             if let forced = options.forcedSchedule {
                 s.schedule = .controlled
                 s.forcedSchedule = forced
+                // A recorded schedule is followed once, not explored.
+                s.exploration = nil
+            }
+            if splitsSchedules, let shard = options.shard, s.exploration != nil {
+                s.exploration?.shard = ExplorationSettings.Shard(index: shard.index, count: shard.count)
             }
             if let n = options.maxDecisions, s.schedule == .controlled { s.maxDecisions = n }
-            // A trial by time made controlled here runs for its decisions,
-            // not its window: its timeout grows to cover them, as a plan's
-            // own `schedule: controlled` gets (never shrinks, never past an
-            // explicit --trial-timeout).
-            if options.timeoutNs == nil, s.schedule == .controlled, s.durationNanoseconds != nil {
-                let controlled = UInt64(max(0, s.maxDecisions)).saturatingMultiply(100_000).saturatingAdd(10_000_000_000)
-                s.timeoutNanoseconds = max(s.timeoutNanoseconds, Int(clamping: controlled))
+            if let n = options.shrinkNs { s.shrinkNanoseconds = Int(clamping: n) }
+            // A trial made controlled or explored here runs for its
+            // decisions, its shrinking or its exploration, not its window:
+            // its timeout grows to cover them, as a plan's own gets (never
+            // shrinks, never past an explicit --trial-timeout).
+            if options.timeoutNs == nil, let needed = Self.controlledTimeout(s) {
+                s.timeoutNanoseconds = max(s.timeoutNanoseconds, Int(clamping: needed))
             }
             return s
         }
+    }
+
+    /// Whether `--shard` splits the schedule space of each trial rather
+    /// than the matrix: when it is given with `--explore`, or when every
+    /// trial of `matrix` explores by its plan.
+    package func schedulesSharded(_ matrix: [TrialSpec]) -> Bool {
+        guard options.shard != nil, options.forcedSchedule == nil else { return false }
+        return options.exploration != nil || (!matrix.isEmpty && matrix.allSatisfy { $0.exploration != nil })
+    }
+
+    /// The timeout controlled trial `s` needs at least (see
+    /// ``TrialMatrix/automaticTimeout(_:)``); nil for a free trial, and for
+    /// a controlled one by count that explores nothing (its own timeout,
+    /// two minutes and its shrink bound, covers it).
+    static func controlledTimeout(_ s: TrialSpec) -> UInt64? {
+        guard s.schedule == .controlled else { return nil }
+        if let exploration = s.exploration {
+            return TrialMatrix.exploredTimeout(budgetNs: exploration.budgetNs, shrinkNs: s.shrinkBudgetNs)
+        }
+        guard s.durationNanoseconds != nil else { return nil }
+        return TrialMatrix.controlledTimeout(maxDecisions: s.maxDecisions, shrinkNs: s.shrinkBudgetNs)
     }
 
     /// Why the schedule the options impose (`--schedule controlled`, a
@@ -80,13 +117,15 @@ public struct PlanRunner: Sendable {
     /// none or it can run them all. The plan loader refuses a plan's own
     /// `schedule: controlled` where it cannot work; this catches the override.
     package func scheduleProblem(_ trials: [TrialSpec]) -> String? {
-        guard options.schedule == .controlled || options.forcedSchedule != nil else { return nil }
+        guard options.schedule == .controlled || options.forcedSchedule != nil || options.exploration != nil else { return nil }
         let refused = trials.compactMap { t in ControlledScheduleLimits.problem(of: t, registry: registry).map { (t.id, $0) } }
         guard let (id, why) = refused.first else { return nil }
         let others = refused.count > 1 ? " (and \(refused.count - 1) more of the \(trials.count) selected trials)" : ""
-        let asked = options.forcedSchedule != nil ? "a recorded schedule (--schedule) makes a controlled trial, which" : "--schedule controlled"
+        let asked = options.forcedSchedule != nil ? "a recorded schedule (--schedule) makes a controlled trial, which"
+            : options.schedule == .controlled ? "--schedule controlled" : "--explore makes a controlled trial, which"
+        let option = options.schedule == .controlled || options.forcedSchedule != nil ? "--schedule" : "--explore"
         return "\(asked) cannot run trial \(id)\(others): \(why); select the trials it can run with --only, "
-            + "or leave --schedule out"
+            + "or leave \(option) out"
     }
 
     private func isSelected(_ spec: TrialSpec) -> Bool {

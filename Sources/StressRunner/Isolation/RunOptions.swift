@@ -57,6 +57,18 @@ public struct RunOptions: Sendable {
     /// (its text, checked against the trial's workers by replay); it makes
     /// the trial controlled.
     package var forcedSchedule: String?
+    /// `--explore`: run every selected trial as a bounded exhaustive
+    /// exploration of its schedules (which makes it controlled), overriding
+    /// the plan's `explore`. With ``shard``, each trial explores its share of
+    /// the schedule space instead of the run taking a share of the matrix.
+    package var exploration: ExplorationSettings?
+    /// `--shrink-seconds N` (N s) or `--no-shrink` (0): how long every failed
+    /// controlled trial's schedule is shrunk, overriding the plan's `shrink`.
+    package var shrinkNs: UInt64?
+    /// `--ops N`: every trial's measured window is N operations per worker
+    /// (a scenario's: N rounds), overriding the plan's `duration` or `ops`
+    /// (a shrunk schedule's replay needs the operations it was shrunk to).
+    package var opsPerThread: Int?
     /// The name rerun commands start with: the executable as invoked
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String

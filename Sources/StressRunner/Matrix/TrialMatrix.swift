@@ -49,6 +49,12 @@ package enum TrialMatrix {
                         if e.schedule == .controlled {
                             trials[trials.count - 1].schedule = .controlled
                             trials[trials.count - 1].maxDecisions = e.maxDecisions
+                            trials[trials.count - 1].exploration = e.exploration
+                        }
+                        // Recorded for a controlled trial, and for a free one whose plan
+                        // set it (so that `--schedule controlled` keeps the plan's word).
+                        if e.schedule == .controlled || e.shrinkNs != PlanDefaults.shrinkNs {
+                            trials[trials.count - 1].shrinkNanoseconds = Int(clamping: e.shrinkNs)
                         }
                     }
                 }
@@ -87,7 +93,9 @@ package enum TrialMatrix {
     /// and process start, added up.
     public static func plannedSeconds(_ plan: Plan) -> Double {
         plan.experiments.reduce(0) { total, e in
-            let window = e.stop.durationNs.map { Double($0) / 1e9 } ?? TrialDurationEstimate.countBoundSeconds
+            // An exploration runs for its budget at most.
+            let window = e.exploration.map { Double($0.budgetNs) / 1e9 }
+                ?? e.stop.durationNs.map { Double($0) / 1e9 } ?? TrialDurationEstimate.countBoundSeconds
             let each = Double(e.warmupNs) / 1e9 + window + TrialDurationEstimate.processOverheadSeconds
             return total + Double(trialCount(e)) * each
         }
@@ -129,16 +137,34 @@ package enum TrialMatrix {
     /// past the warm-up for a counted one. A controlled trial by time runs for
     /// its decisions instead: ten seconds plus 100 µs a decision (a decision
     /// costs 2 to 50 µs on a 2-core machine, the most when the other core is
-    /// busy). Saturating: the plan loader bounds every duration, but an
+    /// busy). A controlled trial that fails is then shrunk, for up to its
+    /// `shrink` bound, which is added. An explored trial runs for its
+    /// exploration's budget, plus the shrink bound and ten seconds to start
+    /// and report. Saturating: the plan loader bounds every duration, but an
     /// ``Experiment`` can also be built in code.
     static func automaticTimeout(_ e: Experiment) -> UInt64 {
+        if let exploration = e.exploration {
+            return exploredTimeout(budgetNs: exploration.budgetNs, shrinkNs: e.shrinkNs)
+        }
+        let shrink = e.schedule == .controlled ? e.shrinkNs : 0
         if e.schedule == .controlled, case .duration = e.stop {
-            return UInt64(max(0, e.maxDecisions)).saturatingMultiply(100_000).saturatingAdd(10_000_000_000)
+            return controlledTimeout(maxDecisions: e.maxDecisions, shrinkNs: shrink)
         }
         switch e.stop {
         case .duration(let ns): return e.warmupNs.saturatingAdd(ns.saturatingMultiply(2)).saturatingAdd(10_000_000_000)
-        case .operations: return e.warmupNs.saturatingAdd(120_000_000_000)
+        case .operations: return e.warmupNs.saturatingAdd(120_000_000_000).saturatingAdd(shrink)
         }
+    }
+
+    /// A controlled trial by time: ten seconds plus 100 µs a decision, plus
+    /// the time it may be shrunk for (see ``automaticTimeout(_:)``).
+    package static func controlledTimeout(maxDecisions: Int, shrinkNs: UInt64) -> UInt64 {
+        UInt64(max(0, maxDecisions)).saturatingMultiply(100_000).saturatingAdd(10_000_000_000).saturatingAdd(shrinkNs)
+    }
+
+    /// An explored trial: its budget, plus the shrink bound and ten seconds.
+    package static func exploredTimeout(budgetNs: UInt64, shrinkNs: UInt64) -> UInt64 {
+        budgetNs.saturatingAdd(shrinkNs).saturatingAdd(10_000_000_000)
     }
 }
 

@@ -13,6 +13,8 @@ extension TrialSettings {
         maxDecisions = spec.maxDecisions
         // Replay checked the text against the trial's workers before it ran.
         forcedSchedule = spec.forcedSchedule.flatMap { try? ScheduleEncoding.decode($0, workers: spec.threads) }
+        shrinkNs = spec.shrinkBudgetNs
+        exploration = spec.exploration
         latestStallReportNs = WatchdogTiming.latestReportNs(timeoutNs: UInt64(spec.timeoutNanoseconds))
     }
 }

@@ -75,6 +75,14 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     /// The schedule `replay --schedule` makes a controlled trial follow, as
     /// its text (`w0:2,w1:3`); nil for the seed's own policy. Only replay sets it.
     package var forcedSchedule: String?
+    /// How long a failed controlled trial's schedule is shrunk, in
+    /// nanoseconds (the JSON's `shrinkNs`, the plan's `shrink`; 0: not
+    /// shrunk). Nil when not given: a controlled trial then shrinks for
+    /// ``PlanDefaults/shrinkNs``, a free one never (see ``shrinkBudgetNs``).
+    package var shrinkNanoseconds: Int?
+    // The exploration the trial runs, as the JSON's `explore` carries it;
+    // ``exploration`` is the face the runner uses.
+    package var explorationGiven: Exploration?
 
     /// A trial.
     package init(
@@ -140,6 +148,8 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         case scheduleGiven = "schedule"
         case maxDecisionsGiven = "maxDecisions"
         case forcedSchedule
+        case shrinkNanoseconds = "shrinkNs"
+        case explorationGiven = "explore"
     }
 }
 
@@ -157,13 +167,24 @@ extension TrialSpec {
 
     /// Who picks the next worker: the operating system (`free`, the default)
     /// or the harness, one worker at a time (`controlled`: the plan's
-    /// `schedule`, `--schedule`). Setting `free` clears ``maxDecisions``.
+    /// `schedule`, `--schedule`). Setting `free` clears ``maxDecisions``
+    /// and the exploration, which only a controlled trial runs.
     public var schedule: ScheduleMode {
         get { scheduleGiven ?? .free }
         set {
             scheduleGiven = newValue == .free ? nil : newValue
-            if newValue == .free { maxDecisionsGiven = nil }
+            if newValue == .free {
+                maxDecisionsGiven = nil
+                exploration = nil
+            }
         }
+    }
+
+    /// How long a failed trial's schedule is shrunk, in nanoseconds: the
+    /// given bound for a controlled trial (``PlanDefaults/shrinkNs`` when
+    /// none was given), 0 for a free one, which has no schedule to shrink.
+    package var shrinkBudgetNs: UInt64 {
+        schedule == .controlled ? shrinkNanoseconds.map { UInt64(max(0, $0)) } ?? PlanDefaults.shrinkNs : 0
     }
 
     /// The most decisions a controlled trial makes before it ends (the plan's

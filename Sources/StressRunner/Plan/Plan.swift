@@ -107,6 +107,12 @@ package struct Experiment: Sendable {
     public var schedule = ScheduleMode.free
     /// `max_decisions`: a controlled trial's most decisions.
     public var maxDecisions = PlanDefaults.maxDecisions
+    /// `shrink`: how long a failed controlled trial's schedule is shrunk, in
+    /// nanoseconds (0: `shrink: false`). A free trial has no schedule to shrink.
+    package var shrinkNs = PlanDefaults.shrinkNs
+    /// `explore`: run each trial as a bounded exhaustive exploration of its
+    /// schedules (which makes it controlled); nil to run it once.
+    package var exploration: ExplorationSettings?
     /// What its trials must do (the `expect` key): pass, unless it says otherwise.
     public var expect = Expectation.passing
 

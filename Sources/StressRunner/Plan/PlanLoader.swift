@@ -35,7 +35,7 @@ package struct PlanLoader: Sendable {
     }
 
     static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor", "schedule", "max_decisions"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor", "schedule", "max_decisions", "shrink", "explore"]
     static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds"] + sharedKeys
     static let maxThreads = 4096
     /// The longest name of a plan or an experiment (names become parts of file names).
@@ -180,43 +180,6 @@ package struct PlanLoader: Sendable {
         var parts: [String]? = nil
     }
 
-    /// The keys `defaults` and an experiment share, as read from one level.
-    struct Layer {
-        var strategies: [StrategyChoice]?
-        var threads: [Int]?
-        var stop: StopCondition?
-        var repetitions: Int?
-        var seed: UInt64?
-        var warmup: UInt64?
-        var timeout: UInt64??
-        var deadlockAfter: UInt64?
-        var fuzz: FuzzSettings?
-        var timing: TimingSettings?
-        var allocators: [AllocatorKind]?
-        var load: LoadSettings?
-        var stopOnViolation: Bool?
-        var interpose: Bool?
-        var executor: ExecutorChoice?
-        var schedule: ScheduleMode?
-        var maxDecisions: Int?
-        /// Where `load` was given, for the check that a controlled schedule
-        /// does not pace.
-        var loadAt: (node: Node, path: PlanKeyPath)?
-        /// Where `timeout` and `deadlock_after` were given at this level, for
-        /// the check that one is shorter than the other.
-        var timeoutAt: (node: Node, path: PlanKeyPath)?
-        var deadlockAfterAt: (node: Node, path: PlanKeyPath)?
-        /// Where `fuzz` was given, for the check that its pauses fit the trial.
-        var fuzzAt: (node: Node, path: PlanKeyPath)?
-        /// Where `threads` was given, for a scenario's check against its roles.
-        var threadsAt: (node: Node, path: PlanKeyPath)?
-        /// `expect` as given, read once the experiment's strategies and
-        /// thread counts are known (in `defaults`, read on its own: ``expect``).
-        var expectAt: (node: Node, path: PlanKeyPath)?
-        /// `defaults.expect`, read.
-        var expect: Expectation?
-    }
-
     private func parseLayer(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ r: inout PlanReader) -> Layer {
         var layer = Layer()
         var durationNode: Node?
@@ -244,7 +207,13 @@ package struct PlanLoader: Sendable {
             case "load":
                 layer.load = parseLoad(value, here, &r)
                 layer.loadAt = (value, here)
-            case "schedule": layer.schedule = parseSchedule(value, here, &r)
+            case "schedule":
+                layer.schedule = parseSchedule(value, here, &r)
+                layer.scheduleAt = (value, here)
+            case "shrink": layer.shrinkNs = parseShrink(value, here, &r)
+            case "explore":
+                layer.exploration = parseExplore(value, here, &r)
+                layer.exploreAt = (value, here)
             case "max_decisions":
                 layer.maxDecisions = r.integer(value, here, range: 1...ControlledScheduleLimits.mostDecisions,
                                                what: "a positive number of scheduling decisions")
@@ -308,7 +277,8 @@ package struct PlanLoader: Sendable {
         guard let workload else { return nil }
         let parameters = parseParameters(parametersNode, workload: workload, path: path.appending("parameters"), &r)
         guard r.problems.count == before, let parameters else { return nil }
-        let schedule = layer.schedule ?? defaults.schedule ?? .free
+        let exploration = layer.exploration ?? defaults.exploration
+        let schedule = exploreSchedule(layer, defaults: defaults, &r)
         let strategies = pairable(layer.strategies ?? defaults.strategies ?? allStrategies, with: workload, parameters,
                                   controlled: schedule == .controlled, &r)
         var threads = layer.threads ?? defaults.threads ?? PlanDefaults.threads
@@ -361,6 +331,8 @@ package struct PlanLoader: Sendable {
         experiment.executor = layer.executor ?? defaults.executor
         experiment.schedule = schedule
         experiment.maxDecisions = layer.maxDecisions ?? defaults.maxDecisions ?? PlanDefaults.maxDecisions
+        experiment.shrinkNs = layer.shrinkNs ?? defaults.shrinkNs ?? PlanDefaults.shrinkNs
+        experiment.exploration = exploration
         for choice in layer.strategies ?? defaults.strategies ?? [] {
             if let parts = choice.parts, strategies.contains(choice.name) { experiment.strategyParts[choice.name] = parts }
         }

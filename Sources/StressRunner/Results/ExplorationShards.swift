@@ -98,6 +98,8 @@ package enum ExplorationShards {
         let explorations = sorted.map { $0.record.exploration! }
         let failing = sorted.first { $0.record.exploration!.failed > 0 }
         var merged = (failing ?? sorted[0]).record
+        // The merged record covers the whole space, as its trial now says.
+        merged.trial.explorationGiven?.shard = nil
         let complete = sorted.count == count && explorations.allSatisfy(\.complete)
         let shares = explorations.map { $0.complete ? 1 : $0.coverage }
         let unpruned = explorations.map(\.schedulesWithoutPruning)

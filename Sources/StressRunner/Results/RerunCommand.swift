@@ -8,7 +8,8 @@ import StressCore
 /// `--duration` how long they run,
 /// whose comparison raises default repetitions) and runs them the same way
 /// (`--fuzz`, `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`,
-/// `--schedule`, `--max-decisions`).
+/// `--schedule`, `--max-decisions`, `--explore`, `--no-shrink`,
+/// `--shrink-seconds`, `--ops`).
 package struct RerunCommand: Sendable, Codable, Equatable {
     /// The executable as the user invoked it: `stressbench` (found on PATH),
     /// `.build/release/stressbench`, or a team's own build of it.
@@ -68,12 +69,17 @@ package struct RerunCommand: Sendable, Codable, Equatable {
         var args: [String] = []
         if let n = options.repetitions { args += ["--repetitions", String(n)] }
         if let d = options.durationNs { args += ["--duration", Self.exact(d)] }
+        if let n = options.opsPerThread { args += ["--ops", String(n)] }
         if let a = options.allocator { args += ["--allocator", a.rawValue] }
         if let f = options.fuzz { args += ["--fuzz", f.rawValue] }
         if options.stopOnViolation { args.append("--stop-on-violation") }
         if let e = options.executor { args += ["--executor", e.rawValue] }
         if let mode = options.schedule { args += ["--schedule", mode.rawValue] }
         if let n = options.maxDecisions { args += ["--max-decisions", String(n)] }
+        if let e = options.exploration { args += ["--explore", ExplorationLimits.flag(e)] }
+        if let ns = options.shrinkNs {
+            args += ns == 0 ? ["--no-shrink"] : ["--shrink-seconds", String((ns + 999_999_999) / 1_000_000_000)]
+        }
         if let d = options.deadlockAfterNs { args += ["--deadlock-after", Self.exact(d)] }
         if let t = options.timeoutNs { args += ["--trial-timeout", Self.exact(t)] }
         if let b = options.baselineFile { args += ["--baseline", b] }
@@ -91,16 +97,25 @@ package struct RerunCommand: Sendable, Codable, Equatable {
     /// exactly when given (the seed still picks each worker's operations, so
     /// it is given too: a run's `--seed` may have set one the plan does not
     /// derive). A `--schedule` among the overrides (`--schedule controlled`)
-    /// is left out: the replayed one takes its place.
-    public func replay(_ trial: TrialSpec, planFile: String, schedule: String?) -> String {
+    /// is left out: the replayed one takes its place, and so is `--explore`,
+    /// since a recorded schedule is followed once. `operations`, for a
+    /// schedule run with fewer operations per worker than the trial's own
+    /// window (a shrunk one's, an exploration's), becomes `--ops`, in place
+    /// of any `--duration` or `--ops` among the overrides: the replay then
+    /// ends where that run did.
+    public func replay(_ trial: TrialSpec, planFile: String, schedule: String?, operations: Int? = nil) -> String {
+        var dropped: Set<String> = ["--schedule"]
+        if schedule != nil { dropped.insert("--explore") }
+        if operations != nil { dropped.formUnion(["--duration", "--ops"]) }
         var overrides: [String] = []
         var i = options.startIndex
         while i < options.endIndex {
-            if options[i] == "--schedule" { i += 2; continue }
+            if dropped.contains(options[i]) { i += 2; continue }
             overrides.append(options[i])
             i += 1
         }
         let selection = ["--only", trial.id, "--seed", String(trial.seed)] + (schedule.map { ["--schedule", $0] } ?? [])
+            + (operations.map { ["--ops", String($0)] } ?? [])
         return ((launcher ?? []) + [executable, "replay", planFile] + selection + overrides).map(Self.quoted).joined(separator: " ")
     }
 

@@ -36,7 +36,18 @@ extension TrialResult {
                                    note: "by the seed: the schedule's \(encoded.utf8.count) characters are too long to print; "
                                        + "the JSON results hold it whole, as schedule.encoded")
         }
-        return ScheduleSummary(line: line, replay: command.replay(trial, planFile: planFile, schedule: encoded))
+        return ScheduleSummary(line: line, replay: command.replay(trial, planFile: planFile, schedule: encoded,
+                                                                  operations: replayedOperations))
+    }
+
+    /// The operations per worker (a scenario's: rounds) the replayed
+    /// schedule ran, when they are not the trial's own window: the shrunk
+    /// run's when shrinking cut them, an exploration's (a scenario explores
+    /// one round). Nil when the trial's own stop holds.
+    var replayedOperations: Int? {
+        if let n = shrink?.operations { return n }
+        guard let exploration = trial.exploration else { return nil }
+        return trial.scenario == true ? 1 : exploration.operations
     }
 
     /// ``scheduleSummary(planFile:rerun:)`` as plain lines (`replay: …`), for
