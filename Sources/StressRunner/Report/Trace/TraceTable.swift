@@ -10,7 +10,7 @@
 /// ```
 package struct TraceTable: Sendable, Equatable {
     /// The widest a worker's column gets; longer text is cut with `…`.
-    package var maxColumnWidth = 48
+    package var maxColumnWidth = 60
     /// The widest the state column gets.
     package var maxStateWidth = 40
 
