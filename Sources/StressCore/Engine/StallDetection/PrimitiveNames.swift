@@ -44,11 +44,18 @@ public enum PrimitiveNames {
     }
 
     private static let names = Mutex<[UInt64: Entry]>([:])
+    /// The names of primitives gone since, until their address names
+    /// another: a controlled trial's trace is put into words after its run,
+    /// when a scenario round's locks are long gone. At most
+    /// ``retiredLimit``; past it the oldest go (all at once).
+    private static let retired = Mutex<[UInt64: Label]>([:])
+    private static let retiredLimit = 4_096
     /// Orders the unnamed primitives made at one place, for their ordinals.
     private static let madeCount = Atomic<UInt64>(0)
 
     /// Names the primitive at `key` (its address) `name`: "the queue 'jobs'".
     package static func register(_ key: UInt64, _ name: String) {
+        retire(nil, key)
         names.withLock { $0[key] = Entry(name: .given(name), owner: nil, owned: false) }
     }
 
@@ -58,12 +65,26 @@ public enum PrimitiveNames {
     /// caller), never by its address, which changes from run to run.
     static func register(_ key: UInt64, madeAs noun: StaticString, file: StaticString, line: UInt) {
         let made = MadeAt(noun: noun, file: file, line: line, sequence: madeCount.add(1, ordering: .relaxed).newValue)
+        retire(nil, key)
         names.withLock { $0[key] = Entry(name: .made(made), owner: nil, owned: false) }
     }
 
-    /// Forgets the primitive at `key`.
+    /// Forgets the primitive at `key` (its name is kept as a retired one).
     package static func unregister(_ key: UInt64) {
-        _ = names.withLock { $0.removeValue(forKey: key) }
+        let gone = names.withLock { $0.removeValue(forKey: key) }
+        if let gone { retire(gone.name, key) }
+    }
+
+    /// Keeps `label` as `key`'s retired name (nil: forgets it).
+    private static func retire(_ label: Label?, _ key: UInt64) {
+        retired.withLock { retired in
+            guard let label else {
+                retired.removeValue(forKey: key)
+                return
+            }
+            if retired.count >= retiredLimit { retired.removeAll(keepingCapacity: true) }
+            retired[key] = label
+        }
     }
 
     /// Names a Foundation lock of your own (`NSLock`, `NSRecursiveLock`,
@@ -144,6 +165,12 @@ public enum PrimitiveNames {
         if let r = WaitKey.signalledResource(of: key) { return "a change to resource \(r) (a waitUntil step)" }
         if let name = registered(key) { return name }
         if let first = FirstTaken.lookup(key) { return first.description(labels: RunningTrial.board?.labels ?? []) }
+        if let label = retired.withLock({ $0[key] }) {
+            switch label {
+            case .given(let name): return name
+            case .made(let made): return made.description(rank: 1)
+            }
+        }
         return "the lock at 0x" + String(key, radix: 16)
     }
 
