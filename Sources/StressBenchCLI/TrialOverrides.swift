@@ -55,6 +55,9 @@ struct TrialOverrides: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Run every trial for this many operations per worker (a scenario: rounds), overriding the plan's duration or ops; the replay line of a shrunk schedule gives it, so the replay ends where the shrunk run did.", valueName: "n"))
     var ops: Int?
 
+    @Option(name: .customLong("busy-workers"), parsing: .unconditional, help: ArgumentHelp("With --ops under controlled scheduling, let only the first n workers run operations (the others start and end idle); the replay line of a schedule shrunk to fewer busy workers gives it.", valueName: "n"))
+    var busyWorkers: Int?
+
     /// `--explore` read; nil when not given (``validate()`` refuses a bad one).
     var exploration: ExplorationSettings? { explore.flatMap { try? ExplorationLimits.parse(flag: $0) } }
 
@@ -80,6 +83,12 @@ struct TrialOverrides: ParsableArguments {
         if let shrinkSeconds, !ExplorationLimits.shrinkSeconds.contains(shrinkSeconds) {
             throw ValidationError("--shrink-seconds expects a whole number of seconds from \(ExplorationLimits.shrinkSeconds.lowerBound) to "
                                   + "\(ExplorationLimits.shrinkSeconds.upperBound), got \(shrinkSeconds) (--no-shrink turns shrinking off)")
+        }
+        if let busyWorkers, busyWorkers < 1 {
+            throw ValidationError("--busy-workers expects a positive number of workers, got \(busyWorkers)")
+        }
+        if busyWorkers != nil && ops == nil {
+            throw ValidationError("--busy-workers needs --ops: it leaves workers idle in a run that ends by a count of operations")
         }
         if let ops {
             guard ops >= 1 else { throw ValidationError("--ops expects a positive number of operations per worker, got \(ops)") }
@@ -145,6 +154,7 @@ struct TrialOverrides: ParsableArguments {
         options.exploration = exploration
         options.shrinkNs = noShrink ? 0 : shrinkSeconds.map { UInt64($0) * 1_000_000_000 }
         options.opsPerThread = ops
+        options.busyWorkers = busyWorkers
     }
 
     /// A usage error when `--schedule controlled` (or a recorded schedule)

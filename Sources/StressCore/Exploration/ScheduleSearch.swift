@@ -53,6 +53,7 @@ enum ScheduleSearch {
                                       rounds: scenario).shrink(outcome)
             if var record = shrunk?.record {
                 record.operations = shrunk?.operations
+                record.busyWorkers = shrunk?.busyWorkers
                 shrunk?.record = record
             }
         }

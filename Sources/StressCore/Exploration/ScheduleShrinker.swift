@@ -4,8 +4,10 @@
 /// then the fewest events.
 ///
 /// 1. **Search small.** Exploration (``ScheduleExplorer``) looks for the
-///    same failure with 0, 1, 2, then 3 preemptions, and for each with 1,
-///    2, 3, 4, 6, then 8 operations per worker (a scenario: one round).
+///    same failure with 0, 1, 2, then 3 preemptions, and for each with two
+///    workers busy before all of them (a workload's others run no
+///    operation), and 1, 2, 3, 4, 6, then 8 operations per worker (a
+///    scenario: one round). It has half the time bound.
 ///    Iterative context bounding finds the fewest preemptions by
 ///    construction, so the first failure found is the smallest: a lost
 ///    update shrinks from thousands of events to ten.
@@ -35,6 +37,8 @@ struct ScheduleShrinker {
         var record: ScheduleRecord.Shrinking
         /// The operations per worker (or rounds) of the shrunk run, when step 1 found it.
         var operations: Int?
+        /// How many workers ran operations in the shrunk run, when fewer than all.
+        var busyWorkers: Int?
     }
 
     func shrink(_ original: ControlledExecution.Outcome) -> Result? {
@@ -51,18 +55,22 @@ struct ScheduleShrinker {
         }
         var best = original
         var operations: Int?
+        var workers: Int?
 
-        // 1. The same failure in a small run, fewest preemptions first.
+        // 1. The same failure in a small run, fewest preemptions first,
+        // then the fewest workers busy, then the fewest operations.
         let bound = min(Self.preemptions(of: original), Self.searchBound)
+        let searchEnds = MonotonicClock.now() &+ budgetNs / 2
+        let busy = rounds || base.threads <= 2 ? [base.threads] : [2, base.threads]
         search: for k in 0...bound {
+            for active in busy {
             for m in rounds ? [1] : [1, 2, 3, 4, 6, 8] {
-                let left = timeLeft()
-                if left == 0 || execute.exhausted {
-                    timedOut = true
-                    break search
-                }
+                let now = MonotonicClock.now()
+                let left = now >= searchEnds ? 0 : searchEnds - now
+                if left == 0 || execute.exhausted { break search }
                 var e = base
                 e.stop = .operations(perThread: m)
+                e.activeWorkers = active < base.threads ? active : nil
                 let explorer = ScheduleExplorer(
                     execute: execute, settings: ExplorationSettings(preemptions: k, operations: m, budgetNs: left, pruning: true),
                     base: e, runLimitNs: runLimitNs)
@@ -71,8 +79,10 @@ struct ScheduleShrinker {
                 if let outcome = found.outcome, found.record.failed > 0, failsTheSame(outcome) {
                     best = outcome
                     operations = m
+                    workers = e.activeWorkers
                     break search
                 }
+            }
             }
         }
 
@@ -86,7 +96,7 @@ struct ScheduleShrinker {
             eventsBefore: Self.eventCount(of: original), eventsAfter: Self.eventCount(of: best),
             preemptionsBefore: Self.preemptions(of: original), preemptionsAfter: Self.preemptions(of: best),
             encoded: ScheduleExplorer.encoded(best) ?? "", attempts: attempts, timedOut: timedOut)
-        return Result(outcome: best, record: record, operations: operations)
+        return Result(outcome: best, record: record, operations: operations, busyWorkers: workers)
     }
 
     /// Step 2: the failing run replayed, then its deviations dropped in chunks.

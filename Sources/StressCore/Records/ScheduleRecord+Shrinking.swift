@@ -28,6 +28,10 @@ extension ScheduleRecord {
         /// scenario's: rounds), when shrinking cut them; `replay --ops`
         /// with ``encoded`` reruns it. Nil when the trial's own stop holds.
         public var operations: Int?
+        /// How many workers ran operations in the shrunk schedule, when
+        /// shrinking left the others idle (the first this many run; `replay
+        /// --busy-workers` with ``encoded`` reruns it). Nil when all ran.
+        public var busyWorkers: Int?
 
         /// A record.
         ///

@@ -37,7 +37,7 @@ extension TrialResult {
                                        + "the JSON results hold it whole, as schedule.encoded")
         }
         return ScheduleSummary(line: line, replay: command.replay(trial, planFile: planFile, schedule: encoded,
-                                                                  operations: replayedOperations))
+                                                                  operations: replayedOperations, busyWorkers: shrink?.busyWorkers))
     }
 
     /// The operations per worker (a scenario's: rounds) the replayed

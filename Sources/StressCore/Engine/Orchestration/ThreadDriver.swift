@@ -148,7 +148,8 @@ enum ThreadDriver {
             case .duration:
                 while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
             case .operations(let count):
-                var left = count
+                // Shrinking's smaller runs may leave the later workers idle.
+                var left = worker.frame.thread < (settings.activeWorkers ?? Int.max) ? count : 0
                 while left > 0 && control.current != TrialControl.stop {
                     timedOperation(&worker, program, state, access)
                     left -= 1

@@ -60,6 +60,9 @@ package struct TrialSettings: Sendable {
     /// Deviations from the non-preemptive schedule, by worker and that
     /// worker's decision count (shrinking's replays).
     var deviations: [ScheduleDeviation]?
+    /// With a stop by operations under control: only the first this many
+    /// workers run any (shrinking's runs with fewer workers busy).
+    package var activeWorkers: Int?
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,
