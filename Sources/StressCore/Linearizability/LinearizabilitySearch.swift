@@ -42,8 +42,13 @@ struct LinearizabilitySearch {
     private let completedCount: Int
     private var memo: MemoTable
     private var transitions = TransitionTable()
-    /// Per operation: whether some order produced its recorded result.
-    private var explained: [Bool]
+    /// Per operation: never tried, tried but its result never produced, or
+    /// produced by some order.
+    private var explanation: [Explanation]
+
+    private enum Explanation: UInt8 {
+        case untried, neverProduced, produced
+    }
 
     // Where the search stands, kept between slices.
     private var state: Int32 = 0
@@ -72,7 +77,7 @@ struct LinearizabilitySearch {
         completedCount = isCompleted.reduce(0) { $0 + ($1 ? 1 : 0) }
         linearized = LinearizedSet(count: count)
         memo = MemoTable(wordsPerSet: linearized.words.count)
-        explained = [Bool](repeating: false, count: count)
+        explanation = [Explanation](repeating: .untried, count: count)
         entry = Int(events.next[events.head])
         stackOperations.reserveCapacity(count)
         stackStates.reserveCapacity(count)
@@ -119,10 +124,11 @@ struct LinearizabilitySearch {
     /// to the next entry.
     private mutating func tryToLinearize(_ operation: Int, leadingTo after: Int32) {
         guard after != TransitionTable.mismatch else {
+            if explanation[operation] == .untried { explanation[operation] = .neverProduced }
             entry = Int(events.next[entry])
             return
         }
-        explained[operation] = true
+        explanation[operation] = .produced
         linearized.insert(operation)
         guard memo.insert(linearized, after) else {
             linearized.remove(operation)
@@ -160,10 +166,13 @@ struct LinearizabilitySearch {
         return nil
     }
 
-    /// The completed operations no order explained, or, when each was
-    /// explained by some order, the one the closest order could not reach.
+    /// The completed operations the search tried (each time after a valid
+    /// order of operations before it) and whose result no such order
+    /// produced; or, when every result tried was produced by some order, the
+    /// operation the closest order could not take next. Operations the
+    /// search never reached are not counted: nothing valid came before them.
     private func unexplained() -> [Int] {
-        let never = isCompleted.indices.filter { isCompleted[$0] && !explained[$0] }
+        let never = explanation.indices.filter { explanation[$0] == .neverProduced }
         if !never.isEmpty { return never }
         return blocker >= 0 ? [blocker] : []
     }
