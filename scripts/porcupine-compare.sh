@@ -13,8 +13,8 @@
 # Porcupine's side is its own benchmark suite, run as it ships: `go test
 # -bench` on BenchmarkKv*Client* and BenchmarkEtcdJepsen*, each of which checks
 # one log again and again and fails if the verdict is not the one its test
-# asserts (BENCHTIME per benchmark, default 1x: one check per log after Go's
-# warm-up run; say 2s for steadier figures). Its verdicts are those
+# asserts (BENCHTIME per benchmark, default 200ms, about what our side spends
+# per log; 1x for one check per log, 2s for steadier figures). Its verdicts are those
 # assertions, read from porcupine_test.go (`checkKv(t, "c10-bad", false, ...)`,
 # `checkJepsen(t, 3, false)`), which `go test -run` confirms first.
 # stressbench's side: `stressbench-dev linearizability logs`, which reads the
@@ -27,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 porcupine=${1:?usage: scripts/porcupine-compare.sh PORCUPINE_CHECKOUT [BENCHTIME]}
-benchtime=${2:-1x}
+benchtime=${2:-200ms}
 bin=${STRESSBENCH_DEV:-.build/release/stressbench-dev}
 [[ -f "$porcupine/porcupine_test.go" && -d "$porcupine/test_data" ]] || { echo "$porcupine: not a Porcupine checkout (no porcupine_test.go, test_data/)" >&2; exit 2; }
 [[ -x "$bin" ]] || { echo "no $bin: run swift build -c release --product stressbench-dev first" >&2; exit 2; }
