@@ -41,7 +41,9 @@ package enum LinearizabilityChecker {
     package static func check<M: SequentialModel>(
         _ history: [HistoryOperation<M.Operation, M.Result>], model: M, timeLimit: Duration
     ) -> LinearizabilityOutcome<M> {
-        let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        // Any limit past a few thousand years is no limit; capping it keeps
+        // the deadline's arithmetic from overflowing on `.seconds(.max)`.
+        let deadline = ContinuousClock.now.advanced(by: min(timeLimit, .seconds(1 << 37)))
         let parts = parts(of: history, model: M.self)
         let models = parts.map { part in
             ModelStates(model: model, operations: part.map { history[$0].operation }, results: part.map { history[$0].result })

@@ -31,4 +31,12 @@ final class TimeBoundTests: XCTestCase {
         let outcome = LinearizabilityChecker.check(history, model: KeyValueModel(), timeLimit: .milliseconds(1))
         XCTAssertEqual(outcome.verdict, .unknown)
     }
+
+    func testAnyLimitIsAcceptedAndAShortSearchDecidesWhateverTheLimit() {
+        let history: [HistoryOperation<CounterModel.Operation, Int>] = [op(0, .increment, 0, 0, 1), op(1, .read, 1, 2, 3)]
+        XCTAssertEqual(LinearizabilityChecker.check(history, model: CounterModel(), timeLimit: .seconds(Int64.max)).verdict, .linearizable)
+        // A search this short never reads the clock: even no time at all decides it.
+        XCTAssertEqual(LinearizabilityChecker.check(history, model: CounterModel(), timeLimit: .zero).verdict, .linearizable)
+        XCTAssertEqual(LinearizabilityChecker.check(history, model: CounterModel(), timeLimit: .seconds(-1)).verdict, .linearizable)
+    }
 }
