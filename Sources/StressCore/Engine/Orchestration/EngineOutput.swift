@@ -16,6 +16,8 @@ package struct EngineOutput: Sendable {
     package var shrink: ScheduleRecord.Shrinking?
     /// What a bounded exhaustive exploration did.
     package var exploration: ScheduleRecord.Exploration?
+    /// A linearizability check's verdict and, when violated, its history.
+    package var linearizability: LinearizabilityRecord?
     /// The loop each worker ran its measured window in, for the tests that
     /// check which loop the engine chose.
     var measuredLoops: [MeasuredLoopKind] = []

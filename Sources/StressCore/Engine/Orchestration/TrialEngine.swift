@@ -62,6 +62,9 @@ package enum TrialEngine {
             throw EngineError("scenario \(name) is a litmus test of the memory model, and a controlled trial is sequentially "
                               + "consistent (one worker at a time), so its weak outcomes cannot occur under control: run it free")
         }
+        // A linearizability check draws its scenarios from the trial's seed.
+        let recording = scenario as? any RecordingScenario
+        recording?.begin(seed: settings.seed)
         let makeOperations: @Sendable () -> [StressOperation<S.State>] = {
             scenario.roles().map { StressOperation($0.name, weight: 1, steps: $0.steps) }
         }
@@ -89,6 +92,7 @@ package enum TrialEngine {
             output.rounds = ScenarioRounds(
                 rounds: outcomes.rounds, measuredRounds: outcomes.measured,
                 roundsPerSecond: elapsed > 0 ? Double(outcomes.measured) / elapsed : 0, outcomes: outcomes.outcomes)
+            output.linearizability = recording?.linearizabilityRecord()
             return output
         }
     }
