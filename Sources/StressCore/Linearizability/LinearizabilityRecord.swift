@@ -75,6 +75,25 @@ package struct LinearizabilityRecord: Sendable, Codable, Equatable {
 }
 
 extension LinearizabilityRecord {
+    /// `linearizable: 3 scenarios, 300 histories checked` (and how many the
+    /// checker could not decide).
+    package var summary: String {
+        "\(verdict.rawValue): \(scenarios) scenario\(scenarios == 1 ? "" : "s"), \(histories) histor\(histories == 1 ? "y" : "ies") checked"
+            + (undecided > 0 ? " (\(undecided) undecided within the checker's time bound)" : "")
+    }
+
+    /// A violation's smallest failing scenario: how it was shrunk, then its
+    /// history as ``historyTable`` draws it. Empty when not violated.
+    package var failureLines: [String] {
+        guard verdict == .violated, history != nil else { return [] }
+        var head = "smallest failing scenario"
+        if let shrink {
+            head += shrink.from == shrink.to ? " (\(shrink.to) operations" : " (shrunk from \(shrink.from) to \(shrink.to) operations"
+            head += shrink.complete ? "; none smaller fails)" : "; not every smaller one was tried before the trial ended)"
+        }
+        return [head + ":"] + historyTable
+    }
+
     /// The failing history as a table: one column per thread (the initial
     /// and final parts in a column of their own), one row per operation in
     /// the order of their calls, each cell `operation → result`, a result no

@@ -73,8 +73,8 @@ package final class LinearizabilityRun<Subject: LinearizabilitySubject>: @unchec
             if round.ticket < 0 { failure.withLock { $0?.candidatePassed(ticket: round.ticket) } }
             return RoundOutcome()
         case .violated:
-            let entries = Self.entries(history, unexplained: outcome.unexplained)
-            let found = Shrinker.Found(scenario: round.scenario, history: entries, closest: outcome.closest,
+            let (entries, position) = Self.entries(history, unexplained: outcome.unexplained)
+            let found = Shrinker.Found(scenario: round.scenario, history: entries, closest: outcome.closest?.map { position[$0] },
                                        closestState: outcome.closestState.map(\.stateDescription))
             failure.withLock { shrink in
                 if shrink == nil {
@@ -107,14 +107,28 @@ package final class LinearizabilityRun<Subject: LinearizabilitySubject>: @unchec
         return record
     }
 
-    /// A history as the record shows it, in the order of the calls.
-    static func entries(_ history: [HistoryOperation<Operation, Result>], unexplained: [Int]) -> [LinearizabilityRecord.Entry] {
+    /// A history as the record shows it, in the order of the calls, and
+    /// where each operation of `history` went in it.
+    static func entries(_ history: [HistoryOperation<Operation, Result>], unexplained: [Int]) -> ([LinearizabilityRecord.Entry], [Int]) {
         let wrong = Set(unexplained)
-        return history.enumerated().sorted { $0.element.called < $1.element.called }.map { i, op in
-            LinearizabilityRecord.Entry(worker: op.worker, operation: String(describing: op.operation),
-                                        result: op.result.map { String(describing: $0) }, call: op.called,
+        let order = history.indices.sorted { history[$0].called < history[$1].called }
+        var position = Array(repeating: 0, count: history.count)
+        for (at, i) in order.enumerated() { position[i] = at }
+        let entries = order.map { i in
+            let op = history[i]
+            return LinearizabilityRecord.Entry(worker: op.worker, operation: describe(op.operation),
+                                        result: op.result.map(describe), call: op.called,
                                         return: op.result == nil ? nil : op.returned, unexplained: wrong.contains(i) ? true : nil)
         }
+        return (entries, position)
+    }
+
+    /// A value as a report shows it: an optional's value, or `nil`, rather
+    /// than `Optional(3)`.
+    static func describe(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return String(describing: value) }
+        return mirror.children.first.map { describe($0.value) } ?? "nil"
     }
 
     /// The shrink of a failing scenario: tries each scenario with one

@@ -116,7 +116,7 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         lines.append("  \(trial.trial.id): \(verdict) (seed \(seed), fuzz \(trial.trial.fuzz.profile.rawValue))"
                      + (problem.isEmpty ? "" : ": \(problem)"))
         if let linearizability = trial.linearizability, linearizability.verdict == .violated {
-            lines += Self.linearizabilityLines(linearizability).map { "    \($0)" }
+            lines += linearizability.failureLines.map { "    \($0)" }
         }
         if let stall = trial.stall {
             lines += stall.workers.prefix(8).map { "    \($0.name): \($0.description)" }
@@ -125,17 +125,6 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         }
         lines.append("  rerun: \(rerunCommand)")
         return lines.joined(separator: "\n")
-    }
-
-    /// A linearizability violation's smallest failing scenario: how it was
-    /// shrunk, then its history as a table with one column per thread.
-    static func linearizabilityLines(_ record: LinearizabilityRecord) -> [String] {
-        var head = "smallest failing scenario"
-        if let shrink = record.shrink {
-            head += shrink.from == shrink.to ? " (\(shrink.to) operations" : " (shrunk from \(shrink.from) to \(shrink.to) operations"
-            head += shrink.complete ? "; none smaller fails)" : "; the trial ended before every smaller one was tried)"
-        }
-        return [head + ":"] + record.historyTable
     }
 
     /// A line an isolated trial's test binary printed as a test library

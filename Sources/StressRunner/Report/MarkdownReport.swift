@@ -50,6 +50,11 @@ package enum MarkdownReport {
         }
         out += (first.isEmpty || r.expectation == .missed ? "" : ": " + escape(first))
         if let cause = r.crashCause { out += "  \n  cause: `\(cause.replacingOccurrences(of: "`", with: "'"))`" }
+        // A linearizability violation's smallest failing history, as a block
+        // inside the list item (indented to stay in it).
+        if let lines = r.linearizability?.failureLines, !lines.isEmpty {
+            out += "\n\n  ```text\n" + lines.map { "  " + $0.replacingOccurrences(of: "```", with: "'''") + "\n" }.joined() + "  ```\n"
+        }
         // Two trailing spaces: a hard line break, so the rerun line does not
         // run on into the message when GitHub renders the list item.
         out += "  \n  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`"
