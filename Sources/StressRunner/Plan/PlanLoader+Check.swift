@@ -28,7 +28,12 @@ extension PlanLoader {
             return false
         }
         let lockFree = experiment.strategies.filter { registry.strategy(named: $0)?.descriptor.lockFree == true }
-        let named = entries.first { $0.key == "strategies" }.map { _ in lockFree } ?? []
+        // Named in the experiment's own list (not brought in by `all`): an error.
+        let written = entries.first { $0.key == "strategies" }.map { entry -> [String] in
+            if let word = entry.value.scalar?.string { return [word] }
+            return entry.value.sequence?.compactMap { $0.scalar?.string } ?? []
+        } ?? []
+        let named = lockFree.filter(written.contains)
         if let first = named.first {
             r.fail(here, node, "check: linearizable runs each operation's steps under the strategy, and '\(first)' is lock-free (no critical sections): leave it out")
             return false
