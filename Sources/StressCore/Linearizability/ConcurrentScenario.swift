@@ -15,6 +15,11 @@ package struct LinearizabilityShape: Sendable, Equatable {
     /// scenario is drawn: an interleaving that breaks it may be rare.
     package var runsPerScenario: Int
 
+    /// The most rounds a stride of a linearizability check batches: each
+    /// round is a fresh object and a check of its history, so batching more
+    /// saves little, and every state of a stride is made up front.
+    package static let maxStride = 8
+
     /// Lincheck's default: 2 × 5, with 5 before and 5 after.
     package init(threads: Int = 2, operationsPerThread: Int = 5, before: Int = 5, after: Int = 5, runsPerScenario: Int = 100) {
         self.threads = threads

@@ -40,7 +40,9 @@ extension LinearizabilitySubject {
 
     /// A hidden scenario named for the model.
     package static var descriptor: ScenarioDescriptor {
-        ScenarioDescriptor(name: "linearizability", summary: "a linearizability check", hidden: true)
+        var descriptor = ScenarioDescriptor(name: "linearizability", summary: "a linearizability check", hidden: true)
+        descriptor.maxStride = LinearizabilityShape.maxStride
+        return descriptor
     }
 
     /// Not registered as a scenario: always throws.

@@ -25,7 +25,7 @@ struct ClosureSubject<Model: SequentialModel, Object: Sendable>: Linearizability
     func runAlone(_ operation: Model.Operation, on box: Box) -> Model.Result { call(box.object, operation) }
 
     static var descriptor: ScenarioDescriptor {
-        ScenarioDescriptor(
+        var descriptor = ScenarioDescriptor(
             name: "linearizable", summary: "a linearizability check written as closures (StressTest.linearizable)",
             parameters: [
                 .integer("linearizable", "which call of StressTest.linearizable (made from its place in the source)",
@@ -35,6 +35,8 @@ struct ClosureSubject<Model: SequentialModel, Object: Sendable>: Linearizability
                          default: 1_000, range: 1...3_600_000),
             ] + LinearizabilityShape.parameterSpecs,
             hidden: true)
+        descriptor.maxStride = LinearizabilityShape.maxStride
+        return descriptor
     }
 
     static func make(parameters: WorkloadParameters) throws -> (ClosureSubject, LinearizabilityShape, Duration) {

@@ -80,7 +80,8 @@ package enum TrialEngine {
                     roles: roles.count, makeState: { scenario.makeState() },
                     arbiter: { scenario.arbiter(unsafeDowncast($0 as AnyObject, to: S.State.self)) },
                     reset: { scenario.reset(unsafeDowncast($0 as AnyObject, to: S.State.self)) },
-                    grade: { scenario.grade($0) }, arbiterSite: arbiterSite, settings: settings, fuzz: fuzz)
+                    grade: { scenario.grade($0) }, arbiterSite: arbiterSite, settings: settings, fuzz: fuzz,
+                    strideLimit: S.descriptor.maxStride)
             }
         ) { reports, window, schedule, settings in
             var output = merge(reports, operations: operations, settings: settings, window: window, schedule: schedule,
