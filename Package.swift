@@ -95,6 +95,7 @@ let package = Package(
             name: "stressbench-dev",
             dependencies: [
                 "StressKit",
+                "StressCore",  // the linearizability checker, which is `package`, not re-exported API
                 "CStressSupport",  // the dispatch_*_f shims and the CPU pinning of the hand loops
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

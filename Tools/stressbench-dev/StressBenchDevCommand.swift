@@ -12,11 +12,12 @@ struct StressBenchDevCommand: ParsableCommand {
         Build it with `swift build -c release --product stressbench-dev` (or `swift build -c release`, \
         which builds every target); the figures of a debug build mean little. \
         scripts/bench-lock-overhead.sh runs `baseline` and `overhead`, scripts/bench-primitives.sh \
-        runs `primitives`, scripts/bench-builds.py runs `baseline`. Each command also answers to \
-        the name it had as a hidden `stressbench` command (`_baseline`, `_overhead`, `_primitives`), \
+        runs `primitives`, scripts/bench-builds.py runs `baseline`, \
+        scripts/linearizability-checker.sh and scripts/porcupine-compare.sh run `linearizability`. The first three also answer to \
+        the name each had as a hidden `stressbench` command (`_baseline`, `_overhead`, `_primitives`), \
         so one script can time builds from before and after the move.
         """,
         version: "stressbench-dev \(StressKitVersion.current)",
-        subcommands: [BaselineCommand.self, OverheadCommand.self, PrimitivesBenchCommand.self]
+        subcommands: [BaselineCommand.self, OverheadCommand.self, PrimitivesBenchCommand.self, LinearizabilityBenchCommand.self]
     )
 }

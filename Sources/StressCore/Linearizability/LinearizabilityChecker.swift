@@ -10,6 +10,10 @@
 /// faster because the search is exponential in the concurrency of what it
 /// checks together.
 package enum LinearizabilityChecker {
+    /// The steps every undecided part gets in the first round; each round
+    /// doubles it.
+    static var firstSlice: Int { 1024 }
+
     /// Checks `history` against `model`.
     ///
     /// Real time: an operation precedes another when it returned strictly
@@ -17,6 +21,12 @@ package enum LinearizabilityChecker {
     /// operations may be linearized either way. A pending operation (nil
     /// result) may be linearized anywhere after its call, with whatever
     /// result the model gives, or left out.
+    ///
+    /// Parts are searched in rounds, each undecided part getting twice the
+    /// steps of the round before, so one violated part is found early even
+    /// behind a hard linearizable one; the first part found violated is the
+    /// one reported. All of this is counted in steps, not time, so the
+    /// outcome is the same on every run unless the time limit intervenes.
     ///
     /// - Parameters:
     ///   - history: The operations, in any order; the outcome's indices
@@ -32,29 +42,53 @@ package enum LinearizabilityChecker {
         _ history: [HistoryOperation<M.Operation, M.Result>], model: M, timeLimit: Duration
     ) -> LinearizabilityOutcome<M> {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
-        var orders: [[Int]] = []
-        var statesExplored = 0
-        for part in parts(of: history, model: M.self) {
-            var search = LinearizabilitySearch<M>(
+        let parts = parts(of: history, model: M.self)
+        var searches: [LinearizabilitySearch<M>?] = parts.map { part in
+            LinearizabilitySearch(
+                model: model,
                 operations: part.map { history[$0].operation },
                 results: part.map { history[$0].result },
                 called: part.map { history[$0].called },
                 returned: part.map { history[$0].returned })
-            let conclusion = search.run(from: model, deadline: deadline)
-            statesExplored += search.statesExplored
-            switch conclusion {
-            case .linearizable(let order):
-                orders.append(order.map { part[$0] })
-            case .violated(let closest, let closestState, let unexplained):
-                return LinearizabilityOutcome(
-                    verdict: .violated, closest: closest.map { part[$0] }, closestState: closestState,
-                    unexplained: unexplained.map { part[$0] }, statesExplored: statesExplored)
-            case .unknown:
-                return LinearizabilityOutcome(verdict: .unknown, statesExplored: statesExplored)
+        }
+        var orders = [[Int]](repeating: [], count: parts.count)
+        var undecided = Array(parts.indices)
+        var statesExplored = 0
+        var slice = firstSlice
+        while !undecided.isEmpty {
+            var stillUndecided: [Int] = []
+            for index in undecided {
+                guard var search = searches[index] else { continue }
+                searches[index] = nil  // so `search` is the only reference: no copy on write
+                let progress = search.advance(steps: slice, deadline: deadline)
+                let part = parts[index]
+                switch progress {
+                case .undecided:
+                    searches[index] = search
+                    stillUndecided.append(index)
+                case .decided(.linearizable(let order)):
+                    statesExplored += search.statesExplored
+                    orders[index] = order.map { part[$0] }
+                case .decided(.violated(let closest, let closestState, let unexplained)):
+                    return LinearizabilityOutcome(
+                        verdict: .violated, closest: closest.map { part[$0] }, closestState: closestState,
+                        unexplained: unexplained.map { part[$0] },
+                        statesExplored: statesExplored + search.statesExplored + explored(searches))
+                case .timedOut:
+                    return LinearizabilityOutcome(
+                        verdict: .unknown, statesExplored: statesExplored + search.statesExplored + explored(searches))
+                }
             }
+            undecided = stillUndecided
+            slice = slice.multipliedReportingOverflow(by: 2).overflow ? slice : slice * 2
         }
         return LinearizabilityOutcome(
             verdict: .linearizable, order: merged(orders, history: history), statesExplored: statesExplored)
+    }
+
+    /// The states the searches not yet decided have explored.
+    private static func explored<M>(_ searches: [LinearizabilitySearch<M>?]) -> Int {
+        searches.reduce(0) { $0 + ($1?.statesExplored ?? 0) }
     }
 
     /// The history's operations grouped by the part of the state they

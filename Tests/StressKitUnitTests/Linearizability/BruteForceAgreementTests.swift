@@ -7,7 +7,7 @@ import XCTest
 /// verdict, and every witness must replay.
 final class BruteForceAgreementTests: XCTestCase {
     func testRegisterHistoriesAgreeWithTryingEveryOrder() {
-        var generator = SplitMix(seed: 36)
+        var generator = SplitMix64(seed: 36)
         var verdicts: [LinearizabilityVerdict: Int] = [:]
         for _ in 0..<600 {
             let history = randomHistory(model: RegisterModel(), using: &generator) { generator in
@@ -24,7 +24,7 @@ final class BruteForceAgreementTests: XCTestCase {
     }
 
     func testQueueHistoriesAgreeWithTryingEveryOrder() {
-        var generator = SplitMix(seed: 360)
+        var generator = SplitMix64(seed: 360)
         var verdicts: [LinearizabilityVerdict: Int] = [:]
         for _ in 0..<600 {
             let history = randomHistory(model: QueueModel(), using: &generator) { generator in

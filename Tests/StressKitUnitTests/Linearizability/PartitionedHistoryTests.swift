@@ -10,7 +10,7 @@ final class PartitionedHistoryTests: XCTestCase {
     /// store in a shuffled order within the round: linearizable by
     /// construction.
     func linearizableHistory(keys: Int, workers: Int, rounds: Int, seed: UInt64) -> History {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var store = KeyValueModel()
         var history: History = []
         var clock: UInt64 = 0
@@ -75,6 +75,23 @@ final class PartitionedHistoryTests: XCTestCase {
         XCTAssertEqual(outcome.closestState, KeyValueModel(storage: [9: 1]))
     }
 
+    func testAViolatedPartIsFoundWithoutFinishingAHardLinearizablePartFirst() {
+        // Key 0: 12 overlapping puts that never returned, then a get of the
+        // first one's value. The depth-first search explores every order of
+        // the later puts after the first one before it tries the get
+        // straight after the first: linearizable, but only after many states.
+        let hard: History = (0..<12).map { op($0, .put(0, $0), nil, UInt64($0)) } + [op(12, .get(0), 0, 20, 21)]
+        let alone = check(hard, KeyValueModel())
+        XCTAssertEqual(alone.verdict, .linearizable)
+        XCTAssertGreaterThan(alone.statesExplored, 10_000)
+        // Key 1, after it in the history: a get that cannot be.
+        let history = hard + [op(13, .get(1), 7, 0, 1)]
+        let outcome = check(history, KeyValueModel())
+        XCTAssertEqual(outcome.verdict, .violated)
+        XCTAssertEqual(outcome.unexplained, [13])
+        XCTAssertLessThan(outcome.statesExplored, 2_000, "the parts share the search in rounds")
+    }
+
     func testAnOperationWithoutAPartMakesTheWholeHistoryOnePart() {
         let history: [HistoryOperation<ScanModel.Operation, Int>] = [
             op(0, .put(1), 0, 0, 1), op(1, .put(2), 0, 0, 1), op(2, .count, 2, 2, 3),
@@ -99,19 +116,5 @@ private struct ScanModel: SequentialModel {
     static func partition(of operation: Operation) -> AnyHashable? {
         if case .put(let key) = operation { return key }
         return nil
-    }
-}
-
-/// A small seeded generator, so every history these tests build is the same
-/// on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
