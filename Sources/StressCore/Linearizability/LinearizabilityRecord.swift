@@ -94,21 +94,28 @@ extension LinearizabilityRecord {
         return [head + ":"] + historyTable
     }
 
-    /// The failing history as a table: one column per thread (the initial
-    /// and final parts in a column of their own), one row per operation in
-    /// the order of their calls, each cell `operation → result`, a result no
+    /// The failing history as a table: the clock's readings at the call and
+    /// the return (`3-6`: an operation whose readings overlap another's may
+    /// be ordered either way), then one column per thread (the initial and
+    /// final parts in a column of their own), one row per operation in the
+    /// order of their calls, each cell `operation → result`, a result no
     /// order explains marked `✗`; then the line that says which results
     /// no order explains. Empty when there is no failing history.
     package var historyTable: [String] {
         guard let history, !history.isEmpty else { return [] }
         let workers = Set(history.map(\.worker)).filter { $0 >= 0 }.sorted()
-        let columns = (history.contains { $0.worker < 0 } ? [-1] : []) + workers
-        let titles = columns.map { $0 < 0 ? "init/post" : "thread \($0)" }
+        // -2: the clock's column.
+        let columns = [-2] + (history.contains { $0.worker < 0 } ? [-1] : []) + workers
+        let titles = columns.map { $0 == -2 ? "clock" : $0 < 0 ? "init/post" : "thread \($0)" }
+        func clock(_ e: Entry) -> String { "\(e.call)-" + (e.return.map(String.init) ?? "") }
         func cell(_ e: Entry) -> String {
             "\(e.operation) → \(e.result ?? "(pending)")" + (e.unexplained == true ? " ✗" : "")
         }
         var widths = titles.map(\.count)
-        for e in history { if let c = columns.firstIndex(of: e.worker) { widths[c] = max(widths[c], cell(e).count) } }
+        for e in history {
+            widths[0] = max(widths[0], clock(e).count)
+            if let c = columns.firstIndex(of: e.worker) { widths[c] = max(widths[c], cell(e).count) }
+        }
         func row(_ cells: [String]) -> String {
             zip(cells, widths).map { $0.0.padding(toLength: $0.1, withPad: " ", startingAt: 0) }.joined(separator: " | ")
                 .replacingTrailingSpaces()
@@ -116,6 +123,7 @@ extension LinearizabilityRecord {
         var lines = [row(titles), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-")]
         for e in history {
             var cells = Array(repeating: "", count: columns.count)
+            cells[0] = clock(e)
             if let c = columns.firstIndex(of: e.worker) { cells[c] = cell(e) }
             lines.append(row(cells))
         }
