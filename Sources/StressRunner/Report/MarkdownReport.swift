@@ -98,6 +98,12 @@ package enum MarkdownReport {
         var out = "### Scenario outcomes\n"
         for r in trials {
             guard let outcomes = r.outcomes, let rounds = r.rounds else { continue }
+            // A linearizability check's rounds all have the empty outcome:
+            // its verdict says more.
+            if let linearizability = r.linearizability {
+                out += "\n`\(r.trial.id)`: \(escape(linearizability.summary))\n"
+                continue
+            }
             let rate = r.measurement?.roundsPerSecond.map { ", \(Formatting.rate($0)) rounds/s" } ?? ""
             out += "\n`\(r.trial.id)`: \(Formatting.count(rounds)) rounds\(rate)\n\n| outcome | count | grade | meaning |\n|---|--:|---|---|\n"
             for o in outcomes {

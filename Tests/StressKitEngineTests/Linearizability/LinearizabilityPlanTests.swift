@@ -49,6 +49,41 @@ final class LinearizabilityPlanTests: XCTestCase {
         }
     }
 
+    /// Every output carries the verdict, and a violation's history as a
+    /// table with one column per thread: the terminal table, Markdown and
+    /// JUnit, besides the JSON record. Under control, so that the seed
+    /// finds the bug every time.
+    func testEveryOutputShowsTheVerdictAndTheFailingHistory() throws {
+        let report = try TestSupport.runInProcess("""
+            defaults: {strategies: [pthread-mutex], threads: 2, ops: 300, warmup: 0, seed: 1, schedule: controlled}
+            experiments:
+              - {name: fine, workload: counter, check: linearizable, parameters: {variant: correct}}
+              - {name: broken, workload: counter, check: linearizable, parameters: {variant: split-rmw}, expect: violated}
+            """)
+        let record = try XCTUnwrap(report.trials.last?.linearizability)
+        XCTAssertEqual(record.verdict, .violated)
+        let table = try XCTUnwrap(record.historyTable.first)
+        XCTAssertTrue(table.contains("clock") && table.contains("thread 0") && table.contains("thread 1"), table)
+        let text = TableReport.render(report)
+        XCTAssertTrue(text.contains("fine/pthread-mutex/t2/r0: linearizable: "), text)
+        XCTAssertTrue(text.contains("smallest failing scenario"), text)
+        XCTAssertTrue(text.contains("no sequential order explains"), text)
+        let markdown = MarkdownReport.render(report)
+        XCTAssertTrue(markdown.contains("`fine/pthread-mutex/t2/r0`: linearizable: "), markdown)
+        XCTAssertTrue(markdown.contains("  ```text\n  smallest failing scenario"), markdown)
+        let junit = JUnitReport.render(report)
+        XCTAssertTrue(junit.contains("smallest failing scenario"), junit)
+        XCTAssertTrue(junit.contains("fine/pthread-mutex/t2/r0: linearizable: "), junit)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: ResultCoding.encoder().encode(report)) as? [String: Any])
+        let trials = try XCTUnwrap(json["trials"] as? [[String: Any]])
+        let linearizability = try XCTUnwrap(trials.last?["linearizability"] as? [String: Any])
+        XCTAssertEqual(linearizability["verdict"] as? String, "violated")
+        XCTAssertNotNil(linearizability["scenarios"] as? Int)
+        let history = try XCTUnwrap(linearizability["history"] as? [[String: Any]])
+        XCTAssertTrue(history.allSatisfy { $0["worker"] is Int && $0["operation"] is String })
+        XCTAssertEqual((trials.last?["trial"] as? [String: Any])?["check"] as? String, "linearizable")
+    }
+
     /// The cache's thread-cache bug is invisible to the workload's own
     /// invariants: the plain workload passes where the model finds it.
     func testThreadCacheEscapesTheCacheInvariants() throws {
