@@ -45,6 +45,11 @@ package final class LinearizabilityRun<Subject: LinearizabilitySubject>: @unchec
         ConcurrentScenario(shape: shape, seed: SplitMix64.derive(seed, UInt64(index))) { subject.generate(&$0) }
     }
 
+    /// The most rounds a shrink gives one candidate before it moves on:
+    /// a candidate that still fails usually does within a few, and the
+    /// rounds spent on candidates that pass are what a shrink costs.
+    static var mostRunsPerCandidate: Int { 30 }
+
     /// A fresh round: the next run of the current scenario, or of the
     /// shrink's current candidate.
     package func nextRound() -> Round {
@@ -78,7 +83,7 @@ package final class LinearizabilityRun<Subject: LinearizabilitySubject>: @unchec
                                        closestState: outcome.closestState.map(\.stateDescription))
             failure.withLock { shrink in
                 if shrink == nil {
-                    shrink = Shrinker(first: found, runsPerCandidate: shape.runsPerScenario)
+                    shrink = Shrinker(first: found, runsPerCandidate: min(shape.runsPerScenario, Self.mostRunsPerCandidate))
                 } else {
                     shrink?.candidateFailed(ticket: round.ticket, found)
                 }

@@ -8,6 +8,9 @@ extension StressTest {
     public struct Operations<Operation: Sendable>: Sendable {
         /// Draws one operation with its arguments.
         let draw: @Sendable (inout SplitMix64) -> Operation
+        /// Why these operations cannot be drawn (an empty list), reported
+        /// as the test's error when it runs; nil when they can.
+        var problem: String?
 
         /// Operations made by `generator`, which draws one (with its
         /// arguments) from the random numbers it is given.
@@ -30,7 +33,10 @@ extension StressTest {
         /// - Parameter choices: The operations, with their arguments; at least one.
         /// - Returns: The operations.
         public static func oneOf(_ choices: [Operation]) -> Operations {
-            precondition(!choices.isEmpty, "StressTest.Operations.oneOf needs at least one operation")
+            guard !choices.isEmpty else {
+                return Operations(draw: { _ in preconditionFailure("no operation to draw") },
+                                  problem: "the list of operations is empty: give at least one")
+            }
             return Operations { choices[$0.next(below: choices.count)] }
         }
     }
@@ -82,9 +88,12 @@ extension StressTest {
     ) -> StressTest {
         let id = RaceClosures<ClosureSubject<Model, Object>.Box>.id(fileID: fileID, line: line, column: column)
         ClosureSubject.store(ClosureSubject(model: model, make: make, call: run, operations: operations), as: id)
-        return StressTest(scenario: LinearizabilityScenario<ClosureSubject<Model, Object>>.self, parameters: ["linearizable": .integer(id)])
+        var test = StressTest(scenario: LinearizabilityScenario<ClosureSubject<Model, Object>>.self, parameters: ["linearizable": .integer(id)])
             .strategies("unsynchronized")
             .named("linearizable-" + raceName(fileID: fileID, line: line).dropFirst("race-".count))
+        // Reported when the test runs, with any other setting at fault.
+        if let problem = operations.problem { test.problems.append(.init(setting: "operations", problem)) }
+        return test
     }
 
     /// Operations each worker calls in a linearizability check's parallel

@@ -142,6 +142,27 @@ final class MemoCache: @unchecked Sendable {
             .expectSuccess()
     }
 
+    @Test func anEmptyListOfOperationsIsAnErrorNotATrap() async throws {
+        let test = StressTest.linearizable(
+            model: CacheModel(), make: { LockedCache() }, run: { cache, op in cache.perform(op) },
+            operations: .oneOf([]))
+        let error = await #expect(throws: StressTestError.self) { try await test.run() }
+        #expect(error?.description.contains("operations: the list of operations is empty") == true)
+    }
+
+    /// Each trial in a child process of the test binary: the closures are
+    /// registered again there, at the same call.
+    @Test func aLockedCacheIsLinearizableInAChildProcess() async throws {
+        let report = await StressTest.linearizable(
+            model: CacheModel(), make: { LockedCache() }, run: { cache, op in cache.perform(op) },
+            operations: CacheOp.generator)
+            .threads(2).ops(200).seed(3)
+            .isolated()
+            .expectSuccess()
+        #expect(report?.trials.first?.outcome == .passed)
+        #expect(report?.trials.first?.linearizability?.verdict == .linearizable)
+    }
+
     @Test func aSecondThreadCountIsRefused() async throws {
         let test = StressTest.linearizable(
             model: CacheModel(), make: { LockedCache() }, run: { cache, op in cache.perform(op) },
