@@ -6,9 +6,10 @@ extension PlanLoader {
     /// check each round's history against the workload's sequential model.
     /// Refused, naming the key's line, for a scenario, for a workload with no
     /// model, for a thread count under 2 (a parallel part needs two workers)
-    /// and for a lock-free strategy named (their trials have no critical
-    /// sections to run a scenario's steps in); `strategies: all` leaves
-    /// lock-free ones out. Returns false when the experiment cannot run.
+    /// and for a lock-free strategy or one with asynchronous writes named
+    /// (no critical sections to run a scenario's steps in; a write that
+    /// returns before it happens); `strategies: all` leaves them out.
+    /// Returns false when the experiment cannot run.
     func parseCheck(_ entries: [(key: String, value: Node)], _ path: PlanKeyPath, _ experiment: inout Experiment,
                     _ r: inout PlanReader) -> Bool {
         guard let (node, here) = entries.first(where: { $0.key == "check" }).map({ ($0.value, path.appending("check")) }) else { return true }
@@ -27,7 +28,16 @@ extension PlanLoader {
             r.fail(here, node, "check: linearizable runs a parallel part of one worker per thread, so every thread count must be 2 or more, not \(few)")
             return false
         }
-        let lockFree = experiment.strategies.filter { registry.strategy(named: $0)?.descriptor.lockFree == true }
+        // Lock-free strategies have no critical sections to run a step in;
+        // asynchronous writes return before they happen, so a write's result
+        // never reaches its caller.
+        func unfit(_ name: String) -> String? {
+            guard let descriptor = registry.strategy(named: name)?.descriptor else { return nil }
+            if descriptor.lockFree { return "is lock-free (no critical sections to run the steps in)" }
+            if descriptor.asynchronousWrites { return "writes asynchronously (a write returns before it happens, so its result never reaches the caller)" }
+            return nil
+        }
+        let lockFree = experiment.strategies.filter { unfit($0) != nil }
         // Named in the experiment's own list (not brought in by `all`): an error.
         let written = entries.first { $0.key == "strategies" }.map { entry -> [String] in
             if let word = entry.value.scalar?.string { return [word] }
@@ -35,7 +45,7 @@ extension PlanLoader {
         } ?? []
         let named = lockFree.filter(written.contains)
         if let first = named.first {
-            r.fail(here, node, "check: linearizable runs each operation's steps under the strategy, and '\(first)' is lock-free (no critical sections): leave it out")
+            r.fail(here, node, "check: linearizable runs each operation's steps under the strategy and reads its result, and '\(first)' \(unfit(first) ?? ""): leave it out")
             return false
         }
         experiment.strategies.removeAll { lockFree.contains($0) }

@@ -109,18 +109,23 @@ final class LinearizabilityPlanTests: XCTestCase {
         XCTAssertTrue(problems.first?.message.contains("counter") == true)
     }
 
-    func testCheckRefusesAnUnknownCheckOneThreadAndALockFreeStrategy() {
+    func testCheckRefusesAnUnknownCheckOneThreadALockFreeStrategyAndAsynchronousWrites() {
         let unknown = TestSupport.problems("experiments: [{workload: counter, check: sequential}]")
         XCTAssertTrue(unknown.first?.message.contains("expected linearizable, found 'sequential'") == true, "\(unknown)")
         let one = TestSupport.problems("experiments: [{workload: counter, check: linearizable, threads: [1, 2]}]")
         XCTAssertTrue(one.first?.message.contains("2 or more, not 1") == true, "\(one)")
         let atomic = TestSupport.problems("experiments: [{workload: counter, check: linearizable, threads: 2, strategies: [atomic]}]")
         XCTAssertTrue(atomic.first?.message.contains("'atomic' is lock-free") == true, "\(atomic)")
+        let async = TestSupport.problems("experiments: [{workload: counter, check: linearizable, threads: 2, strategies: [serial-queue-async]}]")
+        XCTAssertTrue(async.first?.message.contains("'serial-queue-async' writes asynchronously") == true, "\(async)")
     }
 
-    func testAllStrategiesLeaveTheLockFreeOnesOut() throws {
+    func testAllStrategiesLeaveOutTheLockFreeOnesAndThoseWithAsynchronousWrites() throws {
         let plan = try TestSupport.plan("experiments: [{workload: counter, check: linearizable, threads: 2, strategies: all}]")
         XCTAssertFalse(plan.experiments[0].strategies.contains("atomic"))
+        XCTAssertFalse(plan.experiments[0].strategies.contains("serial-queue-async"))
+        XCTAssertFalse(plan.experiments[0].strategies.contains("rw-queue-async"))
+        XCTAssertTrue(plan.experiments[0].strategies.contains("actor"))
         XCTAssertTrue(plan.experiments[0].checksLinearizability)
     }
 }
