@@ -19,7 +19,11 @@ struct MergeCommand: ParsableCommand {
         like any other. Shards measured in different \
         environments (CPU, cores, CPU quota, build, Swift) are merged with a warning: the merged \
         file's environment is the first file's, while each trial keeps its own, and `compare` \
-        notes every trial's differences from the baseline.
+        notes every trial's differences from the baseline. The shards of an explored trial \
+        (run --explore ... --shard i/n: each explores its part of the schedule space) become one \
+        record: schedules, failures and pruning summed, complete only when every shard is there \
+        and complete; a shard missing is named in a note, and the merged exploration is then \
+        not complete.
         """
     )
 
@@ -57,6 +61,7 @@ struct MergeCommand: ParsableCommand {
             Console.error("note: \(file) does not record the plan's matrix size (written by an older stressbench): completeness not checked")
         }
         for warning in RunReport.environmentWarnings(reports) { Console.error(warning) }
+        for note in RunReport.explorationShardNotes(reports) { Console.error(note) }
         var writer = OutputWriter(quiet: quiet)
         writer.write(output) { try ResultCoding.encodeResults(merged) }
         writer.write(csv) { Data(CSVReport.render(merged).utf8) }

@@ -112,6 +112,8 @@ final class OutputFormatTests: XCTestCase {
             "expected": "", "expectation": "passed",
             // A record with no schedule says the trial's own mode, free, and no decisions.
             "schedule": "free", "schedule_decisions": "",
+            // Not explored: the exploration's four are empty (TraceReportTests checks them filled).
+            "exploration_schedules": "", "exploration_failed": "", "exploration_complete": "", "exploration_bound": "",
         ]
         XCTAssertEqual(Set(expected.keys), Set(CSVReport.columns.dropFirst(30)), "every new column is checked")
         for (column, value) in expected { XCTAssertEqual(cell[column], value, column) }

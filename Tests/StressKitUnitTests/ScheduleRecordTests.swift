@@ -61,7 +61,8 @@ final class ScheduleRecordTests: XCTestCase {
 
     func testTheScheduleColumnsComeLastSoNoColumnMoves() throws {
         let columns = CSVReport.columns
-        XCTAssertEqual(Array(columns.suffix(3)), ["worker_cpu_ns_per_op", "schedule", "schedule_decisions"])
+        // Only the four exploration columns come after them, appended since.
+        XCTAssertEqual(Array(columns.dropLast(4).suffix(3)), ["worker_cpu_ns_per_op", "schedule", "schedule_decisions"])
         XCTAssertEqual(columns.firstIndex(of: "worker_cpu_ns_per_op"), 65, "every earlier column keeps its position")
 
         var free = Synthetic.trial(repetition: 0, opsPerSecond: 1000, latencyNs: 100)
@@ -71,7 +72,7 @@ final class ScheduleRecordTests: XCTestCase {
         skipped.trial.id = "e/mutex/t2/r9"
         let csv = CSVReport.render(Synthetic.report([free, controlled, skipped]))
         let rows = csv.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        XCTAssertEqual(rows.map { Array($0.suffix(2)) }, [["free", ""], ["controlled", "5"], ["controlled", ""]],
+        XCTAssertEqual(rows.map { Array($0.dropLast(4).suffix(2)) }, [["free", ""], ["controlled", "5"], ["controlled", ""]],
                        "a trial with no schedule record says its own mode, with no decisions")
     }
 
@@ -83,10 +84,10 @@ final class ScheduleRecordTests: XCTestCase {
                                  options: ["--schedule", "controlled", "--max-decisions", "900"])
         let details = TableReport.details(r, planFile: "p.yaml", rerun: rerun)
         XCTAssertTrue(details.contains("\n  schedule: controlled, 5 decisions\n"), details)
-        XCTAssertTrue(details.hasSuffix("\n  replay: swift run -c release stressbench replay p.yaml --only e/mutex/t2/r0 --schedule w0:2,w1:3 --max-decisions 900"),
+        XCTAssertTrue(details.hasSuffix("\n  replay: swift run -c release stressbench replay p.yaml --only e/mutex/t2/r0 --seed 1 --schedule w0:2,w1:3 --max-decisions 900"),
                       details)
         let markdown = MarkdownReport.problemItem(r, of: Synthetic.report([r]))
-        XCTAssertTrue(markdown.contains("  \n  schedule: controlled, 5 decisions  \n  replay: `stressbench replay synthetic.yaml --only e/mutex/t2/r0 --schedule w0:2,w1:3`\n"),
+        XCTAssertTrue(markdown.contains("  \n  schedule: controlled, 5 decisions  \n  replay: `stressbench replay synthetic.yaml --only e/mutex/t2/r0 --seed 1 --schedule w0:2,w1:3`\n"),
                       markdown)
     }
 

@@ -124,6 +124,16 @@ package struct Fuzzer: Sendable {
         perform(decide())
     }
 
+    /// ``hit(_:)`` at an operation's start or between its steps, saying
+    /// which operation or step (`detail`), for a controlled trial's trace.
+    mutating func hit(_ point: FuzzPoint, detail: Int) {
+        if let coordinator {
+            paused { coordinator.point(thread, at: point, detail: detail) }
+            if coordinator.ownsSchedule { return }
+        }
+        perform(decide())
+    }
+
     /// Performs `p`, published as a fuzz pause when it takes time.
     private func perform(_ p: Perturbation) {
         switch p {

@@ -10,9 +10,19 @@ import CStressSupport
 /// engine's, so adding one never shifts those), which may yield, spin or sleep
 /// here, and, under PCT, wait for a higher-priority worker. It allocates
 /// nothing and takes no lock.
+///
+/// Under controlled scheduling the point shows in a failure's trace when a
+/// switch happens here, or always when it has a `label`, with the place in
+/// the source that called it.
+///
+/// - Parameters:
+///   - label: What the code is about to do, for the trace (`"publish"`); nil for none.
+///   - file: The caller's file (the compiler fills it in).
+///   - line: The caller's line (the compiler fills it in).
 @inline(__always)
-public func fuzzPoint() {
+public func fuzzPoint(_ label: StaticString? = nil, file: StaticString = #fileID, line: UInt = #line) {
     if let raw = stress_ambient() {
+        Participation.locate(file: file, line: line, label: label)
         AmbientContext.at(raw).pointee.fuzz(.user)
     } else if stress_trial_is_running() != 0 {
         AmbientContext.inTask()?.pointee.fuzzInTask(.user)
@@ -120,4 +130,20 @@ struct AmbientHandle: @unchecked Sendable {
     let context: UnsafeMutablePointer<AmbientContext>
 
     @TaskLocal static var current: AmbientHandle?
+}
+
+/// Reports a value the code under test read or wrote, for a controlled
+/// trial's trace ("read balance -> 40"): it shows as a row of the failing
+/// interleaving, with the caller's place in the source. Outside a
+/// controlled trial it does nothing, at the cost of a thread-local load and
+/// a branch.
+///
+/// - Parameters:
+///   - label: What the value is (`"read balance"`).
+///   - value: The value.
+///   - file: The caller's file (the compiler fills it in).
+///   - line: The caller's line (the compiler fills it in).
+@inline(__always)
+public func traceValue(_ label: StaticString, _ value: Int, file: StaticString = #fileID, line: UInt = #line) {
+    Participation.traceValue(label, value, file: file, line: line)
 }

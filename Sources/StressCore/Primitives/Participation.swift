@@ -88,6 +88,25 @@ enum Participation {
         return ControlledWorker(scheduler: scheduler, worker: context.pointee.thread)
     }
 
+    /// Under controlled scheduling, notes where the calling worker's code
+    /// is (`#fileID`, `#line` of a primitive's or `fuzzPoint`'s caller), for
+    /// the trace's next event; nothing otherwise.
+    @inline(__always)
+    static func locate(file: StaticString, line: UInt, label: StaticString? = nil) {
+        guard let raw = stress_ambient() else { return }
+        let context = AmbientContext.at(raw)
+        guard let scheduler = context.pointee.scheduling else { return }
+        scheduler.locate(context.pointee.thread, file: file, line: line, label: label)
+    }
+
+    /// Under controlled scheduling, a value the calling worker reports for the trace.
+    static func traceValue(_ label: StaticString, _ value: Int, file: StaticString, line: UInt) {
+        guard let raw = stress_ambient() else { return }
+        let context = AmbientContext.at(raw)
+        guard let scheduler = context.pointee.scheduling else { return }
+        scheduler.noteValue(context.pointee.thread, label, value, file: file, line: line)
+    }
+
     /// Notes that work escaped controlled scheduling (it runs on a thread the
     /// harness does not schedule): the trial's control becomes `partial`.
     static func escaped(_ what: @autoclosure () -> String) {

@@ -76,21 +76,44 @@ public final class StressCondition: @unchecked Sendable {
         condition.deallocate()
     }
 
+    /// Takes the condition's lock (`NSLocking`'s shape; a call written
+    /// `lock()` takes ``lock(file:line:)``).
+    @inlinable @_disfavoredOverload public func lock() { lockWord.lock(file: #fileID, line: #line) }
+    /// Gives the condition's lock back (`NSLocking`'s shape).
+    @inlinable @_disfavoredOverload public func unlock() { lockWord.unlock(file: #fileID, line: #line) }
     /// Takes the condition's lock.
-    @inlinable public func lock() { lockWord.lock() }
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    @inlinable public func lock(file: StaticString = #fileID, line: UInt = #line) { lockWord.lock(file: file, line: line) }
     /// Gives the condition's lock back.
-    @inlinable public func unlock() { lockWord.unlock() }
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    @inlinable public func unlock(file: StaticString = #fileID, line: UInt = #line) { lockWord.unlock(file: file, line: line) }
     /// Runs `body` holding the condition's lock.
     ///
-    /// - Parameter body: The work to do holding the condition's lock.
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    ///   - body: The work to do holding the condition's lock.
     /// - Returns: What `body` returns.
-    @inlinable public func withLock<R>(_ body: () throws -> R) rethrows -> R { try lockWord.withLock(body) }
+    @inlinable public func withLock<R>(file: StaticString = #fileID, line: UInt = #line, _ body: () throws -> R) rethrows -> R {
+        try lockWord.withLock(file: file, line: line, body)
+    }
 
     /// Releases the lock and waits to be signalled, then takes the lock again
     /// (called holding the lock). As with any condition, it may return without
     /// a signal: wait in a `while` loop on the predicate.
-    public func wait() {
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    public func wait(file: StaticString = #fileID, line: UInt = #line) {
         if let controlled = Participation.controlled {
+            Participation.locate(file: file, line: line)
             _ = controlledWait(controlled, timed: false)
             return
         }
@@ -100,11 +123,17 @@ public final class StressCondition: @unchecked Sendable {
     /// ``wait()`` until `deadline` (`DispatchTime` nanoseconds, the monotonic
     /// clock) at the latest; returns false when the deadline passed.
     ///
-    /// - Parameter deadline: The latest time to wait until, in `DispatchTime.now().uptimeNanoseconds` terms.
+    /// - Parameters:
+    ///   - deadline: The latest time to wait until, in `DispatchTime.now().uptimeNanoseconds` terms.
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     /// - Returns: False when the deadline passed before a signal.
     @discardableResult
-    public func wait(untilNanoseconds deadline: UInt64) -> Bool {
-        if let controlled = Participation.controlled { return controlledWait(controlled, timed: true) }
+    public func wait(untilNanoseconds deadline: UInt64, file: StaticString = #fileID, line: UInt = #line) -> Bool {
+        if let controlled = Participation.controlled {
+            Participation.locate(file: file, line: line)
+            return controlledWait(controlled, timed: true)
+        }
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         var result: Int32 = 0
         waiting { result = pthread_cond_timedwait(condition, lockWord.mutex, &time) }
@@ -112,16 +141,26 @@ public final class StressCondition: @unchecked Sendable {
     }
 
     /// Wakes one waiter.
-    public func signal() {
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    public func signal(file: StaticString = #fileID, line: UInt = #line) {
         Participation.fuzz(.beforeRelease)
+        Participation.locate(file: file, line: line)
         Participation.controlled?.signal(Participation.key(self), all: false)
         pthread_cond_signal(condition)
         Participation.fuzz(.afterRelease)
     }
 
     /// Wakes every waiter.
-    public func broadcast() {
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    public func broadcast(file: StaticString = #fileID, line: UInt = #line) {
         Participation.fuzz(.beforeRelease)
+        Participation.locate(file: file, line: line)
         Participation.controlled?.signal(Participation.key(self), all: true)
         pthread_cond_broadcast(condition)
         Participation.fuzz(.afterRelease)

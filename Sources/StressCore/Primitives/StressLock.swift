@@ -46,20 +46,36 @@ public final class StressLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Takes the lock, waiting for it.
-    @inlinable
+    /// Takes the lock, waiting for it (`NSLocking`'s shape; a call written
+    /// `lock()` takes ``lock(file:line:)``, which knows its place).
+    @inlinable @_disfavoredOverload
     public func lock() {
         guard stress_participant() != nil else {
             pthread_mutex_lock(mutex)
             return
         }
-        lockInTrial()
+        lockInTrial(file: nil, line: 0)
+    }
+
+    /// Takes the lock, waiting for it.
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    @inlinable
+    public func lock(file: StaticString = #fileID, line: UInt = #line) {
+        guard stress_participant() != nil else {
+            pthread_mutex_lock(mutex)
+            return
+        }
+        lockInTrial(file: file, line: line)
     }
 
     @usableFromInline
-    func lockInTrial() {
+    func lockInTrial(file: StaticString?, line: UInt) {
         let key = Participation.key(self)
         Participation.fuzz(.beforeAcquire)
+        if let file { Participation.locate(file: file, line: line) }
         stress_wait_begin(key, UInt64(STRESS_WAIT_LOCK))
         // Under control the model decides who waits; once it grants the
         // lock the real one is free, so this never blocks in the kernel.
@@ -72,11 +88,15 @@ public final class StressLock: @unchecked Sendable {
 
     /// Takes the lock if it is free; returns whether it did.
     ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     /// - Returns: Whether the lock was taken.
-    public func `try`() -> Bool {
+    public func `try`(file: StaticString = #fileID, line: UInt = #line) -> Bool {
         if let controlled = Participation.controlled {
             // A point, so that a loop of tries can be switched away from.
             Participation.fuzz(.beforeAcquire)
+            Participation.locate(file: file, line: line)
             guard controlled.tryAcquire(Participation.key(self)) else { return false }
         }
         guard pthread_mutex_trylock(mutex) == 0 else { return false }
@@ -84,33 +104,52 @@ public final class StressLock: @unchecked Sendable {
         return true
     }
 
-    /// Gives the lock back.
-    @inlinable
+    /// Gives the lock back (`NSLocking`'s shape; a call written `unlock()`
+    /// takes ``unlock(file:line:)``).
+    @inlinable @_disfavoredOverload
     public func unlock() {
         guard stress_participant() != nil else {
             pthread_mutex_unlock(mutex)
             return
         }
-        unlockInTrial()
+        unlockInTrial(file: nil, line: 0)
+    }
+
+    /// Gives the lock back.
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    @inlinable
+    public func unlock(file: StaticString = #fileID, line: UInt = #line) {
+        guard stress_participant() != nil else {
+            pthread_mutex_unlock(mutex)
+            return
+        }
+        unlockInTrial(file: file, line: line)
     }
 
     @usableFromInline
-    func unlockInTrial() {
+    func unlockInTrial(file: StaticString?, line: UInt) {
         Participation.fuzz(.beforeRelease)
         stress_unhold(Participation.key(self))
         pthread_mutex_unlock(mutex)
+        if let file { Participation.locate(file: file, line: line) }
         Participation.controlled?.release(Participation.key(self))
         Participation.fuzz(.afterRelease)
     }
 
     /// Runs `body` holding the lock.
     ///
-    /// - Parameter body: The work to do holding the lock.
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    ///   - body: The work to do holding the lock.
     /// - Returns: What `body` returns.
     @inlinable
-    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        lock()
-        defer { unlock() }
+    public func withLock<R>(file: StaticString = #fileID, line: UInt = #line, _ body: () throws -> R) rethrows -> R {
+        lock(file: file, line: line)
+        defer { unlock(file: file, line: line) }
         return try body()
     }
 }

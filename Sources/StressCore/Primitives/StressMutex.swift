@@ -38,29 +38,34 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
     /// (Inlinable, so that outside a trial it is the `Mutex`'s own path,
     /// specialized in the caller, plus one thread-local load.)
     ///
-    /// - Parameter body: The work to do with the value, holding the lock.
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    ///   - body: The work to do with the value, holding the lock.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     @inlinable
     public func withLock<Result: ~Copyable, E: Error>(
-        _ body: (inout sending Value) throws(E) -> sending Result
+        file: StaticString = #fileID, line: UInt = #line, _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         guard stress_participant() != nil else { return try mutex.withLock(body) }
-        return try withLockInTrial(body)
+        return try withLockInTrial(file: file, line: line, body)
     }
 
     @usableFromInline
     func withLockInTrial<Result: ~Copyable, E: Error>(
-        _ body: (inout sending Value) throws(E) -> sending Result
+        file: StaticString, line: UInt, _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         let key = Participation.key(self)
         Participation.fuzz(.beforeAcquire)
+        Participation.locate(file: file, line: line)
         stress_wait_begin(key, UInt64(STRESS_WAIT_LOCK))
         // Under control the model decides who waits (the real mutex is then
         // free), and gives the mutex back once the real one is released.
         let controlled = Participation.controlled
         controlled?.acquire(key)
         defer {
+            Participation.locate(file: file, line: line)
             controlled?.release(key)
             Participation.fuzz(.afterRelease)
         }

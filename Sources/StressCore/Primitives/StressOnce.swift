@@ -41,17 +41,21 @@ public final class StressOnce: Sendable {
     /// Runs `body` if no caller has yet; else waits until the one that did
     /// has finished.
     ///
-    /// - Parameter body: The work to do once.
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    ///   - body: The work to do once.
     @inlinable
-    public func run(_ body: () -> Void) {
+    public func run(file: StaticString = #fileID, line: UInt = #line, _ body: () -> Void) {
         if completed.load(ordering: .acquiring) { return }
-        runFirst(body)
+        runFirst(file: file, line: line, body)
     }
 
     /// ``run(_:)`` before the body has finished: run it, or wait for the
     /// caller that does.
     @usableFromInline
-    func runFirst(_ body: () -> Void) {
+    func runFirst(file: StaticString, line: UInt, _ body: () -> Void) {
+        Participation.locate(file: file, line: line)
         let first = state.withLock { s -> Bool in
             guard s == .notStarted else { return false }
             s = .running

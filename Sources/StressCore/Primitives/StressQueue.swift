@@ -89,21 +89,27 @@ public final class StressQueue: @unchecked Sendable {
     /// overlay's own overload, specialized in the caller, plus one
     /// thread-local load.)
     ///
-    /// - Parameter work: The work to run on the queue.
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    ///   - work: The work to run on the queue.
     @inlinable
-    public func sync(execute work: () -> Void) {
+    public func sync(file: StaticString = #fileID, line: UInt = #line, execute work: () -> Void) {
         guard stress_participant() != nil else { return underlying.sync(execute: work) }
-        syncInTrial(flags: [], execute: work)
+        syncInTrial(flags: [], file: file, line: line, execute: work)
     }
 
     /// Runs `work` on the queue and waits for it, as `DispatchQueue.sync`.
     ///
-    /// - Parameter work: The work to run on the queue.
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    ///   - work: The work to run on the queue.
     /// - Returns: What `work` returns.
     @inlinable
-    public func sync<T>(execute work: () throws -> T) rethrows -> T {
+    public func sync<T>(file: StaticString = #fileID, line: UInt = #line, execute work: () throws -> T) rethrows -> T {
         guard stress_participant() != nil else { return try underlying.sync(execute: work) }
-        return try syncInTrial(flags: [], execute: work)
+        return try syncInTrial(flags: [], file: file, line: line, execute: work)
     }
 
     /// Runs `work` on the queue (as a barrier with `flags: .barrier`) and
@@ -111,16 +117,20 @@ public final class StressQueue: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - flags: `.barrier` for exclusive access on a concurrent queue.
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     ///   - work: The work to run on the queue.
     /// - Returns: What `work` returns.
     @inlinable
-    public func sync<T>(flags: DispatchWorkItemFlags, execute work: () throws -> T) rethrows -> T {
+    public func sync<T>(flags: DispatchWorkItemFlags, file: StaticString = #fileID, line: UInt = #line,
+                        execute work: () throws -> T) rethrows -> T {
         guard stress_participant() != nil else { return try underlying.sync(flags: flags, execute: work) }
-        return try syncInTrial(flags: flags, execute: work)
+        return try syncInTrial(flags: flags, file: file, line: line, execute: work)
     }
 
     @usableFromInline
-    func syncInTrial<T>(flags: DispatchWorkItemFlags, execute work: () throws -> T) rethrows -> T {
+    func syncInTrial<T>(flags: DispatchWorkItemFlags, file: StaticString? = nil, line: UInt = 0,
+                        execute work: () throws -> T) rethrows -> T {
         let shared = isConcurrent && !flags.contains(.barrier)
         if let held = keys.first(where: { stress_holds($0) != 0 }) {
             let through = held == keys[0] ? "" : " (through its target, \(PrimitiveNames.describe(held)))"
@@ -128,6 +138,7 @@ public final class StressQueue: @unchecked Sendable {
                        + "libdispatch would trap or deadlock here")
         }
         Participation.fuzz(.beforeAcquire)
+        if let file { Participation.locate(file: file, line: line) }
         let caller = stress_participant()
         stress_wait_begin(keys[0] | (shared ? WaitKey.sharedBit : 0), UInt64(shared ? STRESS_WAIT_QUEUE_SHARED : STRESS_WAIT_QUEUE))
         // Under control the model decides when the queue (and its targets)

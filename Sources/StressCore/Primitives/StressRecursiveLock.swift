@@ -50,13 +50,18 @@ public final class StressRecursiveLock: @unchecked Sendable {
     }
 
     /// Takes the lock, waiting for it unless this thread holds it already.
-    public func lock() {
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    public func lock(file: StaticString = #fileID, line: UInt = #line) {
         guard stress_participant() != nil else {
             pthread_mutex_lock(mutex)
             return
         }
         let key = Participation.key(self)
         Participation.fuzz(.beforeAcquire)
+        Participation.locate(file: file, line: line)
         stress_wait_begin(key, UInt64(STRESS_WAIT_LOCK))
         Participation.controlled?.acquire(key, reentrant: true)
         pthread_mutex_lock(mutex)
@@ -68,12 +73,16 @@ public final class StressRecursiveLock: @unchecked Sendable {
 
     /// Takes the lock if it is free or this thread holds it; returns whether it did.
     ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     /// - Returns: Whether the lock was taken.
-    public func `try`() -> Bool {
+    public func `try`(file: StaticString = #fileID, line: UInt = #line) -> Bool {
         guard stress_participant() != nil else { return pthread_mutex_trylock(mutex) == 0 }
         let key = Participation.key(self)
         if let controlled = Participation.controlled {
             Participation.fuzz(.beforeAcquire)
+            Participation.locate(file: file, line: line)
             guard controlled.tryAcquire(key, reentrant: true) else { return false }
         }
         guard pthread_mutex_trylock(mutex) == 0 else { return false }
@@ -83,7 +92,11 @@ public final class StressRecursiveLock: @unchecked Sendable {
     }
 
     /// Gives one hold of the lock back.
-    public func unlock() {
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    public func unlock(file: StaticString = #fileID, line: UInt = #line) {
         guard stress_participant() != nil else {
             pthread_mutex_unlock(mutex)
             return
@@ -93,17 +106,21 @@ public final class StressRecursiveLock: @unchecked Sendable {
         depth -= 1
         if depth == 0 { stress_unhold(key) }
         pthread_mutex_unlock(mutex)
+        Participation.locate(file: file, line: line)
         Participation.controlled?.release(key)
         Participation.fuzz(.afterRelease)
     }
 
     /// Runs `body` holding the lock.
     ///
-    /// - Parameter body: The work to do holding the lock.
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    ///   - body: The work to do holding the lock.
     /// - Returns: What `body` returns.
-    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        lock()
-        defer { unlock() }
+    public func withLock<R>(file: StaticString = #fileID, line: UInt = #line, _ body: () throws -> R) rethrows -> R {
+        lock(file: file, line: line)
+        defer { unlock(file: file, line: line) }
         return try body()
     }
 }

@@ -40,14 +40,19 @@ public final class StressSemaphore: @unchecked Sendable {
     deinit { PrimitiveNames.unregister(Participation.key(underlying)) }
 
     /// Waits for the semaphore, as `DispatchSemaphore.wait()`.
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     @inlinable
-    public func wait() {
+    public func wait(file: StaticString = #fileID, line: UInt = #line) {
         guard stress_participant() != nil else { return underlying.wait() }
-        waitInTrial()
+        waitInTrial(file: file, line: line)
     }
 
     @usableFromInline
-    func waitInTrial() {
+    func waitInTrial(file: StaticString, line: UInt) {
+        Participation.locate(file: file, line: line)
         waiting {
             if let controlled = Participation.controlled { return controlledWait(controlled, timed: false) }
             underlying.wait()
@@ -57,10 +62,14 @@ public final class StressSemaphore: @unchecked Sendable {
 
     /// Waits until `timeout`, as `DispatchSemaphore.wait(timeout:)`.
     ///
-    /// - Parameter timeout: The latest time to wait until.
+    /// - Parameters:
+    ///   - timeout: The latest time to wait until.
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     /// - Returns: `.success` when signalled, `.timedOut` when `timeout` passed first.
-    public func wait(timeout: DispatchTime) -> DispatchTimeoutResult {
+    public func wait(timeout: DispatchTime, file: StaticString = #fileID, line: UInt = #line) -> DispatchTimeoutResult {
         guard Participation.active else { return underlying.wait(timeout: timeout) }
+        Participation.locate(file: file, line: line)
         var result = DispatchTimeoutResult.success
         waiting {
             if let controlled = Participation.controlled {
@@ -75,16 +84,20 @@ public final class StressSemaphore: @unchecked Sendable {
 
     /// Signals the semaphore, as `DispatchSemaphore.signal()`.
     ///
+    /// - Parameters:
+    ///   - file: The caller's file, for a controlled trial's trace (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     /// - Returns: Nonzero when a waiting thread was woken.
     @discardableResult @inlinable
-    public func signal() -> Int {
+    public func signal(file: StaticString = #fileID, line: UInt = #line) -> Int {
         guard stress_participant() != nil else { return underlying.signal() }
-        return signalInTrial()
+        return signalInTrial(file: file, line: line)
     }
 
     @usableFromInline
-    func signalInTrial() -> Int {
+    func signalInTrial(file: StaticString, line: UInt) -> Int {
         Participation.fuzz(.beforeRelease)
+        Participation.locate(file: file, line: line)
         let key = Participation.key(underlying)
         if isLock && stress_holds(key) != 0 { stress_unhold(key) }
         let woke = underlying.signal()

@@ -4,7 +4,7 @@ extension ScheduleRecord {
     /// preemptions was run (or, with ``complete`` false, the share ``coverage``
     /// of them before the time budget ran out), and ``failed`` of them failed.
     public struct Exploration: Sendable, Codable, Equatable {
-        /// Schedules run.
+        /// How many schedules the search ran, each from a fresh start.
         public var schedules: Int
         /// Of those, how many failed (exploration stops at the first failure,
         /// so 0 or 1).

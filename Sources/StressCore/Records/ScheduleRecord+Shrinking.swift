@@ -7,12 +7,14 @@ extension ScheduleRecord {
     public struct Shrinking: Sendable, Codable, Equatable {
         /// The trace's events before shrinking, and after.
         public var eventsBefore: Int
-        /// See ``eventsBefore``.
+        /// The shrunk trace's events: the record's `trace` is this long
+        /// (before folding).
         public var eventsAfter: Int
         /// Preemptions (switches away from a worker that could have gone on)
         /// before shrinking, and after.
         public var preemptionsBefore: Int
-        /// See ``preemptionsBefore``.
+        /// The shrunk schedule's preemptions: the fewest the shrinking
+        /// found that still fail the same way.
         public var preemptionsAfter: Int
         /// The shrunk schedule, for `replay --schedule` (the encoding of
         /// ``ScheduleRecord/encoded``).
@@ -22,6 +24,10 @@ extension ScheduleRecord {
         /// Whether shrinking stopped at its time bound before it was done (the
         /// result is then smaller, not smallest).
         public var timedOut: Bool
+        /// The operations each worker ran in the shrunk schedule (a
+        /// scenario's: rounds), when shrinking cut them; `replay --ops`
+        /// with ``encoded`` reruns it. Nil when the trial's own stop holds.
+        public var operations: Int?
 
         /// A record.
         ///

@@ -30,6 +30,20 @@ public struct StallReport: Sendable, Codable, Equatable {
     /// found at once, with the decision that made it); nil for a
     /// free-running trial.
     public var schedule: ScheduleRecord?
+    /// A controlled trial's events up to the stall, for the trial record's
+    /// `trace` (not part of this report's own JSON).
+    package var trace: [TraceEvent]?
+    /// A controlled trial's events noted in all (the trace keeps the last ones).
+    package var traceEventCount: Int?
+    /// A controlled trial's preemptions up to the stall.
+    package var preemptions: Int?
+    /// A controlled execution's decisions with their alternatives, when kept
+    /// (shrinking's and exploration's runs).
+    var choices: [ControlledScheduler.Choice]?
+    /// How shrinking cut the stalled trial's schedule, for the trial record's `shrink`.
+    package var shrink: ScheduleRecord.Shrinking?
+    /// The exploration that ended at this stall, for the trial record's `exploration`.
+    package var exploration: ScheduleRecord.Exploration?
 
     /// A report of a stall of `kind` found after `stalledForNs` nanoseconds without progress.
     package init(kind: Kind, stalledForNs: Int, beganAfterNs: Int? = nil, workers: [StalledWorker], cycle: [String]?,

@@ -8,7 +8,9 @@
 /// could have gone on, so the switch was the schedule's choice and not the
 /// program's).
 public struct TraceEvent: Sendable, Codable, Equatable {
-    /// What happened.
+    /// What kind of thing happened at a scheduling point: an operation's
+    /// start or end, a primitive taken or given back, a wait, a signal, a
+    /// labelled point, a reported value, a switch, or a worker stuck for good.
     public enum Kind: String, Sendable, Codable, CaseIterable {
         /// An operation began; ``TraceEvent/name`` is the operation's.
         case operationStart = "operation-start"
@@ -41,7 +43,8 @@ public struct TraceEvent: Sendable, Codable, Equatable {
 
     /// The worker, from 0; -1 for the main thread.
     public var worker: Int
-    /// What happened.
+    /// What kind of event this is (see ``Kind``); ``name`` says what it
+    /// happened to.
     public var kind: Kind
     /// The operation's, primitive's or label's name; for a switch, why the
     /// token left (`preempted`, `blocked on the lock 'tally'`, `finished`).

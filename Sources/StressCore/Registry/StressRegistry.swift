@@ -34,8 +34,12 @@ package struct WorkloadEntry: Sendable {
         }
         run = { parameters, strategy, settings, onStall in
             let workload = try W(parameters: parameters)
-            let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))
-            return try TrialEngine.run(workload, strategy: instance, settings: settings, onStall: onStall)
+            // Each run of a search from a fresh strategy instance (a stalled
+            // run keeps its instance's locks held for good).
+            return try ScheduleSearch.run(settings, scenario: false, onStall: onStall) { settings, onStall in
+                let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))
+                return try TrialEngine.run(workload, strategy: instance, settings: settings, onStall: onStall)
+            }
         }
     }
 }
@@ -75,8 +79,10 @@ package struct ScenarioEntry: Sendable {
         roleShapes = { try S(parameters: $0).roles().map { WorkloadShape.line($0.name, weight: nil, $0.steps) } }
         run = { parameters, strategy, settings, onStall in
             let scenario = try S(parameters: parameters)
-            let instance = try strategy.make(StrategySetup(resources: scenario.resourceCount, threads: settings.threads))
-            return try TrialEngine.run(scenario, strategy: instance, settings: settings, onStall: onStall)
+            return try ScheduleSearch.run(settings, scenario: true, onStall: onStall) { settings, onStall in
+                let instance = try strategy.make(StrategySetup(resources: scenario.resourceCount, threads: settings.threads))
+                return try TrialEngine.run(scenario, strategy: instance, settings: settings, onStall: onStall)
+            }
         }
     }
 }

@@ -87,6 +87,11 @@ package protocol FuzzCoordinator: AnyObject, Sendable {
     /// operation's end as progress); by default, ``point(_:)``.
     func point(_ worker: Int, at point: FuzzPoint)
 
+    /// The same, with the operation that starts or the step that comes
+    /// next (`detail`), which a controlled scheduler's trace names; by
+    /// default, ``point(_:at:)``.
+    func point(_ worker: Int, at point: FuzzPoint, detail: Int)
+
     /// The same for a task worker: it is held by suspending, never by
     /// blocking its pool thread.
     func pointInTask(_ worker: Int) async
@@ -114,4 +119,6 @@ extension FuzzCoordinator {
     var ownsSchedule: Bool { false }
 
     func point(_ worker: Int, at point: FuzzPoint) { self.point(worker) }
+
+    func point(_ worker: Int, at point: FuzzPoint, detail: Int) { self.point(worker, at: point) }
 }

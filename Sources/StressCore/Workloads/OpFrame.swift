@@ -136,11 +136,39 @@ public struct OpFrame: Sendable {
     /// yield, spin or sleep here; when it does not, this is one branch on a
     /// worker-local flag. Step boundaries and lock acquire/release are fuzz
     /// points already.
+    ///
+    /// Under controlled scheduling the point shows in a failure's trace when
+    /// a switch happens here, or always when it has a `label`, with the
+    /// place in the source that called it.
+    ///
+    /// - Parameters:
+    ///   - label: What the code is about to do, for the trace (`"publish"`); nil for none.
+    ///   - file: The caller's file (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
     @inline(__always)
-    public mutating func fuzzPoint() {
+    public mutating func fuzzPoint(_ label: StaticString? = nil, file: StaticString = #fileID, line: UInt = #line) {
         if fuzz.active {
-            if insideActor { fuzz.hitIsolated(.user) } else { fuzz.hit(.user) }
+            if insideActor {
+                fuzz.hitIsolated(.user)
+            } else {
+                Participation.locate(file: file, line: line, label: label)
+                fuzz.hit(.user)
+            }
         }
+    }
+
+    /// Reports a value the step read or wrote, for a controlled trial's
+    /// trace ("read count -> 3"): nothing outside controlled scheduling but
+    /// one branch on a worker-local flag.
+    ///
+    /// - Parameters:
+    ///   - label: What the value is (`"read count"`).
+    ///   - value: The value.
+    ///   - file: The caller's file (the compiler fills it in).
+    ///   - line: The caller's line (the compiler fills it in).
+    @inline(__always)
+    public func traceValue(_ label: StaticString, _ value: Int, file: StaticString = #fileID, line: UInt = #line) {
+        if fuzz.active && !insideActor { Participation.traceValue(label, value, file: file, line: line) }
     }
 
     /// The clock reading before asking for a critical section (0 when this
@@ -157,10 +185,19 @@ public struct OpFrame: Sendable {
         }
     }
 
-    /// A built-in fuzz point.
+    /// A built-in fuzz point: the engine's own (exploration knows that no
+    /// code under test runs between some pairs of them).
     @inline(__always)
     mutating func fuzz(_ point: FuzzPoint) {
-        if fuzz.active { fuzz.hit(point) }
+        if fuzz.active { fuzz.hit(point, detail: ControlledScheduler.enginePoint) }
+    }
+
+    /// A built-in fuzz point at an operation's start or between its steps,
+    /// with the operation's or next step's index (a controlled trial's trace
+    /// names it).
+    @inline(__always)
+    mutating func fuzz(_ point: FuzzPoint, detail: Int) {
+        if fuzz.active { fuzz.hit(point, detail: detail) }
     }
 
     /// A built-in fuzz point inside an actor's isolated region.

@@ -117,6 +117,15 @@ public protocol Workload: Sendable {
     /// - Parameter state: The state after the run.
     /// - Returns: The figures, by name.
     func metrics(_ state: State) -> [String: Double]
+
+    /// The state in one line ("count 3", "balances 40 60"), for a
+    /// controlled trial's trace: shown after every operation, so a reader
+    /// sees what each one left behind. Called only under controlled
+    /// scheduling, by the one worker that runs. Default: nil (no state column).
+    ///
+    /// - Parameter state: The state now.
+    /// - Returns: A short line, or nil.
+    func describe(_ state: State) -> String?
 }
 
 extension Workload {
@@ -146,4 +155,10 @@ extension Workload {
     /// - Parameter state: The state after the run (unused).
     /// - Returns: No figures.
     public func metrics(_ state: State) -> [String: Double] { [:] }
+
+    /// No description of the state.
+    ///
+    /// - Parameter state: The state now (unused).
+    /// - Returns: Nil.
+    public func describe(_ state: State) -> String? { nil }
 }

@@ -70,7 +70,9 @@ public struct StressTestReport: Sendable {
 /// A stress test that did not do what it must: its description is the
 /// message a test fails with. The first line says which trial, how it ended,
 /// its seed and the first violation (or the deadlock, or the crash's cause);
-/// the last line is a command that reruns that trial.
+/// a controlled trial's interleaving follows, drawn one column per worker
+/// (and how it was shrunk, or what exploring its schedules found); the last
+/// line is a command that reruns that trial.
 ///
 /// ```text
 /// StressTest of workload counter at CounterTests.swift:42: 1 of 2 trials failed; the first:
@@ -123,6 +125,10 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         } else if trial.outcome == .crashed || trial.outcome == .error || trial.outcome == .timeout {
             lines += CrashOutput.select((trial.failure?.outputTail ?? []).filter { !Self.isTestLibraryLine($0) }, limit: 6).map { "    | \($0)" }
         }
+        // A controlled failure explains itself: who did what, in which order.
+        if let trace = TraceText.block(trial) { lines += trace.map { "  " + $0 } }
+        if let shrink = trial.shrink { lines.append("  " + TraceText.shrinkLine(shrink)) }
+        if let exploration = trial.exploration { lines.append("  " + ExplorationText.line(exploration)) }
         lines.append("  rerun: \(rerunCommand)")
         return lines.joined(separator: "\n")
     }

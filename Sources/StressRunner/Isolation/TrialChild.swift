@@ -147,6 +147,9 @@ package enum LocalTrial {
         // The engine gives a controlled trial's decisions up to the stall; a
         // free trial has none to give.
         result.schedule = report.schedule ?? (spec.schedule == .free ? .free : nil)
+        result.trace = report.trace
+        result.shrink = report.shrink
+        result.exploration = report.exploration
         if spec.scenario == true {
             // Only the workers: a report may list other participants too (the main thread).
             result.rounds = report.workers.filter { $0.thread < spec.threads }.map(\.completedOps).min() ?? 0

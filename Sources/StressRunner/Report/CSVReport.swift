@@ -25,6 +25,7 @@ package enum CSVReport {
         // Appended, as every new column is: readers may go by position.
         "worker_cpu_ns_per_op",
         "schedule", "schedule_decisions",
+        "exploration_schedules", "exploration_failed", "exploration_complete", "exploration_bound",
     ]
 
     /// The whole file, header included.
@@ -80,6 +81,9 @@ package enum CSVReport {
             // has no schedule: it did not run, or died first), and a
             // controlled trial's decisions (empty when free).
             (r.schedule?.mode ?? t.schedule).rawValue, r.schedule?.decisions.map(String.init) ?? "",
+            // An explored trial's answer (all four empty when it was not explored).
+            r.exploration.map { String($0.schedules) } ?? "", r.exploration.map { String($0.failed) } ?? "",
+            r.exploration.map { String($0.complete) } ?? "", r.exploration.map { String($0.bound) } ?? "",
         ]
         return cells.map(escape).joined(separator: ",")
     }

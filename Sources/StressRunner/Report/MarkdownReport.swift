@@ -20,26 +20,32 @@ package enum MarkdownReport {
         if !scenarios.isEmpty { out += "\n" + outcomeTables(scenarios) }
         if let c = report.gate?.comparison { out += "\n" + comparisonTable(c) }
         if let gate = report.gate, !gate.thresholds.isEmpty { out += "\n" + thresholdList(gate.thresholds, of: report) }
+        let explored = report.trials.filter { $0.exploration != nil }
+        if !explored.isEmpty { out += "\n" + explorationList(explored) }
         let (problems, skipped) = TableReport.problemsAndSkippedGroups(report.trials)
+        // One trace drawn, as in the terminal: the first unexpected failure's.
+        let drawn = TraceText.drawnIndex(problems).map { problems[$0].trial.id }
         if problems.contains(where: { $0.expectation != .caught }) || !skipped.isEmpty {
             out += "\n### Trials that did not pass\n\n"
             for group in skipped {
                 out += "- \(group.ids.count) trials **skipped**: \(escape(group.reason)) (" + TableReport.listed(group.ids.map { "`\($0)`" }, limit: 5) + ")\n"
             }
-            for r in problems where r.expectation != .caught { out += problemItem(r, of: report) }
+            for r in problems where r.expectation != .caught { out += problemItem(r, of: report, drawTrace: r.trial.id == drawn) }
         }
         let caught = problems.filter { $0.expectation == .caught }
         if !caught.isEmpty {
             out += "\n### Caught, as expected\n\n<details><summary>\(caught.count) trial(s) failed the way the plan expects (they count as passing)</summary>\n\n"
-            for r in caught { out += problemItem(r, of: report) }
+            for r in caught { out += problemItem(r, of: report, drawTrace: r.trial.id == drawn) }
             out += "\n</details>\n"
         }
         return out
     }
 
     /// One trial that did not simply pass: its outcome against the plan's
-    /// `expect`, the first violation or failure, and its rerun command.
-    static func problemItem(_ r: TrialResult, of report: RunReport) -> String {
+    /// `expect`, the first violation or failure, and its rerun command; for a
+    /// controlled trial its schedule, shrinking, replay command and, when
+    /// `drawTrace`, its interleaving in a fenced block.
+    static func problemItem(_ r: TrialResult, of report: RunReport, drawTrace: Bool = false) -> String {
         let first = r.problemLine
         var out = "- `\(r.trial.id)`: **\(r.outcome.rawValue)**"
         switch r.expectation {
@@ -61,9 +67,38 @@ package enum MarkdownReport {
         // A controlled trial's decisions, and the command that replays its schedule exactly.
         if let s = r.scheduleSummary(planFile: report.planFile, rerun: report.rerun) {
             out += "  \n  " + escape(s.line)
+            if let shrink = r.shrink { out += "  \n  " + escape(TraceText.shrinkLine(shrink)) }
             if let replay = s.replay { out += "  \n  replay: `\(replay)`" + (s.note.map { " (\(escape($0)))" } ?? "") }
         }
+        if drawTrace, let block = TraceText.block(r) {
+            out += "\n\n" + fenced(block).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+        } else if let summary = TraceText.summary(r) {
+            out += "  \n  " + escape(summary)
+        }
         return out + "\n"
+    }
+
+    /// Each explored trial's answer: how many schedules, how many failed,
+    /// whether that was every one within the bound, what pruning saved.
+    static func explorationList(_ trials: [TrialResult]) -> String {
+        var out = "### Exploration\n\n"
+        for r in trials {
+            guard let e = r.exploration else { continue }
+            out += "- `\(r.trial.id)`: " + escape(ExplorationText.line(e)) + "\n"
+        }
+        return out
+    }
+
+    /// `lines` in a fenced code block whose fence is longer than any run of
+    /// backticks inside, so no text of the code under test can close it.
+    static func fenced(_ lines: [String]) -> String {
+        var longest = 0, run = 0
+        for c in lines.joined(separator: "\n") {
+            run = c == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let fence = String(repeating: "`", count: max(3, longest + 1))
+        return ([fence + "text"] + lines + [fence]).joined(separator: "\n")
     }
 
     /// One row per cell: repetitions, outcomes, median throughput, service-time

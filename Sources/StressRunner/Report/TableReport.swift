@@ -60,8 +60,11 @@ public enum TableReport {
         text += Formatting.table(header, Array(rows), rightAligned: numeric) + "\n"
         let scenarios = report.trials.compactMap(outcomeBlock)
         if !scenarios.isEmpty { text += "\n" + scenarios.joined(separator: "\n") + "\n" }
+        let explored = report.trials.compactMap { r in r.exploration.map { "\(r.trial.id): " + ExplorationText.line($0) } }
+        if !explored.isEmpty { text += "\n" + explored.joined(separator: "\n") + "\n" }
         let (problems, skipped) = problemsAndSkippedGroups(report.trials)
-        var blocks = problems.map { details($0, planFile: report.planFile, rerun: report.rerun) }
+        let drawn = TraceText.drawnIndex(problems)
+        var blocks = problems.enumerated().map { details($1, planFile: report.planFile, rerun: report.rerun, drawTrace: $0 == drawn) }
         blocks += skipped.map { group in
             "\(group.ids.count) trial(s) skipped: \(group.reason)\n  " + listed(group.ids, limit: 10)
         }
@@ -193,7 +196,10 @@ public enum TableReport {
         }
     }
 
-    static func details(_ r: TrialResult, planFile: String, rerun: RerunCommand? = nil) -> String {
+    /// A trial's details: its verdict, first violations or failure, rerun
+    /// command, and for a controlled trial its schedule, interleaving (drawn
+    /// when `drawTrace`), shrinking and replay command.
+    static func details(_ r: TrialResult, planFile: String, rerun: RerunCommand? = nil, drawTrace: Bool = true) -> String {
         var lines = ["\(r.trial.id): \(verdict(r)) (seed \(r.trial.seed), fuzz \(r.trial.fuzz.profile.rawValue))"]
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
@@ -208,7 +214,7 @@ public enum TableReport {
             lines += CrashOutput.select(f.outputTail, limit: 8).map { "    | " + $0 }
         }
         lines.append("  rerun: " + (r.rerunCommand ?? r.makeRerunCommand(planFile: planFile)))
-        lines += r.scheduleLines(planFile: planFile, rerun: rerun).map { "  " + $0 }
+        lines += r.interleavingLines(planFile: planFile, rerun: rerun, drawTrace: drawTrace).map { "  " + $0 }
         return lines.joined(separator: "\n")
     }
 

@@ -22,8 +22,16 @@ extension RunReport {
     /// or cut short by `--only` or `--fail-fast`). Files written before
     /// results recorded the matrix size cannot be checked for completeness.
     /// The gate is not carried over: run `compare` on the merged file.
+    ///
+    /// The shards of an explored trial (records of one trial whose
+    /// `exploration.shard` differ) become one record first
+    /// (``ExplorationShards``); a shard of one missing is not an error, the
+    /// merged exploration is then not complete (``explorationShardNotes(_:)``
+    /// says which are missing).
     package static func merge(_ reports: [(file: String, report: RunReport)], allowPartial: Bool = false) throws(MergeError) -> RunReport {
-        var problems: [String] = []
+        let explored = ExplorationShards.combine(reports)
+        let reports = explored.reports
+        var problems: [String] = explored.problems
         guard let first = reports.first else { throw MergeError(problems: ["nothing to merge: name at least one results file"]) }
         for (file, r) in reports where r.schema != currentSchema {
             problems.append("\(file): schema '\(r.schema)' cannot be merged by this stressbench, which writes '\(currentSchema)'")

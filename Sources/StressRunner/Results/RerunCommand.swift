@@ -86,10 +86,12 @@ package struct RerunCommand: Sendable, Codable, Equatable {
         command(planFile: planFile, ["--only", trial.id, "--seed", String(trial.seed)])
     }
 
-    /// The command that replays `trial` (`stressbench replay`): following
-    /// `schedule`, a controlled trial's recorded decisions, exactly; or, when
-    /// `schedule` is nil, by its seed. A `--schedule` among the overrides
-    /// (`--schedule controlled`) is left out: the replayed one takes its place.
+    /// The command that replays `trial` (`stressbench replay`) with its seed,
+    /// and following `schedule`, a controlled trial's recorded decisions,
+    /// exactly when given (the seed still picks each worker's operations, so
+    /// it is given too: a run's `--seed` may have set one the plan does not
+    /// derive). A `--schedule` among the overrides (`--schedule controlled`)
+    /// is left out: the replayed one takes its place.
     public func replay(_ trial: TrialSpec, planFile: String, schedule: String?) -> String {
         var overrides: [String] = []
         var i = options.startIndex
@@ -98,7 +100,7 @@ package struct RerunCommand: Sendable, Codable, Equatable {
             overrides.append(options[i])
             i += 1
         }
-        let selection = ["--only", trial.id] + (schedule.map { ["--schedule", $0] } ?? ["--seed", String(trial.seed)])
+        let selection = ["--only", trial.id, "--seed", String(trial.seed)] + (schedule.map { ["--schedule", $0] } ?? [])
         return ((launcher ?? []) + [executable, "replay", planFile] + selection + overrides).map(Self.quoted).joined(separator: " ")
     }
 

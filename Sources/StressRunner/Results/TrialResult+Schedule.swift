@@ -28,7 +28,9 @@ extension TrialResult {
             line += "; partial control, so a replay may differ" + (s.escapes?.first.map { ": \($0)" } ?? "")
         }
         let command = rerun ?? .standard
-        guard let encoded = s.encoded, !encoded.isEmpty else { return ScheduleSummary(line: line) }
+        // A shrunk failure replays its smallest schedule (which the record's
+        // `schedule` then holds too).
+        guard let encoded = shrink?.encoded ?? s.encoded, !encoded.isEmpty else { return ScheduleSummary(line: line) }
         guard encoded.utf8.count <= Self.longestPrintedSchedule else {
             return ScheduleSummary(line: line, replay: command.replay(trial, planFile: planFile, schedule: nil),
                                    note: "by the seed: the schedule's \(encoded.utf8.count) characters are too long to print; "

@@ -11,7 +11,7 @@ func execute(
     let operation = program.operations[op]
     var index = 0
     var result = StepResult.next
-    frame.fuzz(.operationStart)
+    frame.fuzz(.operationStart, detail: op)
     while true {
         let at = index
         result = runStep(operation.steps + index, at, state: state, access: access, strategy: strategy, frame: &frame)
@@ -25,7 +25,7 @@ func execute(
         }
         // Between two steps: where a real program leaves one critical section
         // (or a computation outside any) and goes on to the next.
-        frame.fuzz(.betweenSteps)
+        frame.fuzz(.betweenSteps, detail: index)
     }
     if frame.heldMask != 0 { ExtendedSteps.releaseHeld(access, &frame) }
     frame.fuzz(.operationEnd)

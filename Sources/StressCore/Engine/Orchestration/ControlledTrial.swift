@@ -30,7 +30,7 @@ enum ControlledTrial {
     /// The scheduler of a trial of `settings`, deciding by `policy`.
     static func scheduler(
         _ settings: TrialSettings, policy: any SchedulingPolicy,
-        onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord) -> Void
+        onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: ControlledScheduler.StallDetail) -> Void
     ) -> ControlledScheduler {
         ControlledScheduler(
             workers: settings.threads,
@@ -39,6 +39,7 @@ enum ControlledTrial {
                                      workers: settings.threads)
             },
             forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions,
-            spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock)
+            spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock,
+            fallback: settings.scheduleFallback, recordsChoices: settings.recordsChoices, deviations: settings.deviations)
     }
 }

@@ -18,6 +18,15 @@ package struct EngineOutput: Sendable {
     package var exploration: ScheduleRecord.Exploration?
     /// A linearizability check's verdict and, when violated, its history.
     package var linearizability: LinearizabilityRecord?
+    /// A stall that shrinking or exploration found and ended (the trial's
+    /// outcome is then the stall's kind).
+    package var stall: StallReport?
+    /// A controlled execution's decisions with their alternatives, when kept.
+    var choices: [ControlledScheduler.Choice]?
+    /// A controlled trial's preemptions (switches away from a worker that could go on).
+    package var preemptions: Int?
+    /// A controlled trial's events noted in all (``trace`` keeps the last ones).
+    package var traceEventCount: Int?
     /// The loop each worker ran its measured window in, for the tests that
     /// check which loop the engine chose.
     var measuredLoops: [MeasuredLoopKind] = []

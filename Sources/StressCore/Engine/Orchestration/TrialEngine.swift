@@ -34,7 +34,7 @@ package enum TrialEngine {
         }
         return try runCore(
             state: state, operations: operations, makeOperations: makeOperations, strategy: strategy, settings: settings,
-            onStall: onStall, rounds: nil
+            onStall: onStall, rounds: nil, describe: { workload.describe(state) }
         ) { reports, window, schedule, settings in
             merge(reports, workload: workload, state: state, operations: operations, settings: settings,
                   window: window, schedule: schedule)
@@ -105,6 +105,7 @@ package enum TrialEngine {
         state: State, operations: [StressOperation<State>], makeOperations: @escaping @Sendable () -> [StressOperation<State>],
         strategy: StrategyInstance, settings: TrialSettings, onStall: @escaping @Sendable (StallReport) -> Void,
         rounds makeRounds: ((SiteBoard, (any FuzzCoordinator)?, TrialSettings) -> RoundProgram)?,
+        describe: (() -> String?)? = nil,
         merge: ([WorkerReport], UsageWindow, PacingSchedule, TrialSettings) -> EngineOutput
     ) throws(EngineError) -> EngineOutput {
         // Resolve the clock (and measure what a read costs) first: calibrating
@@ -161,10 +162,12 @@ package enum TrialEngine {
         }
         let watching = watchdog.start()
         let controlled = controlling
-            ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1) }
+            ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1, detail: $2) }
             : nil
         scheduled.withLock { $0 = controlled }
-        controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2) }
+        controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2, detail: $3) }
+        controlled?.describeState = describe
+        controlled?.names = TraceNames(operations: operations.map { ($0.name, $0.steps.map(\.name)) })
         let fuzzShared = controlled ?? policy.makeCoordinator(board: board, settings: settings.fuzz, seed: settings.seed)
         let rounds = makeRounds?(board, fuzzShared, settings)
         var reports: [WorkerReport] = []
@@ -217,6 +220,12 @@ package enum TrialEngine {
         var output = merge(reports, window, schedule, settings)
         output.executor = executorStats
         output.schedule = controlled?.record() ?? .free
+        if let controlled {
+            if output.violations.count > 0 { output.trace = controlled.traceEvents() }
+            output.choices = controlled.choices
+            output.preemptions = controlled.preemptions
+            output.traceEventCount = controlled.trace.count
+        }
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
         let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }

@@ -47,6 +47,19 @@ package struct TrialSettings: Sendable {
     /// that its length, and so its end-of-trial checks, depend on the seed
     /// alone and not on how fast the machine runs it.
     public var maxDecisions: Int = PlanDefaults.maxDecisions
+    /// A failed controlled trial's schedule is shrunk for at most this long
+    /// (0: not shrunk).
+    public var shrinkNs: UInt64 = 0
+    /// Run the trial as a bounded exhaustive exploration instead of once.
+    public var exploration: ExplorationSettings?
+    /// How a controlled trial decides past its forced decisions, and
+    /// whether it keeps every decision's alternatives (shrinking and
+    /// exploration set these on the executions they run).
+    var scheduleFallback = ControlledScheduler.Fallback.policy
+    var recordsChoices = false
+    /// Deviations from the non-preemptive schedule, by worker and that
+    /// worker's decision count (shrinking's replays).
+    var deviations: [ScheduleDeviation]?
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,

@@ -6,7 +6,7 @@ extension Watchdog {
     /// once, from the board as it stands, with the decisions that led there.
     /// Nothing is waited out: under control a worker that waits in the model
     /// can only be woken by another worker's step, and none can take one.
-    func reportControlledDeadlock(stuck: [Int], schedule: ScheduleRecord) {
+    func reportControlledDeadlock(stuck: [Int], schedule: ScheduleRecord, detail: ControlledScheduler.StallDetail) {
         let raw = (0..<board.participants).map(board.state)
         let snapshot = Self.judged(raw, raw.map { _ in nil })
         let partial = stuck.count < board.workers ? stuck : nil
@@ -18,6 +18,10 @@ extension Watchdog {
             + (stall.cycle.map { ". Wait-for cycle: " + $0.joined(separator: "; ") } ?? "")
         stall.beganAfterNanoseconds = board.armedAt.map { Int(MonotonicClock.now() &- $0) }
         stall.schedule = schedule
+        stall.trace = detail.trace
+        stall.traceEventCount = detail.traceEventCount
+        stall.preemptions = detail.preemptions
+        stall.choices = detail.choices
         deliver(stall)
     }
 
@@ -25,7 +29,7 @@ extension Watchdog {
     /// workers passed `points` scheduling points (a spin on a flag, a loop of
     /// `try`, that the others cannot satisfy). Reported as a `hang` whose
     /// summary says `livelock` and where the spinning worker is.
-    func reportControlledLivelock(worker: Int, points: Int, schedule: ScheduleRecord) {
+    func reportControlledLivelock(worker: Int, points: Int, schedule: ScheduleRecord, detail: ControlledScheduler.StallDetail) {
         let raw = (0..<board.participants).map(board.state)
         let snapshot = Self.judged(raw, raw.map { _ in nil })
         var stall = report(snapshot, stalledFor: 0, partial: [worker])
@@ -37,6 +41,10 @@ extension Watchdog {
             + "at decision \(schedule.decisions ?? 0)"
         stall.beganAfterNanoseconds = board.armedAt.map { Int(MonotonicClock.now() &- $0) }
         stall.schedule = schedule
+        stall.trace = detail.trace
+        stall.traceEventCount = detail.traceEventCount
+        stall.preemptions = detail.preemptions
+        stall.choices = detail.choices
         deliver(stall)
     }
 }

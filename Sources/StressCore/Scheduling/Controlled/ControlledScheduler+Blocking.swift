@@ -10,12 +10,14 @@ extension ControlledScheduler {
         guard !isReleased else { return false }
         status[me] = kind
         waitKey[me] = key
+        decidingAt = key == Self.rolesBarrier || key == Self.arbitrationBarrier ? Self.decidedElsewhere : Self.decidedInModel
         sequence &+= 1
         waitSequence[me] = sequence
         timedOut[me] = false
         // Some workers waiting for each other in a circle while the rest go
         // on: a deadlock of those, found now rather than when all are stuck.
         if kind == .blocked, let cycle = cycle(through: me, waitingFor: key) {
+            noteStuck(cycle)
             reportDeadlock(stuck: cycle)
             parkForever(me)
         }
@@ -46,6 +48,8 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard ensureHolder(me) else { return (false, false) }
+        note(me, .wait, .key(key), located: true)
+        touch(key)
         let resumed = blockLocked(me, on: key, as: timed ? .timedWaiting : .waiting)
         return (resumed, resumed && timedOut[me])
     }
@@ -63,6 +67,8 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard ensureHolder(me) else { return }
+        note(me, .signal, .key(key), located: true)
+        touch(key)
         signalLocked(key, all: all)
     }
 
@@ -92,6 +98,7 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard ensureHolder(me) else { return 0 }
+        note(me, .wait, .barrier)
         let i = meetings.firstIndex { $0.key == key } ?? {
             meetings.append((key, 0, 0))
             return meetings.count - 1

@@ -15,28 +15,71 @@ extension ControlledScheduler {
         let index = log.count
         if !roundEpochs && index > 0 && index % Self.epochLength == 0 { policy = makePolicy(UInt64(index / Self.epochLength)) }
         var chosen: Int
-        if let forced, !diverged, index < forced.count {
+        var spinning = false
+        let slot = current >= 0 ? current : workers
+        let ordinal = decisionsOf[slot]
+        decisionsOf[slot] &+= 1
+        if let deviations {
+            chosen = nonPreemptiveChoice(current: current)
+            if let wanted = deviations[ScheduleDeviation.Place(current: current, ordinal: ordinal)],
+               (0..<workers).contains(wanted), status[wanted] == .runnable {
+                chosen = wanted
+            }
+        } else if let forced, !diverged, index < forced.count {
             chosen = forced[index]
             if !(0..<workers).contains(chosen) || status[chosen] != .runnable {
                 diverged = true
-                chosen = policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+                chosen = fallbackChoice(current: current, oldest: oldest)
             }
         } else {
-            chosen = policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+            chosen = fallbackChoice(current: current, oldest: oldest)
             // A holder that keeps passing points while no operation ends
             // anywhere is spinning: let another run.
             if chosen == current, sinceSwitch >= Self.spinLimit, sinceOperationEnd >= Self.spinLimit, runnable.count > 1 {
+                spinning = true
                 runnable.removeAll { $0 == current }
                 oldest = runnable.min { lastRan[$0] < lastRan[$1] } ?? runnable[0]
-                chosen = policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+                chosen = fallback == .policy ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false) : runnable[0]
             }
         }
-        if chosen != current { sinceSwitch = 0 }
+        if chosen != current {
+            sinceSwitch = 0
+            if current >= 0 { noteSwitch(from: current, spinning: spinning) }
+        }
+        if choices != nil { noteChoice(current: current, chosen: chosen, ordinal: ordinal, spinning: spinning) }
         lastRan[chosen] = index
         log.append(chosen)
         decisionMark.store(log.count, ordering: .releasing)
         if log.count == maxDecisions { control?.enter(TrialControl.stop) }
         return chosen
+    }
+
+    /// The choice past the forced decisions: the policy's, or the
+    /// non-preemptive one.
+    private func fallbackChoice(current: Int, oldest: Int) -> Int {
+        fallback == .policy ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+            : nonPreemptiveChoice(current: current)
+    }
+
+    /// Keeps the decision's alternatives, for exploration, and the
+    /// footprint of the transition the last decision began.
+    private func noteChoice(current: Int, chosen: Int, ordinal: Int, spinning: Bool) {
+        guard var list = choices else { return }
+        choices = nil
+        if let last = list.indices.last {
+            list[last].footprint = Footprint(pure: !transitionOverflow && Self.isPure(start: transitionStart, end: decidingAt),
+                                             keys: transitionKeys,
+                                             local: transitionKeys.isEmpty && !transitionOverflow
+                                                 && Self.isLocal(start: transitionStart, end: decidingAt))
+        }
+        var mask: UInt64 = 0
+        for w in 0..<workers where status[w] == .runnable { mask |= 1 << UInt64(w) }
+        list.append(Choice(current: current, runnable: mask, chosen: chosen, ordinal: ordinal, spun: spinning))
+        choices = list
+        if current >= 0 { pausedAt[current] = decidingAt }
+        transitionStart = chosen == current ? decidingAt : pausedAt[chosen]
+        transitionKeys.removeAll(keepingCapacity: true)
+        transitionOverflow = false
     }
 
     /// `me` cannot or will not run on (blocked, or finished): the token goes
@@ -63,6 +106,7 @@ extension ControlledScheduler {
                 release()
                 return
             }
+            noteStuck(live)
             reportDeadlock(stuck: live)
             // The report ends the trial; the stuck workers stay stuck, as
             // they would without control.
@@ -79,7 +123,7 @@ extension ControlledScheduler {
     func reportDeadlock(stuck: [Int]) {
         guard !stallReported else { return }
         stallReported = true
-        onDeadlock(stuck, recordLocked())
+        onDeadlock(stuck, recordLocked(), stallDetailLocked())
     }
 
     /// No operation ended for ``livelockLimit`` points: reported once, and
@@ -88,7 +132,7 @@ extension ControlledScheduler {
     func reportLivelock(_ worker: Int) {
         guard !stallReported, let onLivelock else { return }
         stallReported = true
-        onLivelock(worker, Self.livelockLimit, recordLocked())
+        onLivelock(worker, Self.livelockLimit, recordLocked(), stallDetailLocked())
         parkForever(worker)
     }
 

@@ -15,17 +15,24 @@ extension ControlledScheduler {
         return acquireLocked(me, key, shared: shared, reentrant: reentrant)
     }
 
-    func acquireLocked(_ me: Int, _ key: UInt64, shared: Bool = false, reentrant: Bool = false) -> Bool {
+    func acquireLocked(_ me: Int, _ key: UInt64, shared: Bool = false, reentrant: Bool = false, noted: Bool = true) -> Bool {
+        if noted { note(me, .acquire, .key(key), located: true) }
+        touch(key)
+        var waited = false
         while !isReleased {
             switch resources.take(key, by: me, shared: shared, reentrant: reentrant) {
             case .granted:
+                if waited { note(me, .acquired, .key(key)) }
                 return true
             case .busy:
+                waited = true
                 if !blockLocked(me, on: key, as: .blocked) { return false }
             case .heldBySelf:
                 // It waits for itself: a deadlock of one (the wait-for graph
                 // shows the worker waiting for itself), and it stays stuck,
                 // as it would for real.
+                waitKey[me] = key
+                noteStuck([me])
                 reportDeadlock(stuck: [me])
                 parkForever(me)
             }
@@ -39,7 +46,10 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard ensureHolder(me) else { return false }
-        return resources.take(key, by: me, shared: false, reentrant: reentrant) == .granted
+        touch(key)
+        let granted = resources.take(key, by: me, shared: false, reentrant: reentrant) == .granted
+        if granted { note(me, .acquire, .key(key), located: true) }
+        return granted
     }
 
     /// Gives back one hold of `key` taken by ``acquire(_:_:shared:reentrant:)``;
@@ -49,6 +59,8 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard ensureHolder(me) else { return }
+        note(me, .release, .key(key), located: true)
+        touch(key)
         if resources.give(key, by: me) { wakeAll(blockedOn: key) }
     }
 
@@ -62,13 +74,16 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard ensureHolder(me) else { return nil }
+        note(me, .wait, .key(condition), located: true)
+        touch(lock)
+        touch(condition)
         if resources.give(lock, by: me) { wakeAll(blockedOn: lock) }
         onCondition[me] = true
         let resumed = blockLocked(me, on: condition, as: timed ? .timedWaiting : .waiting)
         onCondition[me] = false
         guard resumed else { return nil }
         let signalled = !timedOut[me]
-        guard acquireLocked(me, lock) else { return nil }
+        guard acquireLocked(me, lock, noted: false) else { return nil }
         return signalled
     }
 }

@@ -77,12 +77,41 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     var log: DecisionLog
     let forced: [Int]?
     var diverged = false
+    /// Who decides past the forced decisions: the seed's policy, or (for
+    /// shrinking and exploration) no preemption at all.
+    var fallback = Fallback.policy
+    /// The events so far, for a failure's trace.
+    var trace: TraceRing
+    /// Each worker's location for its next event (see ``locate(_:file:line:label:)``).
+    var locations: [TraceRing.Location]
+    /// The operation each worker is in, for the names of its steps.
+    var currentOperation: [Int]
+    /// Every decision's choice among whom, when exploring (nil otherwise).
+    var choices: [Choice]?
+    /// How the trace names operations and steps (set by the engine).
+    var names: TraceNames?
+    /// The workload's state in one line, for the trace (set by the engine
+    /// for a workload that describes its state).
+    var describeState: (() -> String?)?
+    /// Shrinking's replays: the worker to choose at each place that
+    /// deviates from the non-preemptive schedule, and the decisions each
+    /// worker has passed (the last slot: decisions with none current).
+    var deviations: [ScheduleDeviation.Place: Int]?
+    var decisionsOf: [Int]
+    /// For exploration's footprints: where the current decision is made,
+    /// where each worker was paused, where the running transition began,
+    /// and the primitives it touched.
+    var decidingAt = ControlledScheduler.decidedElsewhere
+    var pausedAt: [UInt8]
+    var transitionStart = ControlledScheduler.decidedElsewhere
+    var transitionKeys: [UInt64] = []
+    var transitionOverflow = false
     let maxDecisions: Int
     var control: TrialControl?
     /// Called once, with the stuck workers, when every live worker is blocked.
-    let onDeadlock: @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord) -> Void
+    let onDeadlock: @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void
     /// Called once when no operation ends for ``livelockLimit`` points.
-    var onLivelock: (@Sendable (_ worker: Int, _ points: Int, _ schedule: ScheduleRecord) -> Void)?
+    var onLivelock: (@Sendable (_ worker: Int, _ points: Int, _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void)?
     var stallReported = false
     /// Spurious wake-ups: their probability per decision, the seeded stream
     /// that draws them, and which waiters wait on a condition (the only
@@ -121,7 +150,15 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// `maxDecisions` decisions before it stops the trial.
     init(workers: Int, policy makePolicy: @escaping (_ epoch: UInt64) -> any ExecutionScheduler, forced: [Int]?, maxDecisions: Int,
          spuriousWakeups: Double = 0, seed: UInt64 = 0,
-         onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord) -> Void) {
+         onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void,
+         fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil) {
+        self.fallback = fallback
+        if recordsChoices {
+            choices = []
+            choices?.reserveCapacity(Swift.min(maxDecisions, 1 << 16))
+        }
+        self.deviations = deviations.map { Dictionary($0.map { ($0.place, $0.worker) }, uniquingKeysWith: { a, _ in a }) }
+        decisionsOf = Array(repeating: 0, count: workers + 1)
         self.workers = workers
         self.makePolicy = makePolicy
         policy = makePolicy(0)
@@ -139,6 +176,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         runnable = []
         runnable.reserveCapacity(workers)
         log = DecisionLog(capacity: maxDecisions)
+        trace = TraceRing(capacity: Swift.min(maxDecisions * 2 + 64, Self.traceCapacity))
+        locations = Array(repeating: TraceRing.Location(), count: workers)
+        currentOperation = Array(repeating: -1, count: workers)
+        pausedAt = Array(repeating: Self.decidedElsewhere, count: workers)
         batons = .allocate(capacity: workers)
         batons.initialize(repeating: stress_baton(), count: workers)
         // Spinning for the token only pays when every worker can have a CPU
@@ -165,6 +206,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         lockState()
         arrived += 1
         if arrived == workers {
+            decidingAt = Self.decidedElsewhere
             for w in 0..<workers { status[w] = .runnable }
             pass(to: decide(current: -1))
         }
@@ -178,6 +220,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         defer { unlockState() }
         guard ensureHolder(me) else { return }
         status[me] = .finished
+        decidingAt = Self.decidedElsewhere
         switchAway(from: me, park: false)
     }
 
@@ -187,10 +230,17 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
 
     func point(_ worker: Int) { point(worker, at: .user) }
 
-    func point(_ worker: Int, at point: FuzzPoint) {
+    func point(_ worker: Int, at point: FuzzPoint) { self.point(worker, at: point, detail: -1) }
+
+    func point(_ worker: Int, at point: FuzzPoint, detail: Int) {
         lockState()
         defer { unlockState() }
         guard ensureHolder(worker) else { return }
+        notePoint(worker, point, detail: detail)
+        // The engine's own points (an operation's start and its steps carry
+        // their index) are told apart from the primitives' and the user's.
+        let engine = detail >= 0 || detail == Self.enginePoint
+        decidingAt = UInt8(truncatingIfNeeded: point.rawValue) | (engine ? Self.engineBit : 0)
         sinceSwitch &+= 1
         if point == .operationEnd {
             sinceOperationEnd = 0
@@ -199,6 +249,8 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
             if sinceOperationEnd == Self.livelockLimit { reportLivelock(worker) }
         }
         let next = decide(current: worker)
+        // A bare point's place is for its switch only.
+        if point == .user { locations[worker] = TraceRing.Location() }
         if next != worker {
             pass(to: next)
             parkUntilTurn(worker)

@@ -306,6 +306,12 @@ package struct BankWorkload: Workload {
 
     // MARK: - Final checks
 
+    /// The balances, for up to 8 accounts (more would not fit a trace's column).
+    public func describe(_ state: State) -> String? {
+        guard state.count <= 8 else { return nil }
+        return "balances " + (0..<state.count).map { state.closed[$0] != 0 ? "closed" : String(state.balances[$0]) }.joined(separator: " ")
+    }
+
     public func finalCheck(_ state: State, _ totals: RunTotals) -> [String] {
         var moneyIn = 0, moneyOut = 0
         for t in 0..<state.threads {

@@ -17,8 +17,10 @@ extension CounterWorkload {
         @inline(__always)
         func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult {
             let loaded = state.value.pointee
+            frame.traceValue("read count", loaded)
             frame.fuzzPoint()
             state.value.pointee = loaded &+ 1
+            frame.traceValue("write count =", loaded &+ 1)
             return .next
         }
     }
@@ -29,6 +31,13 @@ extension CounterWorkload {
         func run(_ state: State, _ frame: inout OpFrame) -> StepResult {
             CounterWorkload.checkMonotonic(state.value.pointee, state, &frame)
         }
+
+        /// The same, reporting the value to a controlled trial's trace.
+        func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult {
+            let value = state.value.pointee
+            frame.traceValue("read count", value)
+            return CounterWorkload.checkMonotonic(value, state, &frame)
+        }
     }
 
     /// `split-rmw`'s `load`: the value, kept in `r0` for the store.
@@ -36,6 +45,13 @@ extension CounterWorkload {
         @inline(__always)
         func run(_ state: State, _ frame: inout OpFrame) -> StepResult {
             frame.r0 = state.value.pointee
+            return .next
+        }
+
+        /// The same, reporting the value to a controlled trial's trace.
+        func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult {
+            frame.r0 = state.value.pointee
+            frame.traceValue("read count", frame.r0)
             return .next
         }
     }
@@ -47,6 +63,14 @@ extension CounterWorkload {
         func run(_ state: State, _ frame: inout OpFrame) -> StepResult {
             let found = state.value.pointee
             state.value.pointee = frame.r0 + 1
+            return CounterWorkload.checkNoLostUpdate(loaded: frame.r0, found: found)
+        }
+
+        /// The same, reporting the value to a controlled trial's trace.
+        func runWithFuzzPoints(_ state: State, _ frame: inout OpFrame) -> StepResult {
+            let found = state.value.pointee
+            state.value.pointee = frame.r0 + 1
+            frame.traceValue("write count =", frame.r0 + 1)
             return CounterWorkload.checkNoLostUpdate(loaded: frame.r0, found: found)
         }
     }

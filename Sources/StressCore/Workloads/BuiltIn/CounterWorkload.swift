@@ -177,6 +177,9 @@ package struct CounterWorkload: Workload {
         return ["final count \(actual) != \(expected) increments done (\(expected - actual) lost)"]
     }
 
+    /// The count, for a controlled trial's trace.
+    public func describe(_ state: State) -> String? { "count \(state.value.pointee)" }
+
     public func metrics(_ state: State) -> [String: Double] {
         guard trackOccupancy else { return [:] }
         return [

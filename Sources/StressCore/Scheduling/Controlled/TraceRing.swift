@@ -1,0 +1,143 @@
+/// A controlled trial's events as they happen, kept raw (static strings,
+/// keys and indices, no text) in memory reserved up front, so that noting
+/// an event never allocates: the text of a ``TraceEvent`` is made only when
+/// a failed trial's record asks for it (``TraceRing/events(names:)``).
+///
+/// It keeps the last ``capacity`` events: a failure's cause is near its end
+/// (a controlled trial stops at its first violation), and shrinking makes
+/// the kept part the whole.
+struct TraceRing {
+    /// What an event is about, resolved to text only when the record is made.
+    enum Subject {
+        case none
+        /// Operation `op` of the worker's program.
+        case operation(Int)
+        /// Step `step` of operation `op`.
+        case step(op: Int, step: Int)
+        /// A primitive or strategy section, by its wait-for key.
+        case key(UInt64)
+        /// A label the code under test gave.
+        case label(StaticString)
+        /// A scenario's barrier.
+        case barrier
+    }
+
+    /// Why the token left a worker.
+    enum SwitchReason {
+        case preempted
+        case blocked(UInt64)
+        case waiting(UInt64)
+        case finished
+        case spinning
+    }
+
+    /// One event, raw.
+    struct Entry {
+        var worker: Int32
+        var kind: TraceEvent.Kind
+        var subject: Subject
+        var reason: SwitchReason?
+        var value: Int
+        var hasValue: Bool
+        var file: StaticString?
+        var line: UInt32
+        /// The workload's state after this event, where it describes it.
+        var state: String?
+    }
+
+    /// Where the code under test said it is, for the worker's next event
+    /// that touches a primitive, a point or a value.
+    struct Location {
+        var file: StaticString?
+        var line: UInt32 = 0
+        var label: StaticString?
+    }
+
+    let capacity: Int
+    private var entries: [Entry]
+    /// Events noted so far (past ``capacity`` the oldest are overwritten).
+    private(set) var count = 0
+    /// Switches away from a worker that could have gone on, so far.
+    private(set) var preemptions = 0
+
+    init(capacity: Int) {
+        self.capacity = Swift.max(1, capacity)
+        entries = []
+        entries.reserveCapacity(self.capacity)
+    }
+
+    mutating func append(_ entry: Entry) {
+        if entries.count < capacity {
+            entries.append(entry)
+        } else {
+            entries[count % capacity] = entry
+        }
+        count &+= 1
+        if entry.kind == .switch, case .preempted? = entry.reason { preemptions &+= 1 }
+    }
+
+    /// Gives the last event the state's description.
+    mutating func describeLast(_ state: String) {
+        guard count > 0 else { return }
+        entries[(count - 1) % capacity].state = state
+    }
+
+    /// The kept events, oldest first.
+    var kept: [Entry] {
+        guard count > capacity else { return entries }
+        let start = count % capacity
+        return Array(entries[start...] + entries[..<start])
+    }
+
+    /// The kept events as the record gives them, named by `names`.
+    func events(names: TraceNames) -> [TraceEvent] {
+        kept.map { names.event($0) }
+    }
+}
+
+/// How a trace's raw events are put into words: operation and step names
+/// from the workload, primitives' names from ``PrimitiveNames``.
+struct TraceNames {
+    /// Each operation's name, and its steps' names.
+    let operations: [(name: String, steps: [String])]
+
+    func event(_ e: TraceRing.Entry) -> TraceEvent {
+        var event = TraceEvent(worker: Int(e.worker), kind: e.kind, name: name(e.subject),
+                               value: e.hasValue ? e.value : nil, file: e.file.map { "\($0)" },
+                               line: e.file == nil ? nil : Int(e.line), state: e.state)
+        if let reason = e.reason {
+            switch reason {
+            case .preempted:
+                event.name = "preempted"
+                event.preempted = true
+            case .blocked(let key):
+                event.name = "blocked on " + PrimitiveNames.describe(key)
+                event.preempted = false
+            case .waiting(let key):
+                event.name = key == ControlledScheduler.rolesBarrier || key == ControlledScheduler.arbitrationBarrier
+                    ? "waits at the round's barrier" : "waits on " + PrimitiveNames.describeCondition(key)
+                event.preempted = false
+            case .finished:
+                event.name = "finished"
+                event.preempted = false
+            case .spinning:
+                event.name = "spinning (no operation ended for \(ControlledScheduler.spinLimit) points)"
+                event.preempted = true
+            }
+        }
+        return event
+    }
+
+    func name(_ subject: TraceRing.Subject) -> String {
+        switch subject {
+        case .none: return ""
+        case .operation(let op): return operations.indices.contains(op) ? operations[op].name : "operation \(op)"
+        case .step(let op, let step):
+            guard operations.indices.contains(op), operations[op].steps.indices.contains(step) else { return "step \(step)" }
+            return operations[op].name + "/" + operations[op].steps[step]
+        case .key(let key): return PrimitiveNames.describe(key)
+        case .label(let label): return "\(label)"
+        case .barrier: return "the round's barrier"
+        }
+    }
+}
