@@ -1,8 +1,10 @@
 /// A scenario the engine runs for a trial and then asks for a record of its
-/// own: the trial's seed before the first round, the record after the last.
+/// own: a fresh copy for each run, with the run's seed, before the first
+/// round; the record after the last.
 package protocol RecordingScenario: Scenario {
-    /// Called before the trial makes its first round.
-    func begin(seed: UInt64)
+    /// This scenario with nothing run yet, for a run with `seed` (a trial,
+    /// or one run of a schedule search, which runs one scenario many times).
+    func beginning(seed: UInt64) -> Self
     /// What the trial found, after its last round.
     func linearizabilityRecord() -> LinearizabilityRecord
 }
@@ -44,7 +46,11 @@ package struct LinearizabilityScenario<Subject: LinearizabilitySubject>: Recordi
 
     package func grade(_ outcome: RoundOutcome) -> OutcomeGrade { .acceptable }
 
-    package func begin(seed: UInt64) { run.begin(seed: seed) }
+    package func beginning(seed: UInt64) -> LinearizabilityScenario {
+        let fresh = LinearizabilityScenario(subject: run.subject, shape: run.shape, timeLimit: run.timeLimit)
+        fresh.run.begin(seed: seed)
+        return fresh
+    }
 
     package func linearizabilityRecord() -> LinearizabilityRecord { run.record() }
 }

@@ -136,7 +136,12 @@ extension LinearizableWorkload {
         let subject = WorkloadSubject(workload, threads: settings.threads)
         let scenario = LinearizabilityScenario(subject: subject, shape: LinearizabilityShape(threads: settings.threads),
                                                timeLimit: .seconds(1))
-        let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))
-        return try TrialEngine.run(scenario, strategy: instance, settings: settings, onStall: onStall)
+        // As any scenario's trial: under control, a failure's schedule is
+        // shrunk, or the schedules explored, each run from a fresh strategy
+        // instance (and a fresh check: TrialEngine begins one per run).
+        return try ScheduleSearch.run(settings, scenario: true, onStall: onStall) { settings, onStall in
+            let instance = try strategy.make(StrategySetup(resources: workload.resourceCount, threads: settings.threads))
+            return try TrialEngine.run(scenario, strategy: instance, settings: settings, onStall: onStall)
+        }
     }
 }

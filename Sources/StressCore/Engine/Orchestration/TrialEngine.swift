@@ -45,9 +45,14 @@ package enum TrialEngine {
     /// round's outcome counted and graded. `settings.threads` must be the
     /// scenario's role count (the plan loader sees to it).
     public static func run<S: Scenario>(
-        _ scenario: S, strategy: StrategyInstance, settings: TrialSettings,
+        _ given: S, strategy: StrategyInstance, settings: TrialSettings,
         onStall: @escaping @Sendable (StallReport) -> Void
     ) throws(EngineError) -> EngineOutput {
+        // A linearizability check starts afresh for each run (a schedule
+        // search runs one scenario value many times), its scenarios drawn
+        // from this run's seed.
+        let recording = (given as? any RecordingScenario).map { fresh($0, seed: settings.seed) }
+        let scenario = recording as? S ?? given
         let roles = scenario.roles()
         let name = S.descriptor.name
         guard roles.count >= 2 else { throw EngineError("scenario \(name) has \(roles.count) role(s); a scenario needs two or more") }
@@ -62,9 +67,6 @@ package enum TrialEngine {
             throw EngineError("scenario \(name) is a litmus test of the memory model, and a controlled trial is sequentially "
                               + "consistent (one worker at a time), so its weak outcomes cannot occur under control: run it free")
         }
-        // A linearizability check draws its scenarios from the trial's seed.
-        let recording = scenario as? any RecordingScenario
-        recording?.begin(seed: settings.seed)
         let makeOperations: @Sendable () -> [StressOperation<S.State>] = {
             scenario.roles().map { StressOperation($0.name, weight: 1, steps: $0.steps) }
         }
@@ -96,6 +98,11 @@ package enum TrialEngine {
             output.linearizability = recording?.linearizabilityRecord()
             return output
         }
+    }
+
+    /// `scenario` as a fresh run with `seed` begins it.
+    private static func fresh<R: RecordingScenario>(_ scenario: R, seed: UInt64) -> any RecordingScenario {
+        scenario.beginning(seed: seed)
     }
 
     /// What both kinds of trial share: the clock, the board and its
