@@ -43,13 +43,13 @@ package enum LinearizabilityChecker {
     ) -> LinearizabilityOutcome<M> {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let parts = parts(of: history, model: M.self)
-        var searches: [LinearizabilitySearch<M>?] = parts.map { part in
+        let models = parts.map { part in
+            ModelStates(model: model, operations: part.map { history[$0].operation }, results: part.map { history[$0].result })
+        }
+        var searches: [LinearizabilitySearch?] = parts.map { part in
             LinearizabilitySearch(
-                model: model,
-                operations: part.map { history[$0].operation },
-                results: part.map { history[$0].result },
                 called: part.map { history[$0].called },
-                returned: part.map { history[$0].returned })
+                returned: part.map { history[$0].result == nil ? nil : history[$0].returned })
         }
         var orders = [[Int]](repeating: [], count: parts.count)
         var undecided = Array(parts.indices)
@@ -60,7 +60,8 @@ package enum LinearizabilityChecker {
             for index in undecided {
                 guard var search = searches[index] else { continue }
                 searches[index] = nil  // so `search` is the only reference: no copy on write
-                let progress = search.advance(steps: slice, deadline: deadline)
+                let states = models[index]
+                let progress = search.advance(steps: slice, deadline: deadline) { states.next(from: $0, by: $1) }
                 let part = parts[index]
                 switch progress {
                 case .undecided:
@@ -71,7 +72,8 @@ package enum LinearizabilityChecker {
                     orders[index] = order.map { part[$0] }
                 case .decided(.violated(let closest, let closestState, let unexplained)):
                     return LinearizabilityOutcome(
-                        verdict: .violated, closest: closest.map { part[$0] }, closestState: closestState,
+                        verdict: .violated, closest: closest.map { part[$0] },
+                        closestState: states.states[Int(closestState)],
                         unexplained: unexplained.map { part[$0] },
                         statesExplored: statesExplored + search.statesExplored + explored(searches))
                 case .timedOut:
@@ -87,7 +89,7 @@ package enum LinearizabilityChecker {
     }
 
     /// The states the searches not yet decided have explored.
-    private static func explored<M>(_ searches: [LinearizabilitySearch<M>?]) -> Int {
+    private static func explored(_ searches: [LinearizabilitySearch?]) -> Int {
         searches.reduce(0) { $0 + ($1?.statesExplored ?? 0) }
     }
 

@@ -27,12 +27,13 @@ package struct LinearizabilityOutcome<M: SequentialModel>: Sendable {
     /// Violated: the model's state after `closest`, starting from the model
     /// the checker was given. Nil otherwise.
     package var closestState: M?
-    /// Violated: the operations whose results no order explains. First the
-    /// completed operations that no real-time-respecting order of the
-    /// operations before them makes return their result; when every result
-    /// is explained on its own (only their combination is impossible), the
-    /// operation that no extension of `closest` could take next. Empty
-    /// otherwise.
+    /// Violated: the operations whose results no order explains. The
+    /// completed operations the search tried, each time after a valid order
+    /// of operations before it, and whose recorded result no such order
+    /// produced; when every result tried was produced by some order (only
+    /// their combination is impossible), the operation that no extension of
+    /// `closest` could take next. Operations never reached (everything
+    /// before them already failed) are not listed. Empty otherwise.
     package var unexplained: [Int]
     /// How many distinct (linearized operations, model state) pairs the
     /// search reached: its work, for benchmarks and reports.

@@ -18,11 +18,6 @@ struct LinearizedSet {
         SplitMix64.mix(UInt64(operation) &+ 0x9E37_79B9_7F4A_7C15)
     }
 
-    /// Whether `operation` is in the set.
-    func contains(_ operation: Int) -> Bool {
-        words[operation >> 6] & (1 << UInt64(operation & 63)) != 0
-    }
-
     /// Adds `operation` (not in the set).
     mutating func insert(_ operation: Int) {
         words[operation >> 6] |= 1 << UInt64(operation & 63)

@@ -61,6 +61,19 @@ final class PartitionedHistoryTests: XCTestCase {
         }
     }
 
+    func testAPartLongerThanOneWordOfTheSetIsCheckedWhole() {
+        // 210 operations in one part: the linearized set spans four words.
+        var history = linearizableHistory(keys: 3, workers: 3, rounds: 70, seed: 11)
+        let outcome = check(history, UnpartitionedKeyValueModel())
+        XCTAssertEqual(outcome.verdict, .linearizable)
+        assertWitness(outcome.order, for: history, model: UnpartitionedKeyValueModel())
+        let last = history.indices.last { if case .get = history[$0].operation { true } else { false } } ?? 0
+        history[last].result = 99
+        let broken = check(history, UnpartitionedKeyValueModel())
+        XCTAssertEqual(broken.verdict, .violated)
+        XCTAssertEqual(broken.unexplained, [last])
+    }
+
     func testAViolationIsReportedWithinItsKey() {
         var history = linearizableHistory(keys: 5, workers: 3, rounds: 20, seed: 3)
         // Key 9 is untouched so far: a put of 1 that returned, then a get
