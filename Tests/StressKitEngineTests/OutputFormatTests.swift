@@ -30,6 +30,16 @@ final class OutputFormatTests: XCTestCase {
         trials[1].schedule = ScheduleRecord(mode: .controlled, decisions: 5, encoded: "w0:2,w1:3", controlled: .partial,
                                             escapes: ["worker 1 blocked for 12 ms outside any scheduling point"])
         trials[0].schedule = .free
+        // A linearizability check that found a violation and shrank it.
+        trials[1].trial.check = .linearizable
+        trials[1].linearizability = LinearizabilityRecord(
+            verdict: .violated, scenarios: 3, histories: 300, undecided: 1,
+            history: [
+                .init(worker: 0, operation: "put(a, 1)", result: "nil", call: 1, return: 3, unexplained: nil),
+                .init(worker: 1, operation: "get(a)", result: nil, call: 2, return: nil, unexplained: nil),
+                .init(worker: -1, operation: "get(a)", result: "nil", call: 5, return: 6, unexplained: true),
+            ],
+            closest: [0], closestState: "[a: 1]", shrink: .init(from: 20, to: 3, complete: true))
         trials[2].outcome = .deadlock
         trials[2].failure = FailureReport(message: "deadlock", signal: "SIGTERM", exitStatus: 0, outputTail: ["tail \u{1B}[0m"])
         trials[2].stall = StallReport(kind: .deadlock, stalledForNs: 5, workers: [

@@ -5,7 +5,7 @@
 /// would have given the same results on this model (linearizability).
 ///
 /// A model is a value: the checker copies it to try one order after
-/// another, and compares states (``Hashable``) to skip orders it has seen.
+/// another, and compares states (`Hashable`) to skip orders it has seen.
 ///
 /// ```swift
 /// struct CounterModel: SequentialModel {

@@ -14,8 +14,16 @@ package struct WorkloadEntry: Sendable {
     /// Its operations for these parameters, one line each: name, weight, and
     /// every step's name and access (``WorkloadShape``).
     let operationShapes: @Sendable (WorkloadParameters) throws -> [String]
+    /// Runs one trial of its linearizability check (a plan's `check:
+    /// linearizable`); nil when it has no sequential model.
+    package let runLinearizability: (@Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput)?
 
     init<W: Workload>(_ type: W.Type) {
+        if let linearizable = W.self as? any LinearizableWorkload.Type {
+            runLinearizability = Self.linearizabilityTrial(linearizable)
+        } else {
+            runLinearizability = nil
+        }
         descriptor = W.descriptor
         validate = { _ = try W(parameters: $0) }
         operationShapes = { try W(parameters: $0).operations().map { WorkloadShape.line($0.name, weight: $0.weight, $0.steps) } }
@@ -33,6 +41,15 @@ package struct WorkloadEntry: Sendable {
                 return try TrialEngine.run(workload, strategy: instance, settings: settings, onStall: onStall)
             }
         }
+    }
+}
+
+extension WorkloadEntry {
+    /// The trial runner of `type`'s linearizability check.
+    private static func linearizabilityTrial<L: LinearizableWorkload>(
+        _ type: L.Type
+    ) -> @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput {
+        { try L.runLinearizabilityTrial(parameters: $0, strategy: $1, settings: $2, onStall: $3) }
     }
 }
 

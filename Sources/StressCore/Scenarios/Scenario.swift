@@ -15,6 +15,10 @@ public struct ScenarioDescriptor: Sendable {
     /// at a time and is sequentially consistent, so such a scenario is
     /// refused under `schedule: controlled`.
     package var needsWeakMemory = false
+    /// The most rounds a stride may batch, and so the states made up front
+    /// (1,024 by default). A scenario whose state is large, or whose rounds
+    /// are slow anyway (a linearizability check's), keeps it small.
+    package var maxStride = 1_024
 
     /// A scenario's name, summary and parameters, for ``Scenario/descriptor``.
     /// - Parameters:

@@ -226,7 +226,9 @@ public struct StressTest: Sendable {
     }
 
     /// The worker counts, each a dimension of the matrix (default 1, 2, 4; a
-    /// scenario always has one worker per role).
+    /// scenario always has one worker per role). For a linearizability check
+    /// (``linearizable(model:make:run:operations:fileID:line:column:)``), the
+    /// one count of workers in its scenarios' parallel part (default 2).
     ///
     /// - Parameter counts: The worker counts, each run as its own trials.
     /// - Returns: This test with the worker counts set.
@@ -239,6 +241,12 @@ public struct StressTest: Sendable {
     public func threads(_ counts: [Int]) -> StressTest {
         with { test in
             if counts.isEmpty { test.problems.append(.init(setting: "threads", "the list is empty: give at least one thread count")) }
+            if test.isLinearizability {
+                // The parallel part's width is the scenario's parameter.
+                if counts.count > 1 { test.problems.append(.init(setting: "threads", "a linearizability check takes one thread count, not \(counts.count)")) }
+                if let count = counts.first { test.parameters["threads"] = .integer(count) }
+                return
+            }
             test.threadCounts = counts
         }
     }

@@ -117,6 +117,9 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         let problem = self.problem
         lines.append("  \(trial.trial.id): \(verdict) (seed \(seed), fuzz \(trial.trial.fuzz.profile.rawValue))"
                      + (problem.isEmpty ? "" : ": \(problem)"))
+        if let linearizability = trial.linearizability, linearizability.verdict == .violated {
+            lines += linearizability.failureLines.map { "    \($0)" }
+        }
         if let stall = trial.stall {
             lines += stall.workers.prefix(8).map { "    \($0.name): \($0.description)" }
         } else if trial.outcome == .crashed || trial.outcome == .error || trial.outcome == .timeout {

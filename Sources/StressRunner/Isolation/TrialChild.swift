@@ -93,7 +93,14 @@ package enum LocalTrial {
             guard let workload = registry.workload(named: spec.workload) else {
                 return .failed(spec, .error, FailureReport(message: "this binary has no workload named '\(spec.workload)'"))
             }
-            run = workload.run
+            if spec.check == .linearizable {
+                guard let check = workload.runLinearizability else {
+                    return .failed(spec, .error, FailureReport(message: "workload '\(spec.workload)' has no sequential model to check linearizability against"))
+                }
+                run = check
+            } else {
+                run = workload.run
+            }
         }
         guard let strategy = registry.strategy(for: spec) else {
             return .failed(spec, .error, FailureReport(message: "this binary has no strategy named '\(spec.strategy)'"))
@@ -120,6 +127,7 @@ package enum LocalTrial {
             result.trace = output.trace
             result.shrink = output.shrink
             result.exploration = output.exploration
+            result.linearizability = output.linearizability
             return result
         } catch {
             return .failed(spec, .error, FailureReport(message: "could not run the trial: \(error)"))

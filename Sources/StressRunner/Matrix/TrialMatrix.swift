@@ -45,6 +45,7 @@ package enum TrialMatrix {
                         ))
                         trials[trials.count - 1].strategyParts = e.strategyParts[strategy]
                         trials[trials.count - 1].interpose = e.interpose ? true : nil
+                        trials[trials.count - 1].check = e.checksLinearizability ? .linearizable : nil
                         trials[trials.count - 1].executor = e.executor
                         if e.schedule == .controlled {
                             trials[trials.count - 1].schedule = .controlled

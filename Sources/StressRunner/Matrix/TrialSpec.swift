@@ -72,6 +72,17 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     // plan's `max_decisions`); nil for a free trial. ``maxDecisions`` is the
     // public face.
     package var maxDecisionsGiven: Int?
+    /// `linearizable` when the plan asked for `check: linearizable`: the
+    /// trial runs scenarios of the workload's operations and checks each
+    /// round's history against its sequential model. Nil for the usual trial.
+    public var check: Check?
+
+    /// What a trial checks besides its workload's invariants.
+    public enum Check: String, Sendable, Codable, Hashable {
+        /// Each round's history against the workload's sequential model.
+        case linearizable
+    }
+
     /// The schedule `replay --schedule` makes a controlled trial follow, as
     /// its text (`w0:2,w1:3`); nil for the seed's own policy. Only replay sets it.
     package var forcedSchedule: String?
@@ -155,6 +166,7 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         case shrinkNanoseconds = "shrinkNs"
         case explorationGiven = "explore"
         case busyWorkers
+        case check
     }
 }
 

@@ -97,6 +97,10 @@ package struct Experiment: Sendable {
     /// preloaded (`libStressInterpose.so`), so the code under test's own
     /// `NSLock`, `NSCondition` and pthread locks are seen without a change.
     public var interpose = false
+    /// `check: linearizable`: the trials check each round's history against
+    /// the workload's sequential model instead of running its operations in a
+    /// closed loop (see docs/linearizability.md). False for the usual trials.
+    public var checksLinearizability = false
     /// `executor`: where worker tasks run their jobs (``ExecutorChoice``); nil
     /// for the automatic choice (the harness executor for a program with an
     /// `async` step, Swift's global executor otherwise).

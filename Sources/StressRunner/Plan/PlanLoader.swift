@@ -36,7 +36,7 @@ package struct PlanLoader: Sendable {
 
     static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
     static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor", "schedule", "max_decisions", "shrink", "explore"]
-    static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds"] + sharedKeys
+    static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds", "check"] + sharedKeys
     static let maxThreads = 4096
     /// The longest name of a plan or an experiment (names become parts of file names).
     static let maxNameLength = 100
@@ -327,6 +327,7 @@ package struct PlanLoader: Sendable {
             stopOnViolation: layer.stopOnViolation ?? defaults.stopOnViolation ?? false
         )
         experiment.isScenario = workload.roleCount != nil
+        guard parseCheck(entries, path, &experiment, &r) else { return nil }
         experiment.interpose = layer.interpose ?? defaults.interpose ?? false
         experiment.executor = layer.executor ?? defaults.executor
         experiment.schedule = schedule

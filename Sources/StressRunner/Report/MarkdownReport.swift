@@ -56,6 +56,11 @@ package enum MarkdownReport {
         }
         out += (first.isEmpty || r.expectation == .missed ? "" : ": " + escape(first))
         if let cause = r.crashCause { out += "  \n  cause: `\(cause.replacingOccurrences(of: "`", with: "'"))`" }
+        // A linearizability violation's smallest failing history, as a block
+        // inside the list item (indented to stay in it).
+        if let lines = r.linearizability?.failureLines, !lines.isEmpty {
+            out += "\n\n  ```text\n" + lines.map { "  " + $0.replacingOccurrences(of: "```", with: "'''") + "\n" }.joined() + "  ```\n"
+        }
         // Two trailing spaces: a hard line break, so the rerun line does not
         // run on into the message when GitHub renders the list item.
         out += "  \n  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`"
@@ -128,6 +133,12 @@ package enum MarkdownReport {
         var out = "### Scenario outcomes\n"
         for r in trials {
             guard let outcomes = r.outcomes, let rounds = r.rounds else { continue }
+            // A linearizability check's rounds all have the empty outcome:
+            // its verdict says more.
+            if let linearizability = r.linearizability {
+                out += "\n`\(r.trial.id)`: \(escape(linearizability.summary))\n"
+                continue
+            }
             let rate = r.measurement?.roundsPerSecond.map { ", \(Formatting.rate($0)) rounds/s" } ?? ""
             out += "\n`\(r.trial.id)`: \(Formatting.count(rounds)) rounds\(rate)\n\n| outcome | count | grade | meaning |\n|---|--:|---|---|\n"
             for o in outcomes {

@@ -155,6 +155,9 @@ public enum TableReport {
     /// with its count and grade (and what an interesting or forbidden one
     /// means); nil for a workload's trial.
     static func outcomeBlock(_ r: TrialResult) -> String? {
+        // A linearizability check's rounds all have the empty outcome: its
+        // verdict says more.
+        if let linearizability = r.linearizability { return "\(r.trial.id): \(linearizability.summary)" }
         guard let outcomes = r.outcomes, let rounds = r.rounds else { return nil }
         let rate = r.measurement?.roundsPerSecond.map { ", \(Formatting.rate($0)) rounds/s in the window" } ?? ""
         let rows = outcomes.map { o -> [String] in
@@ -202,6 +205,7 @@ public enum TableReport {
             lines.append("  \(r.violations.count) violation(s); first:")
             lines += r.violations.samples.prefix(5).map { "    " + $0.summaryLine }
         }
+        lines += (r.linearizability?.failureLines ?? []).map { "    " + $0 }
         if let f = r.failure {
             lines.append("  " + f.message)
             if let stall = r.stall {

@@ -100,6 +100,10 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// A trial run as a bounded exhaustive exploration: how many schedules
     /// it ran, how many failed, and whether that was all of them. Nil otherwise.
     public var exploration: ScheduleRecord.Exploration?
+    /// A linearizability check's trial: its verdict, how many scenarios and
+    /// histories it checked and, when violated, the smallest failing
+    /// scenario's history. Nil for any other trial.
+    package var linearizability: LinearizabilityRecord?
     // In nanoseconds (the JSON's `wallNs`); ``wallTime`` is the public face.
     package var wallNanoseconds: Int?
 
@@ -141,6 +145,7 @@ public struct TrialResult: Sendable, Codable, Equatable {
         case trace
         case shrink
         case exploration
+        case linearizability
         case wallNanoseconds = "wallNs"
     }
 }

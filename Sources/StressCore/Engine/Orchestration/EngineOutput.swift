@@ -16,6 +16,8 @@ package struct EngineOutput: Sendable {
     package var shrink: ScheduleRecord.Shrinking?
     /// What a bounded exhaustive exploration did.
     package var exploration: ScheduleRecord.Exploration?
+    /// A linearizability check's verdict and, when violated, its history.
+    package var linearizability: LinearizabilityRecord?
     /// A stall that shrinking or exploration found and ended (the trial's
     /// outcome is then the stall's kind).
     package var stall: StallReport?

@@ -45,9 +45,14 @@ package enum TrialEngine {
     /// round's outcome counted and graded. `settings.threads` must be the
     /// scenario's role count (the plan loader sees to it).
     public static func run<S: Scenario>(
-        _ scenario: S, strategy: StrategyInstance, settings: TrialSettings,
+        _ given: S, strategy: StrategyInstance, settings: TrialSettings,
         onStall: @escaping @Sendable (StallReport) -> Void
     ) throws(EngineError) -> EngineOutput {
+        // A linearizability check starts afresh for each run (a schedule
+        // search runs one scenario value many times), its scenarios drawn
+        // from this run's seed.
+        let recording = (given as? any RecordingScenario).map { fresh($0, seed: settings.seed) }
+        let scenario = recording as? S ?? given
         let roles = scenario.roles()
         let name = S.descriptor.name
         guard roles.count >= 2 else { throw EngineError("scenario \(name) has \(roles.count) role(s); a scenario needs two or more") }
@@ -77,7 +82,8 @@ package enum TrialEngine {
                     roles: roles.count, makeState: { scenario.makeState() },
                     arbiter: { scenario.arbiter(unsafeDowncast($0 as AnyObject, to: S.State.self)) },
                     reset: { scenario.reset(unsafeDowncast($0 as AnyObject, to: S.State.self)) },
-                    grade: { scenario.grade($0) }, arbiterSite: arbiterSite, settings: settings, fuzz: fuzz)
+                    grade: { scenario.grade($0) }, arbiterSite: arbiterSite, settings: settings, fuzz: fuzz,
+                    strideLimit: S.descriptor.maxStride)
             }
         ) { reports, window, schedule, settings in
             var output = merge(reports, operations: operations, settings: settings, window: window, schedule: schedule,
@@ -89,8 +95,14 @@ package enum TrialEngine {
             output.rounds = ScenarioRounds(
                 rounds: outcomes.rounds, measuredRounds: outcomes.measured,
                 roundsPerSecond: elapsed > 0 ? Double(outcomes.measured) / elapsed : 0, outcomes: outcomes.outcomes)
+            output.linearizability = recording?.linearizabilityRecord()
             return output
         }
+    }
+
+    /// `scenario` as a fresh run with `seed` begins it.
+    private static func fresh<R: RecordingScenario>(_ scenario: R, seed: UInt64) -> any RecordingScenario {
+        scenario.beginning(seed: seed)
     }
 
     /// What both kinds of trial share: the clock, the board and its

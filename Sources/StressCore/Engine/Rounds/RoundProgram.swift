@@ -17,6 +17,9 @@ final class RoundProgram: @unchecked Sendable {
     // that decides, while every other waits at barrier B.
     static let maxStride = 1024
 
+    /// The most rounds in one stride for this scenario, and so the states
+    /// made up front (``ScenarioDescriptor/maxStride``).
+    let strideLimit: Int
     let roles: Int
     let states: UnsafeMutablePointer<ErasedState>
     let arbiter: @Sendable (ErasedState) -> RoundOutcome
@@ -37,10 +40,11 @@ final class RoundProgram: @unchecked Sendable {
 
     init(roles: Int, makeState: () -> ErasedState, arbiter: @escaping @Sendable (ErasedState) -> RoundOutcome,
          reset: @escaping @Sendable (ErasedState) -> ErasedState, grade: @escaping @Sendable (RoundOutcome) -> OutcomeGrade,
-         arbiterSite: Int, settings: TrialSettings, fuzz: (any FuzzCoordinator)?) {
+         arbiterSite: Int, settings: TrialSettings, fuzz: (any FuzzCoordinator)?, strideLimit: Int = RoundProgram.maxStride) {
         self.roles = roles
-        states = .allocate(capacity: Self.maxStride)
-        for i in 0..<Self.maxStride { (states + i).initialize(to: makeState()) }
+        self.strideLimit = Swift.max(1, Swift.min(strideLimit, Self.maxStride))
+        states = .allocate(capacity: self.strideLimit)
+        for i in 0..<self.strideLimit { (states + i).initialize(to: makeState()) }
         self.arbiter = arbiter
         self.reset = reset
         self.grade = grade
@@ -55,7 +59,7 @@ final class RoundProgram: @unchecked Sendable {
     }
 
     deinit {
-        states.deinitialize(count: Self.maxStride)
+        states.deinitialize(count: strideLimit)
         states.deallocate()
     }
 
@@ -84,7 +88,7 @@ final class RoundProgram: @unchecked Sendable {
         if fuzzes {
             stride = 1
         } else if now &- strideStartNs < 50_000 {
-            stride = Swift.min(stride * 2, Self.maxStride)
+            stride = Swift.min(stride * 2, strideLimit)
         } else if now &- strideStartNs > 1_000_000 {
             stride = Swift.max(stride / 2, 1)
         }

@@ -20,7 +20,12 @@
 ///   thread-safety guide warns about);
 /// - `write-through-read`: a `put` runs on the read side (a reader-writer queue's
 ///   plain `sync`, a read lock): fine for strategies where readers are exclusive
-///   anyway, lost updates where readers share.
+///   anyway, lost updates where readers share;
+/// - `thread-cache`: a `get` answers from what its own thread last read or
+///   wrote of the key (a per-thread cache nobody invalidates), so it can
+///   return a value another thread has already overwritten. No invariant
+///   here catches it (a thread never sees its own values go back), but
+///   linearizability does (`check: linearizable`).
 package struct CacheWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "cache",
@@ -33,7 +38,8 @@ package struct CacheWorkload: Workload {
             .number("zipf_exponent", "skew of the zipf distribution (0 is uniform; 0.99 is YCSB's default)", default: 0.99, range: 0...10),
             .choice("variant", """
                 correct; or a bug: stale-snapshot (copy the record, change a field outside the critical section, \
-                write the whole record back), write-through-read (updates take the read side)
+                write the whole record back), write-through-read (updates take the read side), \
+                thread-cache (reads answer from the thread's own last copy of the record)
                 """,
                     default: "correct", choices: Variant.allCases.map(\.rawValue)),
         ]
@@ -44,6 +50,7 @@ package struct CacheWorkload: Workload {
         case correct
         case staleSnapshot = "stale-snapshot"
         case writeThroughRead = "write-through-read"
+        case threadCache = "thread-cache"
     }
 
     /// What one thread last wrote or read of one key: the two field words, and
@@ -208,8 +215,12 @@ package struct CacheWorkload: Workload {
         }
         let get = StressOperation<State>("get", weight: readRatio, steps: [
             choose,
-            .read("get") { state, frame in
+            .read("get") { [variant] state, frame in
                 let key = frame.r0
+                // thread-cache: the thread's own copy of the record, when it
+                // has one, is the answer (it is the thread's latest, so no
+                // check here sees it go back).
+                if variant == .threadCache, state.memory(frame.thread, key).pointee.key == key { return .next }
                 for field in 0..<2 {
                     if let broken = state.observe(state.records[2 * key + field], key: key, field: field, thread: frame.thread) {
                         return .violation(broken)
@@ -223,9 +234,9 @@ package struct CacheWorkload: Workload {
 
     private func putSteps() -> [Step<State>] {
         switch variant {
-        case .correct, .writeThroughRead:
+        case .correct, .writeThroughRead, .threadCache:
             // write-through-read: the same update, on the read side.
-            let access: Step<State>.Access = variant == .correct ? .write(0) : .read(0)
+            let access: Step<State>.Access = variant == .writeThroughRead ? .read(0) : .write(0)
             return [Step("put", access: access) { state, frame in
                 let key = frame.r0, field = frame.r1, index = 2 * key + field
                 let old = state.records[index]

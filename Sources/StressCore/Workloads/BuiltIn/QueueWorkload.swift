@@ -13,6 +13,11 @@
 /// - **count within capacity**: the buffer never holds more than `capacity`
 ///   items, nor fewer than none;
 /// - **item integrity**: every item taken is one some producer put.
+///
+/// The `split-take` variant is a bug: a take reads the item at the head in
+/// one critical section (the read side) and moves the head past it in
+/// another, so two consumers can take the same item, and the head then
+/// skips one.
 package struct QueueWorkload: Workload {
     public static let descriptor = WorkloadDescriptor(
         name: "queue",
@@ -20,6 +25,8 @@ package struct QueueWorkload: Workload {
         parameters: [
             .integer("capacity", "slots in the buffer", default: 64, range: 1...1_000_000),
             .number("produce_ratio", "fraction of operations that put an item (the rest take one)", default: 0.5, range: 0...1),
+            .choice("variant", "correct, or split-take: read the head item and move the head in two critical sections (an item taken twice)",
+                    default: "correct", choices: ["correct", "split-take"]),
         ]
     )
 
@@ -103,10 +110,12 @@ package struct QueueWorkload: Workload {
 
     let capacity: Int
     let produceRatio: Double
+    let splitTake: Bool
 
     public init(parameters: WorkloadParameters) throws {
         capacity = try parameters.integer("capacity")
         produceRatio = try parameters.number("produce_ratio")
+        splitTake = try parameters.text("variant") == "split-take"
     }
 
     public func makeState(threads: Int) -> State { State(capacity: capacity, threads: threads) }
@@ -129,7 +138,7 @@ package struct QueueWorkload: Workload {
                 return .next
             },
         ])
-        let take = StressOperation<State>("take", weight: 1 - produceRatio, steps: [
+        let take = StressOperation<State>("take", weight: 1 - produceRatio, steps: splitTake ? Self.splitTakeSteps() : [
             .write("take") { state, frame in
                 let count = state.counters.pointee.tail &- state.counters.pointee.head
                 guard count > 0 else {
@@ -142,6 +151,24 @@ package struct QueueWorkload: Workload {
             },
         ])
         return [put, take]
+    }
+
+    /// `split-take`: the head item read on the read side, the head moved on
+    /// the write side, in two critical sections.
+    private static func splitTakeSteps() -> [Step<State>] {
+        [
+            .read("peek") { state, frame in
+                let count = state.counters.pointee.tail &- state.counters.pointee.head
+                guard count > 0 else { return .finish }
+                frame.r2 = state.ring[state.index(state.counters.pointee.head)]
+                return .next
+            },
+            .write("advance") { state, frame in
+                state.counters.pointee.head &+= 1
+                state.producers[frame.thread].pointee.consumed &+= 1
+                return Self.check(taken: frame.r2, state).map { .violation($0) } ?? .next
+            },
+        ]
     }
 
     /// Checks an item just taken against its producer's last item taken.
