@@ -4,9 +4,9 @@
 /// then the fewest events.
 ///
 /// 1. **Search small.** Exploration (``ScheduleExplorer``) looks for the
-///    same failure with 0, 1, 2, then 3 preemptions, and for each with two
-///    workers busy before all of them (a workload's others run no
-///    operation), and 1, 2, 3, 4, 6, then 8 operations per worker (a
+///    same failure with two workers busy (a workload's others run no
+///    operation) before all of them, and for each with 0, 1, 2, then 3
+///    preemptions, and 1, 2, 3, 4, 6, then 8 operations per worker (a
 ///    scenario: one round). It has half the time bound.
 ///    Iterative context bounding finds the fewest preemptions by
 ///    construction, so the first failure found is the smallest: a lost
@@ -57,13 +57,15 @@ struct ScheduleShrinker {
         var operations: Int?
         var workers: Int?
 
-        // 1. The same failure in a small run, fewest preemptions first,
-        // then the fewest workers busy, then the fewest operations.
+        // 1. The same failure in a small run: two workers busy before all
+        // of them (with many workers busy, the orders in which they may
+        // run at all are too many to search), then the fewest preemptions,
+        // then the fewest operations.
         let bound = min(Self.preemptions(of: original), Self.searchBound)
         let searchEnds = MonotonicClock.now() &+ budgetNs / 2
         let busy = rounds || base.threads <= 2 ? [base.threads] : [2, base.threads]
-        search: for k in 0...bound {
-            for active in busy {
+        search: for active in busy {
+            for k in 0...bound {
             for m in rounds ? [1] : [1, 2, 3, 4, 6, 8] {
                 let now = MonotonicClock.now()
                 let left = now >= searchEnds ? 0 : searchEnds - now

@@ -155,4 +155,17 @@ final class ShrinkAndExploreTests: XCTestCase {
             XCTAssertEqual(trace.count, shrink.eventsAfter)
         }
     }
+
+    /// Eight workers: shrinking keeps two busy (the others idle), so the
+    /// trace has two columns and one preemption.
+    func testEightWorkersShrinkToTwoBusyOnes() throws {
+        var settings = controlled(threads: 8)
+        settings.shrinkNs = 20_000_000_000
+        let outcome = ControlledTrialSupport.run("counter", ["variant": .text("split-rmw")], strategy: "unsynchronized", settings: settings)
+        let output = try XCTUnwrap(outcome.output, "\(String(describing: outcome.error))")
+        let shrink = try XCTUnwrap(output.shrink)
+        XCTAssertEqual(shrink.busyWorkers, 2, "\(shrink)")
+        XCTAssertEqual(shrink.preemptionsAfter, 1)
+        XCTAssertEqual(Set(output.trace?.map(\.worker) ?? []), [0, 1])
+    }
 }

@@ -127,9 +127,11 @@ enum ThreadDriver {
         worker.beginAllocationCount()
         worker.startNs = MonotonicClock.now()
         // Under control, from here to its end this worker runs only while it
-        // holds the run token.
-        controlled?.arrive(worker.frame.thread)
-        defer { controlled?.depart(worker.frame.thread) }
+        // holds the run token; one that shrinking leaves idle runs nothing
+        // and takes no part.
+        let idle = worker.frame.thread >= (settings.activeWorkers ?? Int.max) && settings.stop.opsPerThread != nil
+        if !idle { controlled?.arrive(worker.frame.thread) }
+        defer { if !idle { controlled?.depart(worker.frame.thread) } }
         if settings.load.mode == .paced {
             pacedLoop(&worker, program, state, access, control, settings, schedule.perWorkerRate)
         } else if direct {

@@ -99,6 +99,9 @@ extension ControlledScheduler {
         defer { unlockState() }
         guard ensureHolder(me) else { return 0 }
         note(me, .wait, .barrier)
+        // A barrier runs a round's arbiter and reset (code under test): the
+        // transition through it may touch anything.
+        transitionOverflow = true
         let i = meetings.firstIndex { $0.key == key } ?? {
             meetings.append((key, 0, 0))
             return meetings.count - 1

@@ -77,6 +77,10 @@ extension ControlledScheduler {
     /// (its raw value), inside a model operation, or elsewhere.
     static let decidedInModel: UInt8 = 0x20
     static let decidedElsewhere: UInt8 = 0
+    /// At the workers' arrival (the first decision), and at a worker's
+    /// departure: the engine's code around them runs no code under test.
+    static let decidedAtArrival: UInt8 = 0x21 | engineBit
+    static let decidedAtDeparture: UInt8 = 0x22 | engineBit
 
     /// Whether a transition that starts where a worker was paused at `start`
     /// and ends at a decision made at `end` ran only the primitive's code.
@@ -92,6 +96,8 @@ extension ControlledScheduler {
     /// `end` runs only the engine's code (see ``Footprint/local``).
     static func isLocal(start: UInt8, end: UInt8) -> Bool {
         guard start & engineBit != 0, end & engineBit != 0, start != decidedInModel, end != decidedInModel else { return false }
+        if start == decidedAtArrival && end == UInt8(FuzzPoint.operationStart.rawValue) | engineBit { return true }
+        if start == UInt8(FuzzPoint.operationEnd.rawValue) | engineBit && end == decidedAtDeparture { return true }
         let (s, e) = (UInt64(start & ~engineBit), UInt64(end & ~engineBit))
         switch (FuzzPoint(rawValue: s), FuzzPoint(rawValue: e)) {
         case (.afterRelease?, .betweenSteps?), (.afterRelease?, .operationEnd?),

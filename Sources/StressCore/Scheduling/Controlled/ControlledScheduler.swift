@@ -133,6 +133,9 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     static let spinLimit = 64
     static let livelockLimit = 100_000
     var arrived = 0
+    /// The workers that take part: the first this many (the rest are idle
+    /// in a shrinking run, and count as finished from the start).
+    let participants: Int
 
     // The shared words: the state lock, the token, the decisions made (for
     // the escape monitor), control's end, and each worker's baton.
@@ -151,8 +154,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     init(workers: Int, policy makePolicy: @escaping (_ epoch: UInt64) -> any ExecutionScheduler, forced: [Int]?, maxDecisions: Int,
          spuriousWakeups: Double = 0, seed: UInt64 = 0,
          onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void,
-         fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil) {
+         fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil,
+         participants: Int? = nil) {
         self.fallback = fallback
+        self.participants = Swift.min(participants ?? workers, workers)
         if recordsChoices {
             choices = []
             choices?.reserveCapacity(Swift.min(maxDecisions, 1 << 16))
@@ -179,7 +184,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         trace = TraceRing(capacity: Swift.min(maxDecisions * 2 + 64, Self.traceCapacity))
         locations = Array(repeating: TraceRing.Location(), count: workers)
         currentOperation = Array(repeating: -1, count: workers)
-        pausedAt = Array(repeating: Self.decidedElsewhere, count: workers)
+        pausedAt = Array(repeating: Self.decidedAtArrival, count: workers)
         batons = .allocate(capacity: workers)
         batons.initialize(repeating: stress_baton(), count: workers)
         // Spinning for the token only pays when every worker can have a CPU
@@ -205,9 +210,9 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     func arrive(_ me: Int) {
         lockState()
         arrived += 1
-        if arrived == workers {
-            decidingAt = Self.decidedElsewhere
-            for w in 0..<workers { status[w] = .runnable }
+        if arrived == participants {
+            decidingAt = Self.decidedAtArrival
+            for w in 0..<workers { status[w] = w < participants ? .runnable : .finished }
             pass(to: decide(current: -1))
         }
         unlockState()
@@ -220,7 +225,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         defer { unlockState() }
         guard ensureHolder(me) else { return }
         status[me] = .finished
-        decidingAt = Self.decidedElsewhere
+        decidingAt = Self.decidedAtDeparture
         switchAway(from: me, park: false)
     }
 
