@@ -70,9 +70,10 @@ extension PlanRunner {
     }
 
     /// Attempt `attempt`'s controlled trial of `free`'s cell: the failing
-    /// seed first, then seeds derived from it, under the hunt's policy (``HuntRecord/policy``), stopping at the
-    /// first violation, shrinking what fails (by `shrinkNs` when the run
-    /// set a bound; the default bound otherwise, and never none).
+    /// seed first, then seeds derived from it, under the hunt's policy
+    /// (``HuntRecord/policy``), stopping at the first violation, shrinking
+    /// what fails (by `shrinkNs` when the run set a bound; the default bound
+    /// otherwise, and never none: the trace is what the hunt is for).
     static func huntedSpec(_ free: TrialSpec, attempt: Int, shrinkNs: UInt64?) -> TrialSpec {
         var s = free
         s.schedule = .controlled
