@@ -55,7 +55,11 @@ struct RunCommand: ParsableCommand {
         --shrink-seconds N, --no-shrink) before the report draws it. --explore \
         preemptions=K runs each selected trial as a bounded exhaustive exploration: every \
         schedule with at most K preemptions, or the first that fails (docs/running.md, \
-        "Exploring schedules").
+        "Exploring schedules"). A free-running failure that a controlled trial \
+        could show (a violation, deadlock or hang of thread workers) is printed with the \
+        command that hunts for it under control; --hunt SECONDS runs that hunt after the \
+        run, for up to SECONDS per failure, and draws the trace it finds (docs/traces.md, \
+        "A free-running failure, explained").
 
         On a terminal a status line shows the trial, the time elapsed and an estimate of the \
         time left; when standard error is not a terminal, and with --quiet, there is none.
@@ -117,8 +121,17 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run only slice i of n of the matrix (e.g. 2/4): whole cells, balanced by expected duration, the same on every machine. With --explore: every trial, exploring share i of its schedule space.", valueName: "i/n"))
     var shard: String?
 
+    @Option(help: ArgumentHelp("After the run, for each trial that failed free-running (violated, deadlock, hang) and that control can run: run controlled trials of its cell (fuzz yield, seeds derived from the failing one, shrinking on) for up to this many seconds (1 to 3600), until one fails the same way; the report draws its trace. Outcomes and the exit code stay as they were.", valueName: "seconds"))
+    var hunt: Int?
+
+    /// The longest hunt `--hunt` allows for one failure: an hour.
+    static let longestHunt = 3_600
+
     func validate() throws {
         try TrialOverrides.checkSeed(seed)
+        if let hunt, !(1...Self.longestHunt).contains(hunt) {
+            throw ValidationError("--hunt takes whole seconds from 1 to \(Self.longestHunt), the time to hunt for each free-running failure under control; got \(hunt)")
+        }
         if let recorded = overrides.recordedSchedule {
             throw ValidationError("run's --schedule takes free or controlled; a recorded schedule ('\(String(recorded.prefix(40)).terminalSafe)') "
                                   + "is followed by `stressbench replay PLAN --only ID --schedule ...`")
@@ -188,6 +201,11 @@ struct RunCommand: ParsableCommand {
             throw CommandError.failure(error.description)
         }
         progress.finish()
+        if let hunt {
+            runner.hunt(&report, budgetNs: UInt64(hunt) * 1_000_000_000) { id in
+                if !quiet { Console.error("hunting under control for \(id)'s failure (up to \(hunt) s)") }
+            }
+        }
         let thresholds = loaded.experiments.contains { !policy.thresholds(forExperiment: $0.name).isEmpty }
         if thresholds || baselineReport != nil {
             report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline,

@@ -1,7 +1,7 @@
 /// What makes two failures "the same" for shrinking: the same stall kind,
 /// or the same broken invariant, its message with the numbers left out
 /// ("final count # != # increments done (# lost)").
-struct FailureSignature: Equatable, Sendable {
+package struct FailureSignature: Equatable, Sendable {
     let stall: StallReport.Kind?
     let messages: Set<String>
 
@@ -25,8 +25,10 @@ struct FailureSignature: Equatable, Sendable {
         return other.stall == nil && (messages.isEmpty || !messages.isDisjoint(with: other.messages))
     }
 
-    /// `message` with every run of digits as `#`.
-    static func shape(_ message: String) -> String {
+    /// `message` with every run of digits as `#`: the words two failures of
+    /// the same kind share (a free-running failure and one hunted for under
+    /// control are compared by it too).
+    package static func shape(_ message: String) -> String {
         var out = ""
         var inNumber = false
         for c in message {

@@ -167,6 +167,7 @@ public struct PlanRunner: Sendable {
             // timeout) still says how it was scheduled; its decisions are lost.
             if result.schedule == nil { result.schedule = ScheduleRecord(mode: spec.schedule) }
             if result.expectation != .passed { result.rerunCommand = rerunCommand(for: result.trial, planFile: plan.file) }
+            result.huntCommand = huntCommand(for: result, planFile: plan.file)
             results.append(result)
             stream?.append(result)
             progress?(i, trials.count, spec, result)
@@ -213,7 +214,7 @@ public struct PlanRunner: Sendable {
     }
 
     /// The name of the signal that asked this run to stop, when it handles them.
-    private func interruption() -> String? {
+    func interruption() -> String? {
         guard options.handleInterrupts, let signal = Interruption.signal else { return nil }
         return ChildProcess.signalName(signal)
     }

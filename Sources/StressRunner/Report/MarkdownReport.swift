@@ -25,17 +25,18 @@ package enum MarkdownReport {
         let (problems, skipped) = TableReport.problemsAndSkippedGroups(report.trials)
         // One trace drawn, as in the terminal: the first unexpected failure's.
         let drawn = TraceText.drawnIndex(problems).map { problems[$0].trial.id }
+        let huntDrawn = TraceText.huntDrawnIndex(problems).map { problems[$0].trial.id }
         if problems.contains(where: { $0.expectation != .caught }) || !skipped.isEmpty {
             out += "\n### Trials that did not pass\n\n"
             for group in skipped {
                 out += "- \(group.ids.count) trials **skipped**: \(escape(group.reason)) (" + TableReport.listed(group.ids.map { "`\($0)`" }, limit: 5) + ")\n"
             }
-            for r in problems where r.expectation != .caught { out += problemItem(r, of: report, drawTrace: r.trial.id == drawn) }
+            for r in problems where r.expectation != .caught { out += problemItem(r, of: report, drawTrace: r.trial.id == drawn, drawHunt: r.trial.id == huntDrawn) }
         }
         let caught = problems.filter { $0.expectation == .caught }
         if !caught.isEmpty {
             out += "\n### Caught, as expected\n\n<details><summary>\(caught.count) trial(s) failed the way the plan expects (they count as passing)</summary>\n\n"
-            for r in caught { out += problemItem(r, of: report, drawTrace: r.trial.id == drawn) }
+            for r in caught { out += problemItem(r, of: report, drawTrace: r.trial.id == drawn, drawHunt: r.trial.id == huntDrawn) }
             out += "\n</details>\n"
         }
         return out
@@ -44,8 +45,10 @@ package enum MarkdownReport {
     /// One trial that did not simply pass: its outcome against the plan's
     /// `expect`, the first violation or failure, and its rerun command; for a
     /// controlled trial its schedule, shrinking, replay command and, when
-    /// `drawTrace`, its interleaving in a fenced block.
-    static func problemItem(_ r: TrialResult, of report: RunReport, drawTrace: Bool = false) -> String {
+    /// `drawTrace`, its interleaving in a fenced block; for a free-running
+    /// failure control can run, its hunt (``huntText(_:of:drawTrace:)``,
+    /// drawn when `drawHunt`).
+    static func problemItem(_ r: TrialResult, of report: RunReport, drawTrace: Bool = false, drawHunt: Bool = false) -> String {
         let first = r.problemLine
         var out = "- `\(r.trial.id)`: **\(r.outcome.rawValue)**"
         switch r.expectation {
@@ -64,6 +67,7 @@ package enum MarkdownReport {
         // Two trailing spaces: a hard line break, so the rerun line does not
         // run on into the message when GitHub renders the list item.
         out += "  \n  rerun: `\(r.rerunCommand ?? r.makeRerunCommand(planFile: report.planFile))`"
+        out += huntText(r, of: report, drawTrace: drawHunt)
         // A controlled trial's decisions, and the command that replays its schedule exactly.
         if let s = r.scheduleSummary(planFile: report.planFile, rerun: report.rerun) {
             out += "  \n  " + escape(s.line)

@@ -64,7 +64,10 @@ public enum TableReport {
         if !explored.isEmpty { text += "\n" + explored.joined(separator: "\n") + "\n" }
         let (problems, skipped) = problemsAndSkippedGroups(report.trials)
         let drawn = TraceText.drawnIndex(problems)
-        var blocks = problems.enumerated().map { details($1, planFile: report.planFile, rerun: report.rerun, drawTrace: $0 == drawn) }
+        let huntDrawn = TraceText.huntDrawnIndex(problems)
+        var blocks = problems.enumerated().map {
+            details($1, planFile: report.planFile, rerun: report.rerun, drawTrace: $0 == drawn, drawHunt: $0 == huntDrawn)
+        }
         blocks += skipped.map { group in
             "\(group.ids.count) trial(s) skipped: \(group.reason)\n  " + listed(group.ids, limit: 10)
         }
@@ -198,8 +201,11 @@ public enum TableReport {
 
     /// A trial's details: its verdict, first violations or failure, rerun
     /// command, and for a controlled trial its schedule, interleaving (drawn
-    /// when `drawTrace`), shrinking and replay command.
-    static func details(_ r: TrialResult, planFile: String, rerun: RerunCommand? = nil, drawTrace: Bool = true) -> String {
+    /// when `drawTrace`), shrinking and replay command; for a free-running
+    /// failure control can run, the command that hunts for it under control
+    /// and what a hunt found (its interleaving drawn when `drawHunt`).
+    static func details(_ r: TrialResult, planFile: String, rerun: RerunCommand? = nil, drawTrace: Bool = true,
+                        drawHunt: Bool = true) -> String {
         var lines = ["\(r.trial.id): \(verdict(r)) (seed \(r.trial.seed), fuzz \(r.trial.fuzz.profile.rawValue))"]
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
@@ -214,6 +220,7 @@ public enum TableReport {
             lines += CrashOutput.select(f.outputTail, limit: 8).map { "    | " + $0 }
         }
         lines.append("  rerun: " + (r.rerunCommand ?? r.makeRerunCommand(planFile: planFile)))
+        lines += r.huntLines(planFile: planFile, rerun: rerun, drawTrace: drawHunt).map { "  " + $0 }
         lines += r.interleavingLines(planFile: planFile, rerun: rerun, drawTrace: drawTrace).map { "  " + $0 }
         return lines.joined(separator: "\n")
     }

@@ -106,6 +106,13 @@ public struct TrialResult: Sendable, Codable, Equatable {
     package var linearizability: LinearizabilityRecord?
     // In nanoseconds (the JSON's `wallNs`); ``wallTime`` is the public face.
     package var wallNanoseconds: Int?
+    /// A trial that failed free-running where control could run it: the
+    /// command that hunts for the same failure under control, where it can
+    /// be traced. Nil otherwise.
+    package var huntCommand: String?
+    /// What `run --hunt` found for this free-running failure under control.
+    /// Nil when no hunt ran for it.
+    package var hunt: HuntRecord?
 
     /// A record.
     package init(
@@ -147,6 +154,8 @@ public struct TrialResult: Sendable, Codable, Equatable {
         case exploration
         case linearizability
         case wallNanoseconds = "wallNs"
+        case huntCommand
+        case hunt
     }
 }
 

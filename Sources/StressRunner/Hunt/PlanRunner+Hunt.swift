@@ -1,0 +1,107 @@
+import Foundation
+import StressCore
+
+extension PlanRunner {
+    /// Whether `result` failed free-running in a way a controlled trial of
+    /// the same cell could fail too: a violation, a deadlock or a hang of a
+    /// free trial that control can run (``ControlledScheduleLimits``: thread
+    /// workers, no asynchronous writes, no paced load, no litmus test).
+    package func canHunt(_ result: TrialResult) -> Bool {
+        let t = result.trial
+        return HuntRecord.huntedOutcomes.contains(result.outcome) && t.schedule == .free && t.forcedSchedule == nil
+            && registry.strategy(for: t) != nil && ControlledScheduleLimits.problem(of: t, registry: registry) == nil
+    }
+
+    /// The command that hunts for `result`'s failure under control, where
+    /// it can be traced; nil when control cannot run its trial.
+    package func huntCommand(for result: TrialResult, planFile: String) -> String? {
+        canHunt(result) ? options.rerun.hunt(result.trial, planFile: planFile) : nil
+    }
+
+    /// Hunts, for up to `budgetNs` each, for every free-running failure of
+    /// `report` that control can run: controlled trials of the same cell
+    /// (the failing seed, then seeds derived from it), run like any trial
+    /// (the same isolation), until one fails the same way
+    /// (``HuntRecord/sameFailure(_:_:)``). Each hunted record gets its
+    /// ``TrialResult/hunt``; outcomes and the exit code stay as they were.
+    ///
+    /// A controlled trial started within the budget runs to its end (its
+    /// shrinking included), so a hunt may overrun by one trial. A signal
+    /// stops the hunt: the records keep what was found, and the report
+    /// says it was interrupted.
+    ///
+    /// - Parameters:
+    ///   - report: A finished run's report.
+    ///   - budgetNs: How long to hunt for each failure.
+    ///   - progress: Called before each failure's hunt with its trial id.
+    package func hunt(_ report: inout RunReport, budgetNs: UInt64, progress: ((String) -> Void)? = nil) {
+        guard report.stop?.reason != .signal else { return }
+        for i in report.trials.indices where canHunt(report.trials[i]) {
+            if let signal = interruption() {
+                report.stop = RunStop(reason: .signal, signal: signal)
+                return
+            }
+            progress?(report.trials[i].trial.id)
+            report.trials[i].hunt = hunt(report.trials[i], planFile: report.planFile, budgetNs: budgetNs)
+            if let signal = interruption() {
+                report.stop = RunStop(reason: .signal, signal: signal)
+                return
+            }
+        }
+    }
+
+    /// One failure's hunt.
+    private func hunt(_ free: TrialResult, planFile: String, budgetNs: UInt64) -> HuntRecord {
+        let started = MonotonicClock.now()
+        var attempts = 0
+        while MonotonicClock.now() &- started < budgetNs, interruption() == nil {
+            let spec = Self.huntedSpec(free.trial, attempt: attempts, shrinkNs: options.shrinkNs)
+            var result = runTrial(spec)
+            // A trial a signal cut short is not an attempt.
+            if interruption() != nil { break }
+            attempts += 1
+            guard HuntRecord.sameFailure(free, result) else { continue }
+            result.rerunCommand = options.rerun.huntedTrial(spec, planFile: planFile)
+            return HuntRecord(found: true, attempts: attempts, seconds: Self.seconds(since: started), seed: spec.seed,
+                              trial: result.rerunCommand ?? "", result: result)
+        }
+        return HuntRecord(found: false, attempts: attempts, seconds: Self.seconds(since: started), seed: nil,
+                          trial: options.rerun.hunt(free.trial, planFile: planFile), result: nil)
+    }
+
+    /// Attempt `attempt`'s controlled trial of `free`'s cell: the failing
+    /// seed first, then seeds derived from it, under the hunt's policy
+    /// (``HuntRecord/policy``), stopping at the first violation, shrinking
+    /// what fails (by `shrinkNs` when the run set a bound; the default bound
+    /// otherwise, and never none: the trace is what the hunt is for).
+    static func huntedSpec(_ free: TrialSpec, attempt: Int, shrinkNs: UInt64?) -> TrialSpec {
+        var s = free
+        s.schedule = .controlled
+        s.exploration = nil
+        s.fuzz = FuzzSettings(HuntRecord.policy)
+        s.stopOnViolation = true
+        s.shrinkNanoseconds = shrinkNs.flatMap { $0 == 0 ? nil : Int(clamping: $0) }
+        if attempt > 0 {
+            s.seed = SplitMix64.derive(free.seed, UInt64(attempt)) & (TrialMatrix.seedLimit - 1)
+        }
+        if let needed = controlledTimeout(s) { s.timeoutNanoseconds = max(s.timeoutNanoseconds, Int(clamping: needed)) }
+        return s
+    }
+
+    private static func seconds(since started: UInt64) -> Double {
+        Double(MonotonicClock.now() &- started) / 1e9
+    }
+}
+
+extension HuntRecord {
+    /// Whether `controlled` failed the way `free` did: the same outcome and,
+    /// for violations, the same first message with its numbers left out
+    /// (``FailureSignature/shape(_:)``: "final count # != # increments done").
+    package static func sameFailure(_ free: TrialResult, _ controlled: TrialResult) -> Bool {
+        guard controlled.outcome == free.outcome else { return false }
+        guard free.outcome == .violated else { return true }
+        guard let first = free.violations.samples.first?.message,
+              let found = controlled.violations.samples.first?.message else { return false }
+        return FailureSignature.shape(first) == FailureSignature.shape(found)
+    }
+}
