@@ -115,6 +115,11 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         let problem = self.problem
         lines.append("  \(trial.trial.id): \(verdict) (seed \(seed), fuzz \(trial.trial.fuzz.profile.rawValue))"
                      + (problem.isEmpty ? "" : ": \(problem)"))
+        if let race = trial.violations.samples.first(where: { $0.kind == .dataRace }) {
+            // Both stacks of the first data race: where to look, on each side.
+            if trial.violations.samples.first != race { lines.append("    " + race.summaryLine) }
+            lines += race.stackLines.map { "    " + $0 }
+        }
         if let stall = trial.stall {
             lines += stall.workers.prefix(8).map { "    \($0.name): \($0.description)" }
         } else if trial.outcome == .crashed || trial.outcome == .error || trial.outcome == .timeout {

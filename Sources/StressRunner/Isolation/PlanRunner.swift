@@ -264,6 +264,11 @@ public struct PlanRunner: Sendable {
         if !preload.isEmpty {
             environment["LD_PRELOAD"] = (preload + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
         }
+        // A ThreadSanitizer build's trial process reports its races to a log
+        // of the trial's own, read back below (the trial process is this
+        // binary, so it is a TSan build too).
+        let raceLog = ThreadSanitizer.isActive ? TrialRaceLog.make() : nil
+        if let raceLog { environment["TSAN_OPTIONS"] = raceLog.options(inherited: environment["TSAN_OPTIONS"] ?? inherited["TSAN_OPTIONS"]) }
         do {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
@@ -271,11 +276,14 @@ public struct PlanRunner: Sendable {
                 input: input, timeoutNs: UInt64(spec.timeoutNanoseconds)
             )
         } catch {
+            raceLog?.remove()
             return .failed(spec, .error, FailureReport(message: error.description))
         }
-        return Self.interpret(capture, spec: spec)
+        var result = Self.interpret(capture, spec: spec)
             .explainingSilentTrap(strategy: registry.strategy(for: spec)?.descriptor)
             .namingCrashCause()
+        if let raceLog { result.record(dataRaces: raceLog.collect()) }
+        return result
     }
 }
 

@@ -58,6 +58,11 @@ package enum MarkdownReport {
             out += "  \n  " + escape(s.line)
             if let replay = s.replay { out += "  \n  replay: `\(replay)`" + (s.note.map { " (\(escape($0)))" } ?? "") }
         }
+        if let race = r.violations.samples.first(where: { $0.kind == .dataRace }) {
+            // The first data race's two stacks, as a code block inside the item.
+            let stacks = (r.violations.samples.first == race ? [] : [race.summaryLine]) + race.stackLines
+            out += "\n\n  ```\n" + stacks.map { "  " + $0.replacingOccurrences(of: "`", with: "'") }.joined(separator: "\n") + "\n  ```\n"
+        }
         return out + "\n"
     }
 

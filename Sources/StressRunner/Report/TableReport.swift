@@ -195,6 +195,11 @@ public enum TableReport {
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
             lines += r.violations.samples.prefix(5).map { "    " + $0.summaryLine }
+            // The first data race in full: both stacks are what a reader fixes it from.
+            if let race = r.violations.samples.first(where: { $0.kind == .dataRace }) {
+                if !r.violations.samples.prefix(5).contains(race) { lines.append("    " + race.summaryLine) }
+                lines += race.stackLines.map { "      " + $0 }
+            }
         }
         if let f = r.failure {
             lines.append("  " + f.message)
