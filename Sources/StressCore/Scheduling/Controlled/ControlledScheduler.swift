@@ -247,6 +247,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// Takes the state lock: spins, then yields (its holder may be a thread
     /// the OS has not run).
     func lockState() {
+        stress_tsan_unseen_begin()  // ThreadSanitizer: the bookkeeping must not order the workers
         var tries = 0
         while !stateLock.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             tries &+= 1
@@ -254,7 +255,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         }
     }
 
-    func unlockState() { stateLock.store(false, ordering: .releasing) }
+    func unlockState() {
+        stateLock.store(false, ordering: .releasing)
+        stress_tsan_unseen_end()
+    }
 
     /// Gives the token to `next` (-1: to nobody, while the only workers who
     /// could go on run uncontrolled) and wakes it. Under the state lock.
