@@ -210,13 +210,16 @@ int stress_interrupt_signal(void) { return first_signal; }
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 
 static mallctl_fn find_mallctl(void) {
+    // Every worker asks at its end: looked up once, published with release
+    // and read with acquire (plain variables here were a data race, harmless
+    // on x86-64, that ThreadSanitizer rightly reported).
     static mallctl_fn fn;
     static int looked;
-    if (!looked) {
-        fn = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
-        looked = 1;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&fn, (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl"), __ATOMIC_RELAXED);
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
     }
-    return fn;
+    return __atomic_load_n(&fn, __ATOMIC_RELAXED);
 }
 
 int stress_jemalloc_loaded(void) { return find_mallctl() != 0; }

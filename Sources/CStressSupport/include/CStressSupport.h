@@ -204,6 +204,20 @@ extern void AnnotateIgnoreSyncBegin(const char *file, int line) __attribute__((w
 extern void AnnotateIgnoreSyncEnd(const char *file, int line) __attribute__((weak));
 #endif
 
+#if defined(__linux__)
+extern void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+#endif
+
+/// Sends this process's sanitizer reports from now on to `path.<pid>` (or
+/// back to standard error: "stderr"); nothing without a sanitizer.
+static inline void stress_sanitizer_set_report_path(const char *path) {
+#if defined(__linux__)
+    if (__sanitizer_set_report_path) __sanitizer_set_report_path(path);
+#else
+    (void)path;
+#endif
+}
+
 /// 1 when this process runs with ThreadSanitizer's runtime, else 0.
 static inline int stress_tsan_active(void) {
 #if defined(__linux__)

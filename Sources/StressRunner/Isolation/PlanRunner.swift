@@ -223,9 +223,20 @@ public struct PlanRunner: Sendable {
     /// ends the running trial (as it ends a child process), and the trial is
     /// then recorded `skipped`: its figures cover a cut-short window.
     private func runHere(_ spec: TrialSpec) -> TrialResult {
+        // In a ThreadSanitizer build the trial's reports go to a log of its
+        // own, read back as its data races (TSan reports one race once per
+        // process: a later trial in this process that races the same way is
+        // not told; a child process per trial is).
+        let raceLog = ThreadSanitizer.isActive ? TrialRaceLog.make() : nil
+        raceLog?.redirectThisProcess()
         // On the main thread, the trial runs on a thread of its own while the
         // main thread serves the main queue (MainThreadService).
-        MainThreadService.run { [self] in runHereServed(spec) }
+        var result = MainThreadService.run { [self] in runHereServed(spec) }
+        if let raceLog {
+            raceLog.restoreThisProcess()
+            result.record(dataRaces: raceLog.collect())
+        }
+        return result
     }
 
     private func runHereServed(_ spec: TrialSpec) -> TrialResult {

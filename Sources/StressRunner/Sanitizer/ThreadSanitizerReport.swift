@@ -66,9 +66,15 @@ package enum ThreadSanitizerReport {
                 accesses.append(ViolationSample.Access(write: header.write, worker: worker, thread: thread, frames: []))
                 inAccess = true
             } else if trimmed.hasPrefix("#"), inAccess, let frame = frame(trimmed, root: root) {
+                // The stack stops where the harness's thread machinery starts
+                // (below the workload's step there is only the engine's loop).
+                if isThreadStart(frame), !accesses[accesses.count - 1].frames.isEmpty { inAccess = false; continue }
+                // Thunks the compiler made (a protocol witness, a partial
+                // apply) say nothing a reader needs, below the first frame.
+                if frame.hasSuffix("<compiler-generated>"), !accesses[accesses.count - 1].frames.isEmpty { continue }
                 if accesses[accesses.count - 1].frames.count < framesKept { accesses[accesses.count - 1].frames.append(frame) }
             } else if trimmed.hasPrefix("Location is ") {
-                location = describeLocation(trimmed.dropFirst("Location is ".count))
+                location = describeLocation(trimmed.dropFirst("Location is ".count), names: names)
                 inAccess = false
             } else if !trimmed.hasPrefix("#") {
                 inAccess = false
@@ -128,7 +134,8 @@ package enum ThreadSanitizerReport {
         if let last = words.last, last.hasPrefix("("), last.hasSuffix(")") { words = words.dropLast() }
         guard !words.isEmpty else { return nil }
         var place: Substring?
-        if words.count > 1, let last = words.last, last.contains(":") || last == "<null>" {
+        // The place: `file:line:col`, a bare path (line 0), `<null>`, `<compiler-generated>`.
+        if words.count > 1, let last = words.last, last.contains(":") || last.hasPrefix("/") || last.hasPrefix("<") {
             place = last
             words = words.dropLast()
         }
@@ -143,14 +150,26 @@ package enum ThreadSanitizerReport {
         return "\(function) at \(file)"
     }
 
+    /// Whether a frame is where a harness thread starts: a worker's thread
+    /// body, a task driver, the thread launcher. What is above it is the trial.
+    static func isThreadStart(_ frame: String) -> Bool {
+        ["ThreadDriver.run", "TaskDriver.", "OSThread.spawn", "ThreadDriver.runOperations", "ThreadDriver.runRounds"].contains { frame.contains($0) }
+    }
+
     /// "heap block of size 24 at 0x7b… allocated by main thread:" without the
     /// address (which no two runs share) and the colon.
-    static func describeLocation(_ text: Substring) -> String {
+    static func describeLocation(_ text: Substring, names: [Substring: Substring] = [:]) -> String {
         var words = text.split(separator: " ")
         if let at = words.firstIndex(of: "at"), at + 1 < words.count, words[at + 1].hasPrefix("0x") { words.removeSubrange(at...(at + 1)) }
         words.removeAll { $0.hasPrefix("(") && $0.hasSuffix(")") && $0.contains("+0x") }
-        var described = words.joined(separator: " ")
-        if described.hasSuffix(":") { described.removeLast() }
+        if words.last?.hasSuffix(":") == true { words[words.count - 1] = words[words.count - 1].dropLast() }
+        // "allocated by thread T1": the worker, when it is one.
+        if words.count >= 2, words[words.count - 2] == "thread" {
+            let (_, thread) = identify(words.suffix(2).joined(separator: " ")[...], names: names)
+            words.removeLast(2)
+            words.append(Substring(thread))
+        }
+        let described = words.joined(separator: " ")
         return described
     }
 }

@@ -1,3 +1,4 @@
+import CStressSupport
 import Foundation
 import StressCore
 
@@ -48,10 +49,22 @@ package struct TrialRaceLog {
         defer { remove() }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let text = names.filter { $0.hasPrefix("report") }.sorted()
-            .compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
+            .compactMap { name -> String? in
+                let path = directory + "/" + name
+                return SwiftDemangle.simplified(file: path) ?? (try? String(contentsOfFile: path, encoding: .utf8))
+            }
             .joined(separator: "\n")
         return ThreadSanitizerReport.races(in: text, root: root)
     }
+
+    /// Sends this process's own reports to the log until ``restoreThisProcess()``:
+    /// for a trial run in this process (TSan's options are read once, at
+    /// start, so only where its reports go can change; its suppressions are
+    /// whatever `TSAN_OPTIONS` gave the process).
+    package func redirectThisProcess() { stress_sanitizer_set_report_path(directory + "/report") }
+
+    /// Sends this process's reports back to standard error.
+    package func restoreThisProcess() { stress_sanitizer_set_report_path("stderr") }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }

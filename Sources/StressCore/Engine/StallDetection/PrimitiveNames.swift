@@ -49,7 +49,7 @@ public enum PrimitiveNames {
 
     /// Names the primitive at `key` (its address) `name`: "the queue 'jobs'".
     package static func register(_ key: UInt64, _ name: String) {
-        names.withLock { $0[key] = Entry(name: .given(name), owner: nil, owned: false) }
+        names.withLockSeen { $0[key] = Entry(name: .given(name), owner: nil, owned: false) }
     }
 
     /// Registers the unnamed harness-aware primitive at `key` as what it is
@@ -58,12 +58,12 @@ public enum PrimitiveNames {
     /// caller), never by its address, which changes from run to run.
     static func register(_ key: UInt64, madeAs noun: StaticString, file: StaticString, line: UInt) {
         let made = MadeAt(noun: noun, file: file, line: line, sequence: madeCount.add(1, ordering: .relaxed).newValue)
-        names.withLock { $0[key] = Entry(name: .made(made), owner: nil, owned: false) }
+        names.withLockSeen { $0[key] = Entry(name: .made(made), owner: nil, owned: false) }
     }
 
     /// Forgets the primitive at `key`.
     package static func unregister(_ key: UInt64) {
-        _ = names.withLock { $0.removeValue(forKey: key) }
+        _ = names.withLockSeen { $0.removeValue(forKey: key) }
     }
 
     /// Names a Foundation lock of your own (`NSLock`, `NSRecursiveLock`,
@@ -91,7 +91,7 @@ public enum PrimitiveNames {
         case is NSCondition, is NSConditionLock: noun = "the lock of condition"
         default: noun = "the lock"
         }
-        names.withLock { names in
+        names.withLockSeen { names in
             for (key, isCondition) in found {
                 names[key] = Entry(name: .given(isCondition ? "the condition '\(name)'" : "\(noun) '\(name)'"), owner: lock, owned: true)
             }
@@ -157,7 +157,7 @@ public enum PrimitiveNames {
     /// The name registered for `key`, unless the object it was given
     /// through has gone (then the entry goes too).
     private static func registered(_ key: UInt64) -> String? {
-        names.withLock { names in
+        names.withLockSeen { names in
             guard let entry = names[key] else { return nil }
             if entry.owned && entry.owner == nil {
                 names.removeValue(forKey: key)
