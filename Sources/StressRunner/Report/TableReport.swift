@@ -56,6 +56,11 @@ public enum TableReport {
         if let timing = timingLine(report.trials) { text += timing + "\n" }
         if let quota = throttlingLine(report.trials) { text += quota + "\n" }
         if let control = controlLine(report.trials) { text += control + "\n" }
+        // Said first-hand: figures from a TSan build are not a plain build's,
+        // and its violations include the data races TSan saw.
+        if report.trials.contains(where: { $0.environment.sanitizer == ThreadSanitizer.name }) {
+            text += "ThreadSanitizer build: every data race is a violation (docs/data-races.md); its ops/s and latencies are not a plain build's.\n"
+        }
         text += "\n"
         text += Formatting.table(header, Array(rows), rightAligned: numeric) + "\n"
         let scenarios = report.trials.compactMap(outcomeBlock)
