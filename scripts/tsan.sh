@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Data races with ThreadSanitizer (docs/data-races.md): builds stressbench
 # with TSan, once, in its own build directory, and runs the TSan subset,
-# Plans/data-races.yaml (every strategy on the counter and the bank, the
+# Plans/tsan/data-races.yaml (every strategy on the counter and the bank, the
 # controlled control, the settings-cache example, the own-code and async
 # examples' correct versions). Every correct cell must give no data race and
 # every planted race must be reported: the plan's `expect` says which is
@@ -28,7 +28,7 @@ seeds=${SEEDS:-0}
 swift build -c release --sanitize=thread --scratch-path "$scratch" --product stressbench || exit $?
 bin="$scratch/release/stressbench"
 
-"$bin" run Plans/data-races.yaml --json "$scratch/data-races.json"
+"$bin" run Plans/tsan/data-races.yaml --json "$scratch/data-races.json"
 status=$?
 
 if [ "$seeds" -gt 0 ]; then
@@ -38,7 +38,7 @@ if [ "$seeds" -gt 0 ]; then
     for cell in "counter/unsynchronized/t2:CounterWorkload" "bank/unsynchronized/t2:BankWorkload" \
                 "counter-controlled/unsynchronized/t2:CounterWorkload" "settings-cache/unsynchronized/t4:SettingsCache.swift"; do
         only=${cell%%:*} file=${cell#*:}
-        "$bin" run Plans/data-races.yaml --only "$only" --repetitions "$seeds" --json "$scratch/seeds.json" -q > /dev/null
+        "$bin" run Plans/tsan/data-races.yaml --only "$only" --repetitions "$seeds" --json "$scratch/seeds.json" -q > /dev/null
         python3 - "$scratch/seeds.json" "$only" "$file" <<'PY'
 import json, sys
 report, cell, file = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]

@@ -49,7 +49,13 @@ public struct ViolationSample: Sendable, Codable, Equatable {
         /// The innermost frames first, demangled: `Counter.increment() at Counter.swift:12`.
         public var frames: [String]
 
-        /// An access.
+        /// One side of a race.
+        ///
+        /// - Parameters:
+        ///   - write: True for a write, false for a read.
+        ///   - worker: The worker that made it; nil for any other thread.
+        ///   - thread: The thread as TSan named it (`worker 2`, `main thread`).
+        ///   - frames: The frames, innermost first.
         public init(write: Bool, worker: Int?, thread: String, frames: [String]) {
             self.write = write
             self.worker = worker
