@@ -180,6 +180,9 @@ final class DataRaceTests: XCTestCase {
             XCTAssertTrue(options.contains(flag), options)
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: log.suppressionsPath))
+        let own = log.options(inherited: "suppressions=/team/tsan.supp")
+        XCTAssertTrue(own.hasPrefix("suppressions=/team/tsan.supp log_path="), own)
+        XCTAssertFalse(own.contains(log.suppressionsPath), "a team's own suppressions file is kept: \(own)")
         try Self.log.write(toFile: log.directory + "/report.123", atomically: true, encoding: .utf8)
         XCTAssertEqual(log.collect(root: "/work/pkg").count, 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: log.directory), "collecting removes the trial's directory")

@@ -35,11 +35,13 @@ package struct TrialRaceLog {
     ///   status 66, which would read as a crash after the record.
     /// - `history_size=7`: the most history per thread TSan keeps, so the
     ///   earlier access of a race still has its stack in a long trial.
-    /// - `suppressions`: the shipped false positives of the Swift runtime and
-    ///   libdispatch (``ThreadSanitizerSuppressions``).
+    /// - `suppressions`: the shipped false positives of the Swift runtime
+    ///   (``ThreadSanitizerSuppressions``), unless the user's options name a
+    ///   suppressions file of their own (TSan reads one): theirs is kept.
     package func options(inherited: String?) -> String {
-        let ours = "log_path=\"\(directory)/report\" halt_on_error=0 exitcode=0 history_size=7 suppressions=\"\(suppressionsPath)\""
-        guard let inherited, !inherited.isEmpty else { return ours }
+        var ours = "log_path=\"\(directory)/report\" halt_on_error=0 exitcode=0 history_size=7"
+        guard let inherited, !inherited.isEmpty else { return ours + " suppressions=\"\(suppressionsPath)\"" }
+        if !inherited.contains("suppressions=") { ours += " suppressions=\"\(suppressionsPath)\"" }
         return inherited + " " + ours
     }
 
