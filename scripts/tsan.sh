@@ -14,7 +14,7 @@
 #
 # The build goes to $SCRATCH (default .build-tsan: a TSan build shares no
 # object with a plain one, so it never overwrites .build). A first build takes
-# about 6.5 minutes on 2 quiet cores, the run about 2. Output: the run's table
+# about 6.5 minutes on 2 quiet cores, the run about 1. Output: the run's table
 # on standard output, its records in $SCRATCH/data-races.json. Exit: the run's
 # exit code (0 when every cell did what the plan expects), 2 on a usage
 # error, or the build's when it failed.
