@@ -348,5 +348,20 @@ final class PlanLoaderTests: XCTestCase {
         for f in files {
             XCTAssertNoThrow(try PlanLoader(registry: registry).load(file: dir.appendingPathComponent(f).path), f)
         }
+        // Plans/tsan/ holds the plans for a ThreadSanitizer build (`sanitizer:
+        // thread`, refused by any other build: DataRaceTests): checked as a
+        // TSan build reads them. They live apart so that loops over Plans/*.yaml
+        // in a plain build (CI's) do not meet them.
+        var loader = PlanLoader(registry: registry)
+        loader.threadSanitizerBuilt = true
+        let tsan = dir.appendingPathComponent("tsan")
+        let tsanFiles = try FileManager.default.contentsOfDirectory(atPath: tsan.path).filter { $0.hasSuffix(".yaml") }
+        XCTAssertTrue(tsanFiles.contains("data-races.yaml"))
+        var plain = loader
+        plain.threadSanitizerBuilt = false
+        for f in tsanFiles {
+            XCTAssertNoThrow(try loader.load(file: tsan.appendingPathComponent(f).path), f)
+            XCTAssertThrowsError(try plain.load(file: tsan.appendingPathComponent(f).path), "\(f) runs only in a TSan build")
+        }
     }
 }

@@ -74,6 +74,10 @@ int stress_interrupt_signal(void);
 /// 1 when the calling thread is the process's main thread, else 0.
 int stress_is_main_thread(void);
 
+/// Names the calling thread (at most 15 bytes on Linux): what debuggers,
+/// `top -H` and ThreadSanitizer's reports call it. 0 on success.
+int stress_thread_set_name(const char *name);
+
 /// The calling thread's kernel id (gettid), or 0 where the platform has none.
 uint64_t stress_thread_id(void);
 /// The calling thread's CPU-time clock, as a number the watchdog can read from
@@ -186,3 +190,110 @@ void stress_baton_wait(stress_baton *b, uint32_t seen, int spins);
 
 /// Counts a hand-off to the baton's worker and wakes it if it is parked.
 void stress_baton_pass(stress_baton *b);
+
+// ThreadSanitizer, seen at run time. A TSan build links the sanitizer's
+// runtime into the executable, which defines these symbols; in any other
+// build they stay NULL (weak). Compile-time tests cannot tell: Swift's Clang
+// importer, which compiles these inline functions, is not given
+// `-fsanitize=thread` even when the Swift code is. Linux only: a weak
+// undefined symbol is an error at link time on Darwin.
+#if defined(__linux__)
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+extern void AnnotateIgnoreSyncBegin(const char *file, int line) __attribute__((weak));
+extern void AnnotateIgnoreSyncEnd(const char *file, int line) __attribute__((weak));
+#endif
+
+#if defined(__linux__)
+extern void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+#endif
+
+/// Sends this process's sanitizer reports from now on to `path.<pid>` (or
+/// back to standard error: "stderr"); nothing without a sanitizer.
+static inline void stress_sanitizer_set_report_path(const char *path) {
+#if defined(__linux__)
+    if (__sanitizer_set_report_path) __sanitizer_set_report_path(path);
+#else
+    (void)path;
+#endif
+}
+
+/// 1 when this process runs with ThreadSanitizer's runtime, else 0.
+static inline int stress_tsan_active(void) {
+#if defined(__linux__)
+    return __tsan_acquire != 0;
+#else
+    return 0;
+#endif
+}
+
+/// Tells ThreadSanitizer that the calling thread has acquired the
+/// synchronization object at `addr` (a lock just taken by a path it cannot
+/// see, such as a futex): what the last `stress_tsan_release` of `addr` did
+/// happens before what follows. One test of a weak symbol outside TSan builds.
+static inline void stress_tsan_acquire(void *addr) {
+#if defined(__linux__)
+    if (__tsan_acquire) __tsan_acquire(addr);
+#else
+    (void)addr;
+#endif
+}
+
+/// Tells ThreadSanitizer that the calling thread releases the
+/// synchronization object at `addr` (a lock about to be let go).
+static inline void stress_tsan_release(void *addr) {
+#if defined(__linux__)
+    if (__tsan_release) __tsan_release(addr);
+#else
+    (void)addr;
+#endif
+}
+
+/// Until ``stress_tsan_ignore_sync_end``, ThreadSanitizer ignores the
+/// synchronization the calling thread does (its acquires and releases make no
+/// happens-before edge): for the harness's own hand-offs, which would
+/// otherwise order accesses of the code under test that never synchronized.
+static inline void stress_tsan_ignore_sync_begin(void) {
+#if defined(__linux__)
+    if (AnnotateIgnoreSyncBegin) AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+#endif
+}
+
+/// Ends ``stress_tsan_ignore_sync_begin``.
+static inline void stress_tsan_ignore_sync_end(void) {
+#if defined(__linux__)
+    if (AnnotateIgnoreSyncEnd) AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+#endif
+}
+
+#if defined(__linux__)
+extern void AnnotateIgnoreReadsBegin(const char *file, int line) __attribute__((weak));
+extern void AnnotateIgnoreReadsEnd(const char *file, int line) __attribute__((weak));
+extern void AnnotateIgnoreWritesBegin(const char *file, int line) __attribute__((weak));
+extern void AnnotateIgnoreWritesEnd(const char *file, int line) __attribute__((weak));
+#endif
+
+/// Until ``stress_tsan_unseen_end``, ThreadSanitizer sees nothing the calling
+/// thread does: neither its synchronization nor its reads and writes. For
+/// the controlled scheduler's bookkeeping under its state lock: its lock
+/// must not order the workers (see ``stress_tsan_ignore_sync_begin``), and
+/// what it guards is then unordered too, but it is the harness's, not the
+/// code under test's, and never a race.
+static inline void stress_tsan_unseen_begin(void) {
+#if defined(__linux__)
+    if (!AnnotateIgnoreSyncBegin) return;
+    AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+#endif
+}
+
+/// Ends ``stress_tsan_unseen_begin``.
+static inline void stress_tsan_unseen_end(void) {
+#if defined(__linux__)
+    if (!AnnotateIgnoreSyncEnd) return;
+    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+    AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+#endif
+}

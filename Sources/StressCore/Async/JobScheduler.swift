@@ -358,17 +358,17 @@ package struct ExecutorStats: Sendable, Codable, Equatable {
 final class ExecutorView: Sendable {
     private let scheduler = Mutex<JobScheduler?>(nil)
 
-    func attach(_ s: JobScheduler?) { scheduler.withLock { $0 = s } }
+    func attach(_ s: JobScheduler?) { scheduler.withLockSeen { $0 = s } }
 
     /// Worker `w`'s activity, or nil when its tasks run on another executor.
     func activity(of w: Int) -> WorkerActivity? {
-        guard let s = scheduler.withLock({ $0 }), w < s.workers else { return nil }
+        guard let s = scheduler.withLockSeen({ $0 }), w < s.workers else { return nil }
         return s.activity(of: w)
     }
 
     /// The deterministic executor's thread, or nil when the trial's tasks
     /// run on another executor.
     func deterministicState() -> DeterministicExecutorState? {
-        scheduler.withLock { $0 }?.deterministicState()
+        scheduler.withLockSeen { $0 }?.deterministicState()
     }
 }

@@ -79,7 +79,7 @@ private final class OutcomeSlot: Sendable {
     private let ready = DispatchSemaphore(value: 0)
 
     func fill(_ outcome: ControlledExecution.Outcome) {
-        let first = value.withLock { v -> Bool in
+        let first = value.withLockSeen { v -> Bool in
             guard v == nil else { return false }
             v = outcome
             return true
@@ -91,7 +91,7 @@ private final class OutcomeSlot: Sendable {
         // No limit (the trial's own timeout bounds it): wait for good.
         let deadline: DispatchTime = limitNs >= UInt64(Int32.max) * 1_000_000_000 ? .distantFuture : .now() + .nanoseconds(Int(limitNs))
         _ = ready.wait(timeout: deadline)
-        return value.withLock { v in
+        return value.withLockSeen { v in
             if let v { return v }
             v = .abandoned
             return .abandoned

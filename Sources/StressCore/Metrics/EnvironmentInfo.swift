@@ -29,6 +29,10 @@ package struct EnvironmentInfo: Sendable, Codable, Equatable {
     public var buildConfiguration: String
     /// stressbench's own version.
     public var toolVersion: String
+    /// The sanitizer the binary was built with: `thread` for ThreadSanitizer
+    /// (its data races are then violations), nil for none. Its figures are
+    /// not comparable with a plain build's: TSan slows every memory access.
+    public var sanitizer: String?
 
     /// The environment of this process (computed once).
     public static let current = EnvironmentInfo(
@@ -42,12 +46,13 @@ package struct EnvironmentInfo: Sendable, Codable, Equatable {
         cpuQuota: ControlGroupCPU.current.quota,
         swiftVersion: Self.compilerVersion,
         buildConfiguration: Self.configuration,
-        toolVersion: StressKitVersion.current
+        toolVersion: StressKitVersion.current,
+        sanitizer: ThreadSanitizer.isActive ? ThreadSanitizer.name : nil
     )
 
     /// An environment as described.
     public init(os: String, cpu: String, cores: Int, usableCores: Int?, cpuQuota: CPUQuota? = nil,
-                swiftVersion: String, buildConfiguration: String, toolVersion: String) {
+                swiftVersion: String, buildConfiguration: String, toolVersion: String, sanitizer: String? = nil) {
         self.os = os
         self.cpu = cpu
         self.cores = cores
@@ -56,6 +61,7 @@ package struct EnvironmentInfo: Sendable, Codable, Equatable {
         self.swiftVersion = swiftVersion
         self.buildConfiguration = buildConfiguration
         self.toolVersion = toolVersion
+        self.sanitizer = sanitizer
     }
 
     private static var configuration: String {
@@ -126,7 +132,7 @@ package struct EnvironmentInfo: Sendable, Codable, Equatable {
 
     /// What differs between `baseline`'s environment and this one, in the
     /// terms that move figures: the CPU model, the cores online and usable,
-    /// the CPU quota, the build configuration and the compiler. One phrase
+    /// the CPU quota, the build configuration, the compiler and the sanitizer. One phrase
     /// each ("build: release in the baseline, debug here"); empty when they
     /// agree. A count, quota or CPU model one side does not know is not called
     /// a difference. The OS line is left out: hosted CI runners change kernels
@@ -150,6 +156,9 @@ package struct EnvironmentInfo: Sendable, Codable, Equatable {
         differ("CPU quota", other.cpuQuota, cpuQuota) { $0.description }
         differ("build", other.buildConfiguration, buildConfiguration) { $0 }
         differ("Swift", other.swiftVersion, swiftVersion) { $0 }
+        // Absent is a build without one, a real difference (TSan's own cost
+        // dwarfs most regressions), so both sides are compared as words.
+        differ("sanitizer", other.sanitizer ?? "none", sanitizer ?? "none") { $0 }
         return found
     }
 
@@ -186,7 +195,7 @@ package struct EnvironmentInfo: Sendable, Codable, Equatable {
 
 extension EnvironmentInfo {
     private enum CodingKeys: String, CodingKey {
-        case os, cpu, cores, usableCores, cpuQuotaCores, swiftVersion, buildConfiguration, toolVersion
+        case os, cpu, cores, usableCores, cpuQuotaCores, swiftVersion, buildConfiguration, toolVersion, sanitizer
     }
 
     /// Decodes a record; `cpuQuotaCores` absent is unknown, `null` no quota.
@@ -206,6 +215,7 @@ extension EnvironmentInfo {
         swiftVersion = try c.decode(String.self, forKey: .swiftVersion)
         buildConfiguration = try c.decode(String.self, forKey: .buildConfiguration)
         toolVersion = try c.decode(String.self, forKey: .toolVersion)
+        sanitizer = try c.decodeIfPresent(String.self, forKey: .sanitizer)
     }
 
     /// Encodes a record; an unknown quota is left out, no quota is `null`.
@@ -223,6 +233,7 @@ extension EnvironmentInfo {
         try c.encode(swiftVersion, forKey: .swiftVersion)
         try c.encode(buildConfiguration, forKey: .buildConfiguration)
         try c.encode(toolVersion, forKey: .toolVersion)
+        try c.encodeIfPresent(sanitizer, forKey: .sanitizer)
     }
 }
 

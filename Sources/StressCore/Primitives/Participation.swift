@@ -144,7 +144,7 @@ enum RunningTrial {
     /// Makes `board` the running one (nil: none). The engine keeps it alive
     /// until it clears it; this keeps it a while longer.
     static func set(_ board: SiteBoard?) {
-        if board == nil, let ending = self.board { retired.withLock { $0 = ending } }
+        if board == nil, let ending = self.board { retired.withLockSeen { $0 = ending } }
         current.store(board.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0, ordering: .releasing)
         stress_trial_set_running(board == nil ? 0 : 1)
     }

@@ -69,13 +69,18 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
             controlled?.release(key)
             Participation.fuzz(.afterRelease)
         }
+        let sync = Unmanaged.passUnretained(self).toOpaque()
         return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
+            // ThreadSanitizer cannot see Mutex's own synchronization (the
+            // standard library is not instrumented): told here.
+            stress_tsan_acquire(sync)
             stress_wait_end()
             stress_hold(key)
             Participation.fuzz(.afterAcquire)
             defer {
                 Participation.fuzz(.beforeRelease)
                 stress_unhold(key)
+                stress_tsan_release(sync)
             }
             return try body(&value)
         }
@@ -103,11 +108,14 @@ public final class StressMutex<Value: ~Copyable>: Sendable {
         let controlled = Participation.controlled
         if let controlled, !controlled.tryAcquire(key) { return nil }
         defer { controlled?.release(key) }
+        let sync = Unmanaged.passUnretained(self).toOpaque()
         return try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
+            stress_tsan_acquire(sync)  // as in withLockInTrial
             stress_hold(key)
             defer {
                 Participation.fuzz(.beforeRelease)
                 stress_unhold(key)
+                stress_tsan_release(sync)
             }
             return try body(&value)
         }

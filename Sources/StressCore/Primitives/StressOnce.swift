@@ -56,7 +56,7 @@ public final class StressOnce: Sendable {
     @usableFromInline
     func runFirst(file: StaticString, line: UInt, _ body: () -> Void) {
         Participation.locate(file: file, line: line)
-        let first = state.withLock { s -> Bool in
+        let first = state.withLockSeen { s -> Bool in
             guard s == .notStarted else { return false }
             s = .running
             return true
@@ -78,11 +78,11 @@ public final class StressOnce: Sendable {
             // `completed` first: a caller that sees `.done` below and returns
             // then finds ``isDone`` true too.
             completed.store(true, ordering: .releasing)
-            state.withLock { $0 = .done }
+            state.withLockSeen { $0 = .done }
             finished.open()
             return
         }
-        guard state.withLock({ $0 }) != .done else { return }
+        guard state.withLockSeen({ $0 }) != .done else { return }
         Participation.fuzz(.beforeAcquire)
         stress_wait_begin(key, UInt64(STRESS_WAIT_ONCE))
         if let controlled, controlled.acquire(key) { controlled.release(key) }

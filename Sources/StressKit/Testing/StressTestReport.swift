@@ -120,6 +120,11 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         if let linearizability = trial.linearizability, linearizability.verdict == .violated {
             lines += linearizability.failureLines.map { "    \($0)" }
         }
+        if let race = trial.violations.samples.first(where: { $0.kind == .dataRace }) {
+            // Both stacks of the first data race: where to look, on each side.
+            if trial.violations.samples.first != race { lines.append("    " + race.summaryLine) }
+            lines += race.stackLines.map { "    " + $0 }
+        }
         if let stall = trial.stall {
             lines += stall.workers.prefix(8).map { "    \($0.name): \($0.description)" }
         } else if trial.outcome == .crashed || trial.outcome == .error || trial.outcome == .timeout {

@@ -264,9 +264,20 @@ public struct PlanRunner: Sendable {
     /// ends the running trial (as it ends a child process), and the trial is
     /// then recorded `skipped`: its figures cover a cut-short window.
     private func runHere(_ spec: TrialSpec) -> TrialResult {
+        // In a ThreadSanitizer build the trial's reports go to a log of its
+        // own, read back as its data races (TSan reports one race once per
+        // process: a later trial in this process that races the same way is
+        // not told; a child process per trial is).
+        let raceLog = ThreadSanitizer.isActive ? TrialRaceLog.make() : nil
+        raceLog?.redirectThisProcess()
         // On the main thread, the trial runs on a thread of its own while the
         // main thread serves the main queue (MainThreadService).
-        MainThreadService.run { [self] in runHereServed(spec) }
+        var result = MainThreadService.run { [self] in runHereServed(spec) }
+        if let raceLog {
+            raceLog.restoreThisProcess()
+            result.record(dataRaces: raceLog.collect())
+        }
+        return result
     }
 
     private func runHereServed(_ spec: TrialSpec) -> TrialResult {
@@ -305,6 +316,11 @@ public struct PlanRunner: Sendable {
         if !preload.isEmpty {
             environment["LD_PRELOAD"] = (preload + (inherited["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
         }
+        // A ThreadSanitizer build's trial process reports its races to a log
+        // of the trial's own, read back below (the trial process is this
+        // binary, so it is a TSan build too).
+        let raceLog = ThreadSanitizer.isActive ? TrialRaceLog.make() : nil
+        if let raceLog { environment["TSAN_OPTIONS"] = raceLog.options(inherited: environment["TSAN_OPTIONS"] ?? inherited["TSAN_OPTIONS"]) }
         do {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
@@ -312,11 +328,14 @@ public struct PlanRunner: Sendable {
                 input: input, timeoutNs: UInt64(spec.timeoutNanoseconds)
             )
         } catch {
+            raceLog?.remove()
             return .failed(spec, .error, FailureReport(message: error.description))
         }
-        return Self.interpret(capture, spec: spec)
+        var result = Self.interpret(capture, spec: spec)
             .explainingSilentTrap(strategy: registry.strategy(for: spec)?.descriptor)
             .namingCrashCause()
+        if let raceLog { result.record(dataRaces: raceLog.collect()) }
+        return result
     }
 }
 

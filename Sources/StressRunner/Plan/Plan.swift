@@ -21,6 +21,10 @@ package struct Plan: Sendable {
     /// for a plan meant for baseline comparisons (a `gate` key or a threshold
     /// relative to a baseline) and ``TrialOrder/matrix`` for any other.
     public var order = TrialOrder.matrix
+    /// The plan's `sanitizer: thread`: it is meant for a ThreadSanitizer
+    /// build, whose data races become violations; the loader refuses it in
+    /// any other build. Nil when the plan does not say.
+    public var sanitizer: String?
 
     /// A plan.
     public init(name: String, file: String, description: String? = nil, experiments: [Experiment]) {

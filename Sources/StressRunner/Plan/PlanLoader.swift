@@ -27,6 +27,9 @@ package struct PlanLoader: Sendable {
     /// Accept plans past the size limits without `allow_large: true` in
     /// them (the command line's `--allow-large`).
     public let allowLarge: Bool
+    /// Whether the binary that runs the plan has ThreadSanitizer: a plan's
+    /// `sanitizer: thread` is refused without it (the tests say either).
+    package var threadSanitizerBuilt = ThreadSanitizer.isActive
 
     /// A loader for `registry`.
     public init(registry: StressRegistry, allowLarge: Bool = false) {
@@ -34,7 +37,7 @@ package struct PlanLoader: Sendable {
         self.allowLarge = allowLarge
     }
 
-    static let topKeys = ["name", "description", "order", "allow_large", "defaults", "experiments", "thresholds", "gate"]
+    static let topKeys = ["name", "description", "order", "allow_large", "sanitizer", "defaults", "experiments", "thresholds", "gate"]
     static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor", "schedule", "max_decisions", "shrink", "explore"]
     static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds", "check"] + sharedKeys
     static let maxThreads = 4096
@@ -92,12 +95,14 @@ package struct PlanLoader: Sendable {
         var orderGiven = false
         var allowLarge = self.allowLarge
         var thresholdsSeen = 0
+        var sanitizer: String?
         for (key, value) in entries {
             let path = PlanKeyPath.root.appending(key)
             switch key {
             case "name": name = r.string(value, path).flatMap { checkName($0, path, value, &r) } ?? name
             case "description": description = r.string(value, path)
             case "allow_large": allowLarge = r.flag(value, path) ?? false || self.allowLarge
+            case "sanitizer": sanitizer = parseSanitizer(value, path, &r)
             case "order":
                 order = parseOrder(value, path, &r) ?? order
                 orderGiven = true
@@ -160,6 +165,7 @@ package struct PlanLoader: Sendable {
             r.fail(PlanKeyPath.root.appending("experiments"), experimentsNode, problem)
         }
         plan.allowLarge = allowLarge
+        plan.sanitizer = sanitizer
         if !allowLarge && r.problems.isEmpty { checkSize(plan, seq, indexOf: names, &r) }
         // A plan meant for baseline comparisons runs repetition first unless it
         // chooses: back to back, a cell's repetitions can all fall in one slow

@@ -74,6 +74,11 @@ package enum MarkdownReport {
             if let shrink = r.shrink { out += "  \n  " + escape(TraceText.shrinkLine(shrink)) }
             if let replay = s.replay { out += "  \n  replay: `\(replay)`" + (s.note.map { " (\(escape($0)))" } ?? "") }
         }
+        if let race = r.violations.samples.first(where: { $0.kind == .dataRace }) {
+            // The first data race's two stacks, as a code block inside the item.
+            let stacks = (r.violations.samples.first == race ? [] : [race.summaryLine]) + race.stackLines
+            out += "\n\n  ```\n" + stacks.map { "  " + $0.replacingOccurrences(of: "`", with: "'") }.joined(separator: "\n") + "\n  ```\n"
+        }
         if drawTrace, let block = TraceText.block(r) {
             out += "\n\n" + fenced(block).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
         } else if let summary = TraceText.summary(r) {

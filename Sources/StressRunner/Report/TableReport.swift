@@ -56,6 +56,11 @@ public enum TableReport {
         if let timing = timingLine(report.trials) { text += timing + "\n" }
         if let quota = throttlingLine(report.trials) { text += quota + "\n" }
         if let control = controlLine(report.trials) { text += control + "\n" }
+        // Said first-hand: figures from a TSan build are not a plain build's,
+        // and its violations include the data races TSan saw.
+        if report.trials.contains(where: { $0.environment.sanitizer == ThreadSanitizer.name }) {
+            text += "ThreadSanitizer build: every data race is a violation (docs/data-races.md); its ops/s and latencies are not a plain build's.\n"
+        }
         text += "\n"
         text += Formatting.table(header, Array(rows), rightAligned: numeric) + "\n"
         let scenarios = report.trials.compactMap(outcomeBlock)
@@ -210,6 +215,11 @@ public enum TableReport {
         if r.violations.count > 0 {
             lines.append("  \(r.violations.count) violation(s); first:")
             lines += r.violations.samples.prefix(5).map { "    " + $0.summaryLine }
+            // The first data race in full: both stacks are what a reader fixes it from.
+            if let race = r.violations.samples.first(where: { $0.kind == .dataRace }) {
+                if !r.violations.samples.prefix(5).contains(race) { lines.append("    " + race.summaryLine) }
+                lines += race.stackLines.map { "      " + $0 }
+            }
         }
         lines += (r.linearizability?.failureLines ?? []).map { "    " + $0 }
         if let f = r.failure {

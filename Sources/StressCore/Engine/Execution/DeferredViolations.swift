@@ -15,7 +15,7 @@ final class DeferredViolations: Sendable {
 
     func record(_ sample: ViolationSample) {
         let now = MonotonicClock.now()
-        collected.withLock {
+        collected.withLockSeen {
             $0.count += 1
             if $0.firstAt == nil { $0.firstAt = now }
             if $0.samples.count < Self.sampleLimit { $0.samples.append(sample) }
@@ -23,9 +23,9 @@ final class DeferredViolations: Sendable {
     }
 
     var report: ViolationReport {
-        collected.withLock { ViolationReport(count: $0.count, samples: $0.samples) }
+        collected.withLockSeen { ViolationReport(count: $0.count, samples: $0.samples) }
     }
 
     /// When the first of them was seen (monotonic ns), for time-to-detection.
-    var firstAt: UInt64? { collected.withLock { $0.firstAt } }
+    var firstAt: UInt64? { collected.withLockSeen { $0.firstAt } }
 }

@@ -5,8 +5,8 @@ import Synchronization
 final class ReportSlots: Sendable {
     private let slots: Mutex<[WorkerReport?]>
     init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
-    func deposit(_ report: WorkerReport, at index: Int) { slots.withLock { $0[index] = report } }
+    func deposit(_ report: WorkerReport, at index: Int) { slots.withLockSeen { $0[index] = report } }
     /// How many workers have stopped.
-    var deposited: Int { slots.withLock { $0.count { $0 != nil } } }
-    var collected: [WorkerReport] { slots.withLock { $0.compactMap { $0 } } }
+    var deposited: Int { slots.withLockSeen { $0.count { $0 != nil } } }
+    var collected: [WorkerReport] { slots.withLockSeen { $0.compactMap { $0 } } }
 }

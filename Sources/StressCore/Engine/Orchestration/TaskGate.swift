@@ -22,7 +22,7 @@ final class TaskGate: Sendable {
     /// Suspends the calling task until ``release()``.
     func arrive() async {
         await withCheckedContinuation { continuation in
-            let (resumeNow, everyone) = state.withLock { s -> (Bool, Bool) in
+            let (resumeNow, everyone) = state.withLockSeen { s -> (Bool, Bool) in
                 if s.released { return (true, false) }
                 s.continuations.append(continuation)
                 return (false, s.continuations.count == parties)
@@ -36,11 +36,11 @@ final class TaskGate: Sendable {
     func waitForAll() { allArrived.waitUntilOpen() }
 
     /// Whether every task has arrived (without waiting).
-    var hasAllArrived: Bool { state.withLock { $0.released || $0.continuations.count == parties } }
+    var hasAllArrived: Bool { state.withLockSeen { $0.released || $0.continuations.count == parties } }
 
     /// Lets every waiting task go.
     func release() {
-        let waiting = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let waiting = state.withLockSeen { s -> [CheckedContinuation<Void, Never>] in
             s.released = true
             defer { s.continuations = [] }
             return s.continuations

@@ -37,6 +37,7 @@ enum ThreadDriver {
                 // its own, so calling them never touches a reference count another
                 // worker also writes.
                 let operations = makeOperations()
+                WorkerThreadName.adopt(worker: t)
                 var worker = Worker(thread: t, settings: settings, operations: operations, board: board, fuzzShared: fuzz)
                 worker.ambient.pointee.scheduling = controlled
                 worker.frame.probe.identifyThread()

@@ -21,7 +21,7 @@ final class ThreadGate: Sendable {
 
     /// Called by a worker: blocks until ``release()``.
     func arriveAndWait() {
-        let isLast = arrived.withLock { count -> Bool in
+        let isLast = arrived.withLockSeen { count -> Bool in
             count += 1
             return count == parties
         }
@@ -33,7 +33,7 @@ final class ThreadGate: Sendable {
     func waitForAll() { allArrived.waitUntilOpen() }
 
     /// Whether every worker has arrived (without waiting).
-    var hasAllArrived: Bool { arrived.withLock { $0 == parties } }
+    var hasAllArrived: Bool { arrived.withLockSeen { $0 == parties } }
 
     /// Lets every worker go (and any that arrives later pass straight through).
     func release() { released.open() }

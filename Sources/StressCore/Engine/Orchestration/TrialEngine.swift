@@ -164,14 +164,14 @@ package enum TrialEngine {
         let watchdog = Watchdog(board: board, stallAfterNs: settings.stallAfterNs, strategy: strategy.descriptor,
                                 latestReportNs: settings.latestStallReportNs) { report in
             var report = report
-            if report.schedule == nil, let controlled = scheduled.withLock({ $0 }) { report.schedule = controlled.record() }
+            if report.schedule == nil, let controlled = scheduled.withLockSeen({ $0 }) { report.schedule = controlled.record() }
             onStall(report)
         }
         let watching = watchdog.start()
         let controlled = controlling
             ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1, detail: $2) }
             : nil
-        scheduled.withLock { $0 = controlled }
+        scheduled.withLockSeen { $0 = controlled }
         controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2, detail: $3) }
         controlled?.describeState = describe
         controlled?.names = TraceNames(operations: operations.map { ($0.name, $0.steps.map(\.name)) })

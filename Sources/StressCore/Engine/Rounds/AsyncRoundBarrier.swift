@@ -22,7 +22,7 @@ final class AsyncRoundBarrier: Sendable {
     /// Suspends until every party has arrived; the last runs `decide` first.
     func arriveAndWait(_ decide: @Sendable () -> Int) async -> Int {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            let release = state.withLock { s -> [CheckedContinuation<Int, Never>]? in
+            let release = state.withLockSeen { s -> [CheckedContinuation<Int, Never>]? in
                 s.continuations.append(continuation)
                 guard s.continuations.count == parties else { return nil }
                 defer { s.continuations.removeAll(keepingCapacity: true) }

@@ -56,7 +56,7 @@ public enum PrimitiveNames {
     /// Names the primitive at `key` (its address) `name`: "the queue 'jobs'".
     package static func register(_ key: UInt64, _ name: String) {
         retire(nil, key)
-        names.withLock { $0[key] = Entry(name: .given(name), owner: nil, owned: false) }
+        names.withLockSeen { $0[key] = Entry(name: .given(name), owner: nil, owned: false) }
     }
 
     /// Registers the unnamed harness-aware primitive at `key` as what it is
@@ -66,18 +66,18 @@ public enum PrimitiveNames {
     static func register(_ key: UInt64, madeAs noun: StaticString, file: StaticString, line: UInt) {
         let made = MadeAt(noun: noun, file: file, line: line, sequence: madeCount.add(1, ordering: .relaxed).newValue)
         retire(nil, key)
-        names.withLock { $0[key] = Entry(name: .made(made), owner: nil, owned: false) }
+        names.withLockSeen { $0[key] = Entry(name: .made(made), owner: nil, owned: false) }
     }
 
     /// Forgets the primitive at `key` (its name is kept as a retired one).
     package static func unregister(_ key: UInt64) {
-        let gone = names.withLock { $0.removeValue(forKey: key) }
+        let gone = names.withLockSeen { $0.removeValue(forKey: key) }
         if let gone { retire(gone.name, key) }
     }
 
     /// Keeps `label` as `key`'s retired name (nil: forgets it).
     private static func retire(_ label: Label?, _ key: UInt64) {
-        retired.withLock { retired in
+        retired.withLockSeen { retired in
             guard let label else {
                 retired.removeValue(forKey: key)
                 return
@@ -112,7 +112,7 @@ public enum PrimitiveNames {
         case is NSCondition, is NSConditionLock: noun = "the lock of condition"
         default: noun = "the lock"
         }
-        names.withLock { names in
+        names.withLockSeen { names in
             for (key, isCondition) in found {
                 names[key] = Entry(name: .given(isCondition ? "the condition '\(name)'" : "\(noun) '\(name)'"), owner: lock, owned: true)
             }
@@ -165,7 +165,7 @@ public enum PrimitiveNames {
         if let r = WaitKey.signalledResource(of: key) { return "a change to resource \(r) (a waitUntil step)" }
         if let name = registered(key) { return name }
         if let first = FirstTaken.lookup(key) { return first.description(labels: RunningTrial.board?.labels ?? []) }
-        if let label = retired.withLock({ $0[key] }) {
+        if let label = retired.withLockSeen({ $0[key] }) {
             switch label {
             case .given(let name): return name
             case .made(let made): return made.description(rank: 1)
@@ -184,7 +184,7 @@ public enum PrimitiveNames {
     /// The name registered for `key`, unless the object it was given
     /// through has gone (then the entry goes too).
     private static func registered(_ key: UInt64) -> String? {
-        names.withLock { names in
+        names.withLockSeen { names in
             guard let entry = names[key] else { return nil }
             if entry.owned && entry.owner == nil {
                 names.removeValue(forKey: key)

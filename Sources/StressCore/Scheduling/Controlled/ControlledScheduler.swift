@@ -279,7 +279,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
 
     /// Notes work that escaped control; the first few distinct ones are kept.
     func noteEscape(_ what: String) {
-        escapes.withLock { list in
+        escapes.withLockSeen { list in
             if list.count < 8 && !list.contains(what) { list.append(what) }
         }
     }
@@ -294,7 +294,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
 
     /// ``record()``, under the state lock.
     func recordLocked() -> ScheduleRecord {
-        let escaped = escapes.withLock { $0 }
+        let escaped = escapes.withLockSeen { $0 }
         return ScheduleRecord(mode: .controlled, decisions: log.count, encoded: log.encoded,
                               controlled: escaped.isEmpty ? .full : .partial, escapes: escaped.isEmpty ? nil : escaped)
     }
@@ -304,6 +304,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// Takes the state lock: spins, then yields (its holder may be a thread
     /// the OS has not run).
     func lockState() {
+        stress_tsan_unseen_begin()  // ThreadSanitizer: the bookkeeping must not order the workers
         var tries = 0
         while !stateLock.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             tries &+= 1
@@ -311,7 +312,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         }
     }
 
-    func unlockState() { stateLock.store(false, ordering: .releasing) }
+    func unlockState() {
+        stateLock.store(false, ordering: .releasing)
+        stress_tsan_unseen_end()
+    }
 
     /// Gives the token to `next` (-1: to nobody, while the only workers who
     /// could go on run uncontrolled) and wakes it. Under the state lock.
