@@ -168,4 +168,18 @@ final class ShrinkAndExploreTests: XCTestCase {
         XCTAssertEqual(shrink.preemptionsAfter, 1)
         XCTAssertEqual(Set(output.trace?.map(\.worker) ?? []), [0, 1])
     }
+
+    /// A budget too short for the space: the search stops, says it is not
+    /// complete, and how much of the first schedule's branches it covered.
+    func testExplorationStopsAtItsBudgetAndSaysHowFarItGot() throws {
+        var settings = controlled(ops: 2)
+        settings.exploration = ExplorationSettings(preemptions: 3, operations: 2, budgetNs: 1_000_000, pruning: false)
+        let outcome = ControlledTrialSupport.run("counter", ["read_ratio": .number(1)], strategy: "unsynchronized", settings: settings)
+        let exploration = try XCTUnwrap(outcome.output?.exploration, "\(String(describing: outcome.error))")
+        XCTAssertFalse(exploration.complete)
+        XCTAssertEqual(exploration.failed, 0)
+        XCTAssertGreaterThanOrEqual(exploration.schedules, 1)
+        let coverage = try XCTUnwrap(exploration.coverage)
+        XCTAssertLessThan(coverage, 1)
+    }
 }
