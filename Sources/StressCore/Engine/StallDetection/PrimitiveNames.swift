@@ -69,10 +69,12 @@ public enum PrimitiveNames {
         names.withLockSeen { $0[key] = Entry(name: .made(made), owner: nil, owned: false) }
     }
 
-    /// Forgets the primitive at `key` (its name is kept as a retired one).
-    package static func unregister(_ key: UInt64) {
+    /// Forgets the primitive at `key`: a harness-aware primitive that went
+    /// away keeps its name as a retired one (`retiring`), for a trace put
+    /// into words later; a name forgotten on purpose (``forget(_:)``) goes.
+    package static func unregister(_ key: UInt64, retiring: Bool = true) {
         let gone = names.withLockSeen { $0.removeValue(forKey: key) }
-        if let gone { retire(gone.name, key) }
+        if let gone, retiring { retire(gone.name, key) } else { retire(nil, key) }
     }
 
     /// Keeps `label` as `key`'s retired name (nil: forgets it).
@@ -155,7 +157,7 @@ public enum PrimitiveNames {
     ///
     /// - Parameter pointer: The address of the mutex, read-write lock or condition.
     public static func forget(_ pointer: UnsafeMutableRawPointer) {
-        unregister(UInt64(UInt(bitPattern: pointer)))
+        unregister(UInt64(UInt(bitPattern: pointer)), retiring: false)
     }
 
     /// What to call the primitive at `key` in a report.
