@@ -23,7 +23,7 @@ public enum FuzzPoint: UInt64, Sendable {
     case afterRelease
     /// As an operation ends, after its last step.
     case operationEnd
-    /// Where a workload calls ``OpFrame/fuzzPoint()``.
+    /// Where a workload calls ``OpFrame/fuzzPoint(_:file:line:)``.
     case user
     /// Between two steps of a multi-step operation.
     case betweenSteps

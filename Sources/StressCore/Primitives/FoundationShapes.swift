@@ -43,7 +43,7 @@ extension StressLock: NSLocking {
 }
 
 extension StressCondition: NSLocking {
-    /// ``wait()`` until `limit` at the latest, as `NSCondition.wait(until:)`;
+    /// ``wait(file:line:)`` until `limit` at the latest, as `NSCondition.wait(until:)`;
     /// returns false when the limit passed first.
     ///
     /// - Parameter limit: The latest time to wait until.

@@ -120,7 +120,7 @@ public final class StressCondition: @unchecked Sendable {
         waiting { pthread_cond_wait(condition, lockWord.mutex) }
     }
 
-    /// ``wait()`` until `deadline` (`DispatchTime` nanoseconds, the monotonic
+    /// ``wait(file:line:)`` until `deadline` (`DispatchTime` nanoseconds, the monotonic
     /// clock) at the latest; returns false when the deadline passed.
     ///
     /// - Parameters:

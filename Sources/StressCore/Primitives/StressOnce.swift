@@ -3,17 +3,17 @@ import Synchronization
 
 /// A once-token a trial can see: `dispatch_once`, `pthread_once`, a lazy
 /// `static let`, an `if !initialised { ... }` guarded by a lock. The first
-/// caller of ``run(_:)`` runs the body; every other caller waits until it
+/// caller of ``run(file:line:_:)`` runs the body; every other caller waits until it
 /// has finished, then returns. Inside a trial the running thread holds the
 /// token and the others wait for it (a body that waits for one of them, or
-/// that calls ``run(_:)`` again, is a `deadlock` with its cycle), with fuzz
+/// that calls ``run(file:line:_:)`` again, is a `deadlock` with its cycle), with fuzz
 /// points around the body.
 public final class StressOnce: Sendable {
     private enum State { case notStarted, running, done }
     private let state = Mutex(State.notStarted)
     private let finished = ConditionSignal()
     /// Set (releasing) once the body has returned: every later call is one
-    /// acquiring load and a branch, inlined into the caller (see ``run(_:)``),
+    /// acquiring load and a branch, inlined into the caller (see ``run(file:line:_:)``),
     /// as `swift_once` and `dispatch_once` are, instead of two trips through
     /// `state`'s lock. At most 1.5 ns a call outside a trial
     /// (docs/own-code.md, Measured).
@@ -51,7 +51,7 @@ public final class StressOnce: Sendable {
         runFirst(file: file, line: line, body)
     }
 
-    /// ``run(_:)`` before the body has finished: run it, or wait for the
+    /// ``run(file:line:_:)`` before the body has finished: run it, or wait for the
     /// caller that does.
     @usableFromInline
     func runFirst(file: StaticString, line: UInt, _ body: () -> Void) {

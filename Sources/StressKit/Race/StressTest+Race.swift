@@ -21,7 +21,7 @@ extension StressTest {
     /// It is a scenario like any other: each round runs the roles on a fresh
     /// state, free-running by default or, with ``schedule(_:)``
     /// `.controlled`, one at a time with the seed picking every switch at
-    /// the harness-aware primitives and ``fuzzPoint()``s, so a failure
+    /// the harness-aware primitives and ``fuzzPoint(_:file:line:)`` calls, so a failure
     /// replays exactly. The roles run under no strategy of the harness's
     /// (they bring their own synchronization); every other setting
     /// (``seed(_:)``, ``duration(_:)``, ``ops(_:)`` for a number of rounds,

@@ -47,7 +47,7 @@ struct Worker {
     /// A scenario's worker: the outcomes of the rounds it arbitrated.
     var outcomes: OutcomeTable?
     /// What the code under test reaches from anywhere on this worker
-    /// (``fuzzPoint()``, ``reportViolation(_:)``), in memory the worker owns.
+    /// (``fuzzPoint(_:file:line:)``, ``reportViolation(_:)``), in memory the worker owns.
     let ambient: UnsafeMutablePointer<AmbientContext>
     /// Where a task worker's frame goes while a step body runs in an actor's
     /// isolated code (``FrameSlot``).
