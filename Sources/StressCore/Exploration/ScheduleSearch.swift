@@ -53,7 +53,7 @@ enum ScheduleSearch {
                                       rounds: scenario).shrink(outcome)
             if var record = shrunk?.record {
                 record.operations = shrunk?.operations
-                record.busyWorkers = shrunk?.busyWorkers
+                record.busy = shrunk?.busyWorkers
                 shrunk?.record = record
             }
         }

@@ -80,7 +80,7 @@ public struct PlanRunner: Sendable {
             }
             if let n = options.maxDecisions, s.schedule == .controlled { s.maxDecisions = n }
             if let n = options.shrinkNs { s.shrinkNanoseconds = Int(clamping: n) }
-            if let n = options.busyWorkers { s.busyWorkers = min(n, s.threads) }
+            if let busy = options.busyWorkers { s.busyWorkers = busy.within(threads: s.threads) }
             // A trial made controlled or explored here runs for its
             // decisions, its shrinking or its exploration, not its window:
             // its timeout grows to cover them, as a plan's own gets (never

@@ -94,10 +94,10 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     // The exploration the trial runs, as the JSON's `explore` carries it;
     // ``exploration`` is the face the runner uses.
     package var explorationGiven: Exploration?
-    /// With a stop by operations under control, only the first this many
-    /// workers run any (the JSON's `busyWorkers`, `--busy-workers`: the
-    /// replay of a schedule shrunk to fewer busy workers). Nil: all.
-    package var busyWorkers: Int?
+    /// With a stop by operations under control, only these workers run any
+    /// (the JSON's `busyWorkers`, `--busy-workers`: the replay of a schedule
+    /// shrunk to fewer busy workers). Nil: all.
+    package var busyWorkers: BusyWorkers?
 
     /// A trial.
     package init(

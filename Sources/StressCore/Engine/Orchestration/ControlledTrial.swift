@@ -41,6 +41,6 @@ enum ControlledTrial {
             forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions,
             spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock,
             fallback: settings.scheduleFallback, recordsChoices: settings.recordsChoices, deviations: settings.deviations,
-            participants: settings.stop.opsPerThread == nil ? nil : settings.activeWorkers)
+            participants: settings.stop.opsPerThread == nil ? nil : settings.busyWorkers?.within(threads: settings.threads).workers)
     }
 }
