@@ -79,4 +79,8 @@ extension HuntRecord {
     /// A crash or an error is the process's, and a timeout says nothing a
     /// controlled trial could trace.
     package static let huntedOutcomes: Set<TrialOutcome> = [.violated, .deadlock, .hang]
+    /// The longest hunt for one failure, in seconds (`--hunt`, the plan's
+    /// `hunt`, `StressTest.hunt(seconds:)`): an hour, past which a
+    /// failure control finds at all has long been found.
+    package static let longestSeconds = 3_600
 }

@@ -28,7 +28,7 @@ extension TrialResult {
     }
 
     /// `1.4 s`: a hunt's time as reports print it.
-    static func huntSeconds(_ seconds: Double) -> String {
+    package static func huntSeconds(_ seconds: Double) -> String {
         String(format: "%.1f s", seconds)
     }
 }
