@@ -2,7 +2,8 @@ import StressCore
 
 /// What hunting under control found for a trial that failed free-running:
 /// controlled trials of the same cell, one seed after another, until one
-/// failed the same way or the budget ran out (`run --hunt SECONDS`).
+/// failed the same way or the budget ran out (`run --hunt SECONDS`, the
+/// plan's `hunt`, `StressTest.hunt(seconds:)`).
 ///
 /// A free-running failure has no trace (the operating system chose every
 /// switch); a controlled one that fails the same way does, and its record is
