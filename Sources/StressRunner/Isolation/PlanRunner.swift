@@ -103,10 +103,16 @@ public struct PlanRunner: Sendable {
     /// ``RunReport/stop`` and every trial it did not start is a `skipped` record
     /// saying so (also appended to the stream).
     ///
+    /// After the trials, each free-running failure that control can run is
+    /// hunted under control for its experiment's `hunt` (or
+    /// ``RunOptions/huntNs``), when that is not 0 (``huntBudgetNs(for:in:)``);
+    /// `hunting` is called before each hunt with the trial's id and budget.
+    ///
     /// Throws only when the stream file cannot be created; once trials run,
     /// every outcome is a record.
     package func run(
-        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil,
+        hunting: ((_ id: String, _ budgetNs: UInt64) -> Void)? = nil
     ) throws(RunError) -> RunReport {
         if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
@@ -161,6 +167,7 @@ public struct PlanRunner: Sendable {
         report.shard = options.shard
         report.matrixTrials = matrix(of: plan).count
         if options.allowSkipped { report.skipsAllowed = true }
+        hunt(&report, budgetNs: { huntBudgetNs(for: $0, in: plan) }, stream: stream, progress: hunting)
         return report
     }
 

@@ -87,6 +87,22 @@ final class RecordStream {
         guard !results.isEmpty else { return }
         let (lines, failures) = Self.encodeLines(results)
         if let failure = failures.first { warn(failure) }
+        write(lines, flush: flush)
+    }
+
+    /// Appends `line`, one JSON object that is no trial record (a hunt's,
+    /// ``HuntLine``), as a line of its own, flushed to disk; `trial` names
+    /// the trial it is about in a warning.
+    func append(line: some Encodable, about trial: String) {
+        do {
+            write(try ResultCoding.encoder(pretty: false).encode(line) + [UInt8(ascii: "\n")], flush: true)
+        } catch {
+            warn("cannot encode a line about \(trial): \(error)")
+        }
+    }
+
+    /// Writes `lines` in a single write, flushed to disk when `flush` says so.
+    private func write(_ lines: Data, flush: Bool) {
         let before = signals()
         do {
             try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
@@ -151,12 +167,19 @@ final class RecordStream {
         FileHandle.standardError.write(Data("stressbench: warning: \(message); the stream may miss records from here on (the final files still have them)\n".utf8))
     }
 
-    /// Reads a stream back, skipping a final line cut short by a crash.
+    /// Reads a stream back, skipping a final line cut short by a crash, with
+    /// each hunt's line (``HuntLine``) folded into its trial's record.
     static func read(_ path: String) throws -> [TrialResult] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return data.split(separator: UInt8(ascii: "\n")).compactMap {
-            try? ResultCoding.decoder().decode(TrialResult.self, from: Data($0))
+        var records: [TrialResult] = []
+        for line in data.split(separator: UInt8(ascii: "\n")).map({ Data($0) }) {
+            if let hunt = HuntLine.decode(line) {
+                hunt.fold(into: &records)
+            } else if let record = try? ResultCoding.decoder().decode(TrialResult.self, from: line) {
+                records.append(record)
+            }
         }
+        return records
     }
 }
 

@@ -65,6 +65,10 @@ public struct RunOptions: Sendable {
     /// `--shrink-seconds N` (N s) or `--no-shrink` (0): how long every failed
     /// controlled trial's schedule is shrunk, overriding the plan's `shrink`.
     package var shrinkNs: UInt64?
+    /// `--hunt SECONDS` (0: none): how long to hunt under control for each
+    /// free-running failure after the run, overriding every experiment's
+    /// `hunt`; nil keeps the plan's.
+    package var huntNs: UInt64?
     /// `--ops N`: every trial's measured window is N operations per worker
     /// (a scenario's: N rounds), overriding the plan's `duration` or `ops`
     /// (a shrunk schedule's replay needs the operations it was shrunk to).
