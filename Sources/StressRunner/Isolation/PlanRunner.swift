@@ -291,11 +291,16 @@ public struct PlanRunner: Sendable {
         // binary, so it is a TSan build too).
         let raceLog = ThreadSanitizer.isActive ? TrialRaceLog.make() : nil
         if let raceLog { environment["TSAN_OPTIONS"] = raceLog.options(inherited: environment["TSAN_OPTIONS"] ?? inherited["TSAN_OPTIONS"]) }
+        // A controlled trial's decisions go to a journal that outlives its
+        // process, so that a crash keeps them (see PlanRunner+CrashedSchedule).
+        let journal = spec.schedule == .controlled ? CrashJournal.makeFile() : nil
+        defer { if let journal { close(journal) } }
+        if journal != nil { environment[CrashJournal.descriptorVariable] = String(CrashJournal.childDescriptor) }
         do {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
                 environment: environment,
-                input: input, timeoutNs: UInt64(spec.timeoutNanoseconds)
+                input: input, timeoutNs: UInt64(spec.timeoutNanoseconds), journal: journal
             )
         } catch {
             raceLog?.remove()
@@ -305,6 +310,10 @@ public struct PlanRunner: Sendable {
             .explainingSilentTrap(strategy: registry.strategy(for: spec)?.descriptor)
             .namingCrashCause()
         if let raceLog { result.record(dataRaces: raceLog.collect()) }
+        if let journal, result.outcome == .crashed, result.schedule == nil {
+            result = Self.recoveringSchedule(of: result, journal: journal, capture: capture,
+                                             child: (executable, arguments, environment))
+        }
         return result
     }
 }

@@ -15,6 +15,7 @@ extension TrialSettings {
         forcedSchedule = spec.forcedSchedule.flatMap { try? ScheduleEncoding.decode($0, workers: spec.threads) }
         shrinkNs = spec.shrinkBudgetNs
         busyWorkers = spec.busyWorkers
+        haltAfterDecisions = spec.haltAfterDecisions
         exploration = spec.exploration
         latestStallReportNs = WatchdogTiming.latestReportNs(timeoutNs: UInt64(spec.timeoutNanoseconds))
     }

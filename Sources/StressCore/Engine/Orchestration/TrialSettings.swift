@@ -74,6 +74,12 @@ package struct TrialSettings: Sendable {
         guard let busyWorkers, stop.opsPerThread != nil else { return true }
         return busyWorkers.contains(worker)
     }
+    /// A controlled trial halts once it has made this many decisions,
+    /// handing its schedule and trace to ``onHalt`` before the worker
+    /// chosen last runs: how the parent draws the trace of a crashed
+    /// trial, by replaying its recorded decisions up to the crash.
+    package var haltAfterDecisions: Int?
+    package var onHalt: (@Sendable (_ schedule: ScheduleRecord, _ trace: [TraceEvent]) -> Void)?
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,

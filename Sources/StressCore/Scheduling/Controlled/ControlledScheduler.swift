@@ -137,6 +137,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// run, and count as finished from the start), and how many do.
     let participating: [Bool]
     let participants: Int
+    /// Where the decisions also go, for the parent to read should the
+    /// process die (``CrashJournal``); and the decision count at which a
+    /// replay of a crashed run halts (-1: never) and whom it tells.
+    var journal: CrashJournal?
+    var haltAt = -1
+    var onHalt: (@Sendable (_ schedule: ScheduleRecord, _ trace: [TraceEvent]) -> Void)?
 
     // The shared words: the state lock, the token, the decisions made (for
     // the escape monitor), control's end, and each worker's baton.
