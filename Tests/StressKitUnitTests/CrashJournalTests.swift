@@ -38,13 +38,13 @@ final class CrashJournalTests: XCTestCase {
             child.beginRun(opsPerThread: nil, busyWorkers: nil)
             for w in [0, 1, 0] { child.note(w) }
             child.noteSchedule(bound: 2, passed: 1, pruned: 3)
-            child.beginRun(opsPerThread: 4, busyWorkers: 2)
+            child.beginRun(opsPerThread: 4, busyWorkers: BusyWorkers([2, 5]))
             for w in [1, 1] { child.note(w) }
             let c = try XCTUnwrap(parent.contents())
             XCTAssertEqual(c.decisions, 2)
             XCTAssertEqual(c.encoded, "w1:2")
             XCTAssertEqual(c.lastWorker, 1)
-            XCTAssertEqual(c.busyWorkers, 2)
+            XCTAssertEqual(c.busyWorkers?.workers, [2, 5], "a set of workers, kept as a mask")
             XCTAssertEqual(c.exploration?.bound, 2)
             XCTAssertEqual(c.exploration?.passed, 1)
             XCTAssertEqual(c.exploration?.pruned, 3)
