@@ -40,6 +40,19 @@ bin="$scratch/$config/stressbench"
 "$bin" run Plans/tsan/data-races.yaml --json "$scratch/data-races.json"
 status=$?
 
+# A planted race run in the stressbench process itself (--in-process): its
+# status must be the documented one (0: the race was expected), not TSan's
+# 66, which the executable's own TSan defaults turn off
+# (Sources/CStressbenchDefaults), and the race must still be recorded.
+"$bin" run Plans/tsan/data-races.yaml --in-process --only counter/unsynchronized/t2 --json "$scratch/in-process.json" -q > /dev/null 2>&1
+in_process=$?
+if [ "$in_process" != 0 ] || ! grep -q '"data-race"' "$scratch/in-process.json"; then
+    echo "--in-process under TSan: exit $in_process (expected 0, with the race recorded as a data-race violation)" >&2
+    [ "$status" = 0 ] && status=1
+else
+    echo "--in-process under TSan: exit 0, the planted race recorded"
+fi
+
 if [ "$seeds" -gt 0 ]; then
     command -v python3 > /dev/null || { echo "SEEDS needs python3" >&2; exit 2; }
     # The planted races, one seed a repetition; each must be a data race
