@@ -54,15 +54,9 @@ package struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
     public func withObject<R>(_ index: Int, _ body: (Object) throws -> R) rethrows -> R {
         // Two calls of `body`, not one on a reference picked by the index:
         // the first then reaches the object straight from the property, a
-        // value that stays the same through a loop. Unwrapped unchecked in a
-        // release build: a nil check there is a branch inside the loop, and
-        // the compiler will not load the object's class ahead of it, so it
-        // loaded it again before every call. (Index 0 of an empty table is
-        // out of range, as any index past the end is; a debug build says so.)
-        if index == 0 {
-            assert(first != nil, "object 0 of an empty table")
-            return try first.unsafelyUnwrapped.reference._withUnsafeGuaranteedRef(body)
-        }
+        // value that stays the same through a loop. (Index 0 of an empty table
+        // traps, as the array's bounds check would.)
+        if index == 0 { return try first!.reference._withUnsafeGuaranteedRef(body) }
         return try references[index].reference._withUnsafeGuaranteedRef(body)
     }
 }
