@@ -21,11 +21,11 @@ package struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
     /// class for the method, because the object's own methods are calls the
     /// compiler cannot see into and, for all it knows, change the array's
     /// memory. A `let` stored property of the strategy (a final class) is known
-    /// not to change, so the compiler loads it, and the method addresses
-    /// through it, once before the loop, as for an application's lock in a
-    /// stored property (`stressbench-dev baseline nslock`): nslock's untimed
-    /// batch had five loads per operation the hand loop has not. Resource 0 is
-    /// the one most workloads guard (all of them with one resource).
+    /// not to change, so the compiler loads it once before the loop, as for an
+    /// application's lock in a stored property (`stressbench-dev baseline
+    /// nslock`), when the index is a constant 0 (the kernel batch makes it
+    /// one). Resource 0 is the one most workloads guard (all of them with one
+    /// resource).
     private let first: UnmanagedObject?
 
     /// An `Unmanaged` reference to an object the table owns (and so keeps
@@ -55,7 +55,8 @@ package struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
         // Two calls of `body`, not one on a reference picked by the index:
         // the first then reaches the object straight from the property, a
         // value that stays the same through a loop. (Index 0 of an empty table
-        // traps, as the array's bounds check would.)
+        // traps, as the array's bounds check would. Unwrapped unchecked, the
+        // loop lost its last loads yet measured no faster: docs/overhead.md.)
         if index == 0 { return try first!.reference._withUnsafeGuaranteedRef(body) }
         return try references[index].reference._withUnsafeGuaranteedRef(body)
     }
