@@ -13,6 +13,20 @@ package struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
     private let objects: [Object]
     /// The same objects, unowned, so that reading one copies a pointer only.
     private let references: [UnmanagedObject]
+    /// Object 0 again, in a stored property of its own (nil for an empty table).
+    ///
+    /// Why: a loop that calls the object (a kernel batch: lock, body, unlock,
+    /// over and over) loads it from the array afresh on every operation, the
+    /// array's count for the bounds check, the element, then the object's
+    /// class for the method, because the object's own methods are calls the
+    /// compiler cannot see into and, for all it knows, change the array's
+    /// memory. A `let` stored property of the strategy (a final class) is known
+    /// not to change, so the compiler loads it once before the loop, as for an
+    /// application's lock in a stored property (`stressbench-dev baseline
+    /// nslock`), when the index is a constant 0 (the kernel batch makes it
+    /// one). Resource 0 is the one most workloads guard (all of them with one
+    /// resource).
+    private let first: UnmanagedObject?
 
     /// An `Unmanaged` reference to an object the table owns (and so keeps
     /// alive while the table exists).
@@ -26,6 +40,7 @@ package struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
     public init(_ objects: [Object]) {
         self.objects = objects
         references = objects.map { UnmanagedObject(reference: .passUnretained($0)) }
+        first = references.first
     }
 
     /// The number of objects.
@@ -37,6 +52,12 @@ package struct ObjectTable<Object: AnyObject & Sendable>: Sendable {
     /// Calls `body` with object `index`, lent for the call.
     @inline(__always)
     public func withObject<R>(_ index: Int, _ body: (Object) throws -> R) rethrows -> R {
-        try references[index].reference._withUnsafeGuaranteedRef(body)
+        // Two calls of `body`, not one on a reference picked by the index:
+        // the first then reaches the object straight from the property, a
+        // value that stays the same through a loop. (Index 0 of an empty table
+        // traps, as the array's bounds check would. Unwrapped unchecked, the
+        // loop lost its last loads yet measured no faster: docs/overhead.md.)
+        if index == 0 { return try first!.reference._withUnsafeGuaranteedRef(body) }
+        return try references[index].reference._withUnsafeGuaranteedRef(body)
     }
 }

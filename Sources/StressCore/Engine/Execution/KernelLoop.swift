@@ -119,6 +119,17 @@ extension _MeasuredLoop {
         // Each case hands the one step sequence a constant access, so its
         // switch folds away and each loop is that access's alone.
         switch access {
+        // Resource 0, the one every one-resource workload guards, as a
+        // constant too: a strategy's lookup of the resource's lock then folds
+        // to the lock itself (an object from a stored `let`, see
+        // ``ObjectTable``, or a fixed address), loaded once before the loop, as
+        // an application's lock in a stored property is. With the index a
+        // variable, nslock's loop loaded the table's count, the lock and its
+        // class on every operation.
+        case .read(0):
+            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.read(0), strategy, kernel, state, &frame) }
+        case .write(0):
+            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.write(0), strategy, kernel, state, &frame) }
         case .read(let r):
             return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.read(r), strategy, kernel, state, &frame) }
         case .write(let r):
