@@ -214,12 +214,12 @@ struct RunCommand: ParsableCommand {
         // The files first, so the table's last line can give the exit code the
         // process really ends with; what the writer has to say comes after it.
         var writer = OutputWriter(quiet: quiet)
-        writer.write(json) {
-            var withCells = report
-            withCells.cells = CellSummary.of(report)
-            return try ResultCoding.encodeResults(withCells)
-        }
-        writer.write(csv) { Data(CSVReport.bytes(report)) }
+        var withCells = report
+        if json != nil { withCells.cells = CellSummary.of(report) }
+        writer.write(concurrently: [
+            (json, { @Sendable [withCells] out in try ResultCoding.writeResults(withCells, to: out) }),
+            (csv, { @Sendable [report] out in CSVReport.write(report, to: out) }),
+        ])
         outputs.write(report, into: &writer)
         // A signal's code (130, 143) outranks a file that could not be written:
         // the user asked the run to stop, and a script must see that.
@@ -232,7 +232,7 @@ struct RunCommand: ParsableCommand {
         if report.gate != nil { out.write("\ngate: exit code \(code.rawValue) (\(code.meaning))\n") }
         writer.printMessages()
         if let stop = report.stop {
-            let skipped = report.trials.filter { $0.outcome == .skipped }.count
+            let skipped = report.trials.count { $0.outcome == .skipped }
             Console.error("\(stop.summary): \(report.trials.count - skipped) finished trial(s) kept, \(skipped) skipped")
         }
         throw ExitCode(code.rawValue)

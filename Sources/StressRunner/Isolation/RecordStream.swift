@@ -7,7 +7,6 @@ import Darwin
 #endif
 import CStressSupport
 import Foundation
-import Synchronization
 
 /// A failure to set up a run's outputs (not of any trial).
 package struct RunError: Error, Sendable, CustomStringConvertible {
@@ -85,11 +84,20 @@ final class RecordStream {
     /// cannot spend.
     func append(contentsOf results: [TrialResult], flush: Bool = true) {
         guard !results.isEmpty else { return }
-        let (lines, failures) = Self.encodeLines(results)
-        if let failure = failures.first { warn(failure) }
         let before = signals()
-        do {
-            try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
+        let signals = self.signals
+        do throws(FileWriteError) {
+            if results.count < 64 {
+                // A finished trial's record: one small write, no chunk buffer.
+                let (lines, failures) = Self.encodeLines(results)
+                if let failure = failures.first { warn(failure) }
+                try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
+            } else {
+                let output = ChunkedOutput.writing(to: fd, path: path, abandonWhen: { signals() > before })
+                let failures = Self.writeLines(results, to: output)
+                if let failure = failures.first { warn(failure) }
+                try output.finish()
+            }
         } catch {
             warn("cannot append to \(path.terminalSafe): \(error.reason)")
             return
@@ -101,46 +109,34 @@ final class RecordStream {
     }
 
     /// `results` as JSON lines, in order, and the records that could not be
-    /// encoded. A batch (the skipped records of an interrupted run) is
-    /// encoded in slices on every core: encoding is most of what stopping
-    /// costs, and a signal's sender may wait only seconds.
+    /// encoded: ``writeLines(_:to:)`` gathered in memory.
     static func encodeLines(_ results: [TrialResult]) -> (lines: Data, failures: [String]) {
-        let slices = results.count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, results.count / 32))
-        let size = (results.count + slices - 1) / slices
-        let encoded = Mutex([Int: ([UInt8], [String])]())
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let encoder = ResultCoding.encoder(pretty: false)
-            // A batch is spliced from one encoding per kind of record (a
-            // stop's skipped records are alike but for their identity);
-            // one record alone is simply encoded.
-            var splicer = slices > 1 || results.count >= 64
-                ? RecordSplicer(render: { try? Array(encoder.encode($0)) }, plain: ResultCoding.isPlainJSONString) : nil
-            var lines: [UInt8] = []
-            var failures: [String] = []
-            let mine = results[(slice * size)..<min(results.count, (slice + 1) * size)]
-            for (n, result) in mine.enumerated() {
-                do {
-                    if splicer?.append(result, to: &lines) != true { lines += try encoder.encode(result) }
-                    lines.append(UInt8(ascii: "\n"))
-                    // Room for the batch at the first record's size (see ResultCoding.capacity).
-                    if n == 0 && mine.count > 1 { lines.reserveCapacity(ResultCoding.capacity(after: lines.count, of: mine.count)) }
-                } catch {
-                    failures.append("cannot encode the record of \(result.trial.id): \(error)")
-                }
+        var failures: [String] = []
+        let lines = ChunkedOutput.collecting { failures = writeLines(results, to: $0) }
+        return (Data(lines), failures)
+    }
+
+    /// Appends `results` to `out` as JSON lines, in order, and returns the
+    /// records that could not be encoded (left out). A batch (the skipped
+    /// records of an interrupted run) is spliced from one encoding per kind
+    /// of record, and goes out a chunk at a time: a stopped large run's
+    /// stream is a hundred megabytes, and a signal's sender may wait only
+    /// seconds.
+    static func writeLines(_ results: [TrialResult], to out: ChunkedOutput) -> [String] {
+        let encoder = ResultCoding.encoder(pretty: false)
+        // One record alone is simply encoded.
+        var splicer = results.count >= 64
+            ? RecordSplicer(render: { try? Array(encoder.encode($0)) }, plain: ResultCoding.isPlainJSONString) : nil
+        var failures: [String] = []
+        for result in results {
+            do {
+                if splicer?.append(result, to: out) != true { out.append(try encoder.encode(result)) }
+                out.append(byte: UInt8(ascii: "\n"))
+            } catch {
+                failures.append("cannot encode the record of \(result.trial.id): \(error)")
             }
-            encoded.withLock { $0[slice] = (lines, failures) }
         }
-        return encoded.withLock { parts in
-            // One copy into a buffer of the final size: a stopped large run's
-            // stream is hundreds of megabytes.
-            var all = (lines: Data(capacity: parts.values.reduce(0) { $0 + $1.0.count }), failures: [String]())
-            for slice in 0..<slices {
-                guard let part = parts[slice] else { continue }
-                all.lines.append(contentsOf: part.0)
-                all.failures += part.1
-            }
-            return all
-        }
+        return failures
     }
 
     /// Says once that the stream is incomplete; a run with a full disk would
