@@ -57,7 +57,10 @@ package final class ChunkedOutput {
             (buffer.baseAddress! + used).copyMemory(from: bytes.baseAddress! + from, byteCount: n)
             used += n
             from += n
-            if used == buffer.count { handOn() }
+            if used == buffer.count {
+                handOn()
+                if failure != nil { return }
+            }
         }
     }
 
