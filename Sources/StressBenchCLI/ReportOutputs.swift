@@ -114,10 +114,14 @@ struct OutputWriter {
     /// files are hundreds of megabytes that must be written within seconds
     /// of the signal, and a machine has more than one core. What each has to
     /// say comes in the order given, as ``write(_:_:)`` would say it.
-    mutating func write(concurrently files: [(path: String?, fill: @Sendable (ChunkedOutput) throws -> Void)]) {
+    /// `alongside` runs at the same time, on a thread of its own (the table
+    /// of a large run takes as long to render as a file to write).
+    mutating func write(concurrently files: [(path: String?, fill: @Sendable (ChunkedOutput) throws -> Void)],
+                        alongside: @Sendable () -> Void = {}) {
         let before = signalsBefore
         let outcomes = Mutex([Int: Result<Void, any Error>]())
-        DispatchQueue.concurrentPerform(iterations: files.count) { i in
+        DispatchQueue.concurrentPerform(iterations: files.count + 1) { i in
+            guard i < files.count else { return alongside() }
             guard let path = files[i].path else { return }
             let outcome = Result { try AtomicFile.write(to: path, abandonWhen: { Interruption.count > before }, files[i].fill) }
             outcomes.withLock { $0[i] = outcome }

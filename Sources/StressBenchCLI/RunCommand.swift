@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import StressKit
 
 /// `stressbench run PLAN`.
@@ -216,17 +217,26 @@ struct RunCommand: ParsableCommand {
         var writer = OutputWriter(quiet: quiet)
         var withCells = report
         if json != nil { withCells.cells = CellSummary.of(report) }
+        // A signal's code (130, 143) outranks a file that could not be written:
+        // the user asked the run to stop, and a script must see that.
+        let interrupted = report.stop?.reason == .signal
+        // The table is rendered while the files are written, with the code
+        // they will give if they are all written (a stopped run's code does
+        // not depend on them); again after, should one fail.
+        let likely = writer.exitCode(after: report.exitCode, interrupted: interrupted)
+        let table = Mutex<String?>(nil)
         writer.write(concurrently: [
             (json, { @Sendable [withCells] out in try ResultCoding.writeResults(withCells, to: out) }),
             (csv, { @Sendable [report] out in CSVReport.write(report, to: out) }),
-        ])
+        ], alongside: { @Sendable [report] in
+            let text = TableReport.render(report, exitCode: likely)
+            table.withLock { $0 = text }
+        })
         outputs.write(report, into: &writer)
-        // A signal's code (130, 143) outranks a file that could not be written:
-        // the user asked the run to stop, and a script must see that.
-        let code = writer.exitCode(after: report.exitCode, interrupted: report.stop?.reason == .signal)
+        let code = writer.exitCode(after: report.exitCode, interrupted: interrupted)
         // With an output on standard output (`-`), the table goes to standard error.
         let out = Console.Stream(toStandardError: [json, csv, ndjson].contains(where: AtomicFile.isStandardOutput) || outputs.writesStandardOutput)
-        out.write(TableReport.render(report, exitCode: code))
+        out.write(code == likely ? table.withLock { $0 } ?? TableReport.render(report, exitCode: code) : TableReport.render(report, exitCode: code))
         let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)
         if !gateText.isEmpty { out.write("\n" + gateText) }
         if report.gate != nil { out.write("\ngate: exit code \(code.rawValue) (\(code.meaning))\n") }

@@ -53,7 +53,11 @@ public struct PlanRunner: Sendable {
     /// explores (``schedulesSharded(_:)``): then every trial runs, each
     /// exploring share i of its own schedule space.
     package func selectedTrials(of plan: Plan) -> [TrialSpec] {
-        let matrix = matrix(of: plan)
+        selectedTrials(from: matrix(of: plan))
+    }
+
+    /// ``selectedTrials(of:)`` of the plan whose matrix is `matrix`.
+    func selectedTrials(from matrix: [TrialSpec]) -> [TrialSpec] {
         let splitsSchedules = schedulesSharded(matrix)
         let sliced = splitsSchedules ? matrix : (options.shard.map { $0.select(matrix) } ?? matrix)
         return sliced.filter(isSelected).map { spec in
@@ -110,7 +114,9 @@ public struct PlanRunner: Sendable {
     ) throws(RunError) -> RunReport {
         if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
-        let trials = selectedTrials(of: plan)
+        // The matrix once, at the start: a stop must not expand it again to count it.
+        let matrix = matrix(of: plan)
+        let trials = selectedTrials(from: matrix)
         if let problem = scheduleProblem(trials) { throw RunError(description: problem) }
         if options.handleInterrupts { Interruption.install() }
         let stream = try openStream()
@@ -146,20 +152,22 @@ public struct PlanRunner: Sendable {
             // must stay prompt however many trials the plan has left.
             let rerun = options.rerun
             let failure = FailureReport(message: stop.notRunMessage)
-            let skipped = trials.dropFirst(results.count).map { spec in
+            // Made in place in the results (one copy of each record, not two),
+            // and streamed from there.
+            let first = results.count
+            results.append(contentsOf: trials.dropFirst(first).lazy.map { spec in
                 var skipped = TrialResult.failed(spec, .skipped, failure)
                 skipped.rerunCommand = rerun.trial(spec, planFile: plan.file)
                 return skipped
-            }
-            results += skipped
-            // One write for all of them, and no flush: a stop must stay prompt
-            // however many trials the plan has left.
-            stream?.append(contentsOf: skipped, flush: false)
+            })
+            // Written a chunk at a time, and not flushed: a stop must stay
+            // prompt however many trials the plan has left.
+            stream?.append(contentsOf: results[first...], flush: false)
         }
         var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
         report.rerun = options.rerun
         report.shard = options.shard
-        report.matrixTrials = matrix(of: plan).count
+        report.matrixTrials = matrix.count
         if options.allowSkipped { report.skipsAllowed = true }
         return report
     }

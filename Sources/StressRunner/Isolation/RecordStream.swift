@@ -72,7 +72,7 @@ final class RecordStream {
 
     /// Appends one record as a line (a single write) and flushes it to disk.
     func append(_ result: TrialResult) {
-        append(contentsOf: [result])
+        append(contentsOf: [result][...])
     }
 
     /// Appends `results`, one line each, in a single write, flushed to disk
@@ -82,14 +82,14 @@ final class RecordStream {
     /// them too, and one `fsync` of a large file on a disk other work keeps
     /// busy took seconds, which a stop that a container allows ten seconds
     /// cannot spend.
-    func append(contentsOf results: [TrialResult], flush: Bool = true) {
+    func append(contentsOf results: ArraySlice<TrialResult>, flush: Bool = true) {
         guard !results.isEmpty else { return }
         let before = signals()
         let signals = self.signals
         do throws(FileWriteError) {
             if results.count < 64 {
                 // A finished trial's record: one small write, no chunk buffer.
-                let (lines, failures) = Self.encodeLines(results)
+                let (lines, failures) = Self.encodeLines(Array(results))
                 if let failure = failures.first { warn(failure) }
                 try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
             } else {
@@ -122,7 +122,7 @@ final class RecordStream {
     /// of record, and goes out a chunk at a time: a stopped large run's
     /// stream is a hundred megabytes, and a signal's sender may wait only
     /// seconds.
-    static func writeLines(_ results: [TrialResult], to out: ChunkedOutput) -> [String] {
+    static func writeLines(_ results: some Collection<TrialResult>, to out: ChunkedOutput) -> [String] {
         let encoder = ResultCoding.encoder(pretty: false)
         // One record alone is simply encoded.
         var splicer = results.count >= 64

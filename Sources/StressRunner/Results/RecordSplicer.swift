@@ -56,13 +56,16 @@ struct RecordSplicer {
         guard record.outcome == .skipped else { return appendRendered(record, to: out) }
         let identity = RecordIdentity(of: record)
         guard identity.isPlain(plain) else { return appendRendered(record, to: out) }
-        let kind = identity.blanking(record)
-        if let i = templates.firstIndex(where: { $0.kind == kind }) {
+        // Each kind is tried in place (it takes the record's identity and is
+        // compared whole): a record is large, and a blanked copy of each would
+        // cost more than splicing it.
+        for i in templates.indices where templates[i].matches(record, identity) {
             spliced += 1
             if i > 0 { templates.insert(templates.remove(at: i), at: 0) }
             templates[0].splice(identity, into: out)
             return true
         }
+        let kind = identity.blanking(record)
         guard made < 16 + spliced, !refused.contains(kind) else { return appendRendered(record, to: out) }
         made += 1
         guard let template = Template(kind: kind, render: render) else {
@@ -84,7 +87,8 @@ struct RecordSplicer {
 
     /// One kind of record as rendered: the bytes between its identity's slots.
     private struct Template {
-        let kind: TrialResult
+        /// A record of this kind, with the identity of the last record compared with it.
+        private var sample: TrialResult
         /// `pieces.count == slots.count + 1`.
         let pieces: [[UInt8]]
         let slots: [RecordIdentity.Field]
@@ -95,9 +99,18 @@ struct RecordSplicer {
             guard let a = Self.split(kind, marked: .markerA, render: render),
                   let b = Self.split(kind, marked: .markerB, render: render),
                   a.slots == b.slots, a.pieces == b.pieces else { return nil }
-            self.kind = kind
+            sample = kind
             pieces = a.pieces
             slots = a.slots
+        }
+
+        /// Whether `record`, whose identity is `identity`, is of this kind:
+        /// the sample, given that identity, equals it (both with a rerun
+        /// command, or both without).
+        mutating func matches(_ record: TrialResult, _ identity: RecordIdentity) -> Bool {
+            guard (sample.rerunCommand == nil) == (record.rerunCommand == nil) else { return false }
+            identity.apply(to: &sample)
+            return sample == record
         }
 
         /// Appends the record of `identity`: the pieces with its fields between them.
@@ -186,12 +199,17 @@ struct RecordIdentity {
     /// `record` with this identity (a record without a rerun command keeps none).
     func applied(to record: TrialResult) -> TrialResult {
         var r = record
-        r.trial.id = id
-        r.trial.index = index
-        r.trial.repetition = repetition
-        r.trial.seed = seed
-        if r.rerunCommand != nil { r.rerunCommand = rerun }
+        apply(to: &r)
         return r
+    }
+
+    /// Gives `record` this identity, in place (a record without a rerun command keeps none).
+    func apply(to record: inout TrialResult) {
+        record.trial.id = id
+        record.trial.index = index
+        record.trial.repetition = repetition
+        record.trial.seed = seed
+        if record.rerunCommand != nil { record.rerunCommand = rerun }
     }
 
     /// `record` without its identity: what records of one kind share.
