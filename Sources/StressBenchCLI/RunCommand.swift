@@ -193,8 +193,10 @@ struct RunCommand: ParsableCommand {
         }
         let progress = ProgressDisplay(trials: selected, quiet: quiet)
         var report: RunReport
+        // A stopped run's skipped records go to the stream while the other files are written.
+        let streamTail: StreamTail?
         do {
-            report = try runner.run(loaded) { index, total, spec, result in
+            (report, streamTail) = try runner.runLeavingTheStreamTail(loaded) { index, total, spec, result in
                 progress.update(index: index, total: total, spec: spec, result: result)
             }
         } catch {
@@ -233,6 +235,7 @@ struct RunCommand: ParsableCommand {
             table.withLock { $0 = text }
         })
         outputs.write(report, into: &writer)
+        streamTail?.wait()
         let code = writer.exitCode(after: report.exitCode, interrupted: interrupted)
         // With an output on standard output (`-`), the table goes to standard error.
         let out = Console.Stream(toStandardError: [json, csv, ndjson].contains(where: AtomicFile.isStandardOutput) || outputs.writesStandardOutput)

@@ -112,6 +112,20 @@ public struct PlanRunner: Sendable {
     package func run(
         _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
     ) throws(RunError) -> RunReport {
+        let (report, tail) = try runLeavingTheStreamTail(plan, progress: progress)
+        tail?.wait()
+        return report
+    }
+
+    /// ``run(_:progress:)``, except that when the run stops early, the
+    /// skipped records may still be on their way to the stream when it
+    /// returns, written by a thread of their own: the caller writes its
+    /// other files meanwhile (a stop must be prompt, and a machine has more
+    /// than one core), then calls the tail's ``StreamTail/wait()`` before it
+    /// exits.
+    package func runLeavingTheStreamTail(
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
+    ) throws(RunError) -> (RunReport, StreamTail?) {
         if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
         // The matrix once, at the start: a stop must not expand it again to count it.
@@ -147,6 +161,7 @@ public struct PlanRunner: Sendable {
             }
             if stop != nil { break }
         }
+        var tail: StreamTail?
         if let stop {
             // One rerun command builder and one failure for them all: a stop
             // must stay prompt however many trials the plan has left.
@@ -162,14 +177,14 @@ public struct PlanRunner: Sendable {
             })
             // Written a chunk at a time, and not flushed: a stop must stay
             // prompt however many trials the plan has left.
-            stream?.append(contentsOf: results[first...], flush: false)
+            tail = stream.map { StreamTail(writing: results[first...], to: $0) }
         }
         var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
         report.rerun = options.rerun
         report.shard = options.shard
         report.matrixTrials = matrix.count
         if options.allowSkipped { report.skipsAllowed = true }
-        return report
+        return (report, tail)
     }
 
     /// The NDJSON stream, when asked for. A signal that arrives while it waits

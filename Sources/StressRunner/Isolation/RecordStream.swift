@@ -156,6 +156,33 @@ final class RecordStream {
     }
 }
 
+/// The skipped records of a stopped run on their way to its NDJSON stream,
+/// written by a thread of their own while the command writes its other
+/// files. ``wait()`` returns once they are all written (or the write failed,
+/// which the stream reports).
+package final class StreamTail: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts writing `records` to `stream`, unflushed.
+    init(writing records: ArraySlice<TrialResult>, to stream: RecordStream) {
+        // The stream is handed over to the thread: the runner that opened it
+        // never uses it again, so the thread is its only user (it is closed
+        // when the thread lets go of it).
+        nonisolated(unsafe) let stream = stream
+        let done = done
+        Thread {
+            stream.append(contentsOf: records, flush: false)
+            done.signal()
+        }.start()
+    }
+
+    /// Waits until the records are written.
+    package func wait() {
+        done.wait()
+        done.signal()  // a second wait returns at once
+    }
+}
+
 /// SIGINT/SIGTERM handling for a run: the first signal asks the run to stop;
 /// a second SIGINT exits at once (status 130).
 package enum Interruption {

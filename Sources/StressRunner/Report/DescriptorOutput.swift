@@ -103,7 +103,8 @@ enum DescriptorOutput {
                 throw FileWriteError(path: path, errno: code)
             }
             if abandon() {
-                throw FileWriteError(path: path, reason: "a signal asked the run to stop while the reader was not reading (\(offset) of \(bytes.count) bytes written)")
+                // A chunk's count, not the file's: only that the file is cut short is sure.
+                throw FileWriteError(path: path, reason: "a signal asked the run to stop while the reader was not reading (the file is cut short)")
             }
             if code != EINTR {
                 var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
