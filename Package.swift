@@ -101,7 +101,10 @@ let package = Package(
             ],
             path: "Tools/stressbench-dev"
         ),
-        .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI", "OwnCodeExample", "AsyncExample"]),
+        .executableTarget(name: "stressbench", dependencies: ["StressBenchCLI", "OwnCodeExample", "AsyncExample", "CStressbenchDefaults"]),
+        // ThreadSanitizer's defaults for the stressbench process itself, in a
+        // TSan build (docs/data-races.md); linked into no library.
+        .target(name: "CStressbenchDefaults"),
         // "Testing your own code" (docs/own-code.md): a thread-safe class written
         // the ordinary way, and the workload that tests it; `stressbench` registers it.
         .target(name: "OwnCodeExample", dependencies: ["StressKit"], path: "Examples/OwnCode"),

@@ -2,7 +2,8 @@
 """One line of scripts/exploration.sh from a run's JSON results.
 
   shrink  NAME results.json report.txt   events and preemptions before/after,
-                                         drawn rows, candidates, wall time
+                                         busy workers, drawn rows, candidates,
+                                         wall time (one trial a run)
   explore NAME results.json SECONDS      schedules, failed, complete, pruned
   free    NAME results.json              trials that found the bug
 """
@@ -36,19 +37,18 @@ def main():
     kind, name, path = sys.argv[1], sys.argv[2], sys.argv[3]
     ts = trials(path)
     if kind == "shrink":
-        parts = []
+        rows = drawn_rows(sys.argv[4])
         for t in ts:
             s = t.get("shrink")
             wall = (t.get("wallNs") or 0) / 1e9
             if s:
-                parts.append("%s: events %d->%d, preemptions %d->%d, %d candidates%s, %.1fs" % (
-                    t["outcome"], s["eventsBefore"], s["eventsAfter"], s["preemptionsBefore"], s["preemptionsAfter"],
+                busy = s.get("busyWorkers")
+                print("    %-8s %s: events %d->%d, preemptions %d->%d, busy %s, rows %d, %d candidates%s, %.1fs" % (
+                    name, t["outcome"], s["eventsBefore"], s["eventsAfter"], s["preemptionsBefore"], s["preemptionsAfter"],
+                    ",".join("w%d" % w for w in busy) if busy else "all", rows,
                     s["attempts"], " (time bound)" if s.get("timedOut") else "", wall))
             else:
-                parts.append("%s: not shrunk, %.1fs" % (t["outcome"], wall))
-        print("%-40s rows drawn (first) %d" % (name, drawn_rows(sys.argv[4])))
-        for p in parts:
-            print("    " + p)
+                print("    %-8s %s: not shrunk, %.1fs" % (name, t["outcome"], wall))
     elif kind == "explore":
         seconds = float(sys.argv[4])
         for t in ts:

@@ -11,6 +11,10 @@ int stress_trial_running;
 #endif
 #include <unistd.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -70,6 +74,22 @@ int stress_pipe_cloexec(int fds[2]) {
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     return 0;
 #endif
+}
+
+int stress_anonymous_file(long size) {
+    int fd = -1;
+#if defined(__linux__)
+    fd = memfd_create("stressbench-journal", MFD_CLOEXEC);
+#endif
+    if (fd < 0) {
+        char path[] = "/tmp/stressbench-journal-XXXXXX";
+        fd = mkstemp(path);
+        if (fd < 0) return -1;
+        unlink(path);
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    if (ftruncate(fd, (off_t)size) != 0) { close(fd); return -1; }
+    return fd;
 }
 
 #include <signal.h>

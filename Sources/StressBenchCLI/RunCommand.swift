@@ -58,9 +58,9 @@ struct RunCommand: ParsableCommand {
         schedule with at most K preemptions, or the first that fails (docs/running.md, \
         "Exploring schedules"). A free-running failure that a controlled trial \
         could show (a violation, deadlock or hang of thread workers) is printed with the \
-        command that hunts for it under control; --hunt SECONDS runs that hunt after the \
-        run, for up to SECONDS per failure, and draws the trace it finds (docs/traces.md, \
-        "A free-running failure, explained").
+        command that hunts for it under control; --hunt SECONDS (or the plan's `hunt`) runs \
+        that hunt after the run, for up to SECONDS per failure, and draws the trace it finds \
+        (docs/traces.md, "A free-running failure, explained"); --hunt 0 turns the plan's off.
 
         On a terminal a status line shows the trial, the time elapsed and an estimate of the \
         time left; when standard error is not a terminal, and with --quiet, there is none.
@@ -122,16 +122,19 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run only slice i of n of the matrix (e.g. 2/4): whole cells, balanced by expected duration, the same on every machine. With --explore: every trial, exploring share i of its schedule space.", valueName: "i/n"))
     var shard: String?
 
-    @Option(help: ArgumentHelp("After the run, for each trial that failed free-running (violated, deadlock, hang) and that control can run: run controlled trials of its cell (fuzz yield, seeds derived from the failing one, shrinking on) for up to this many seconds (1 to 3600), until one fails the same way; the report draws its trace. Outcomes and the exit code stay as they were.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("After the run, for each trial that failed free-running (violated, deadlock, hang) and that control can run: run controlled trials of its cell (fuzz yield, seeds derived from the failing one, shrinking on) for up to this many seconds (1 to 3600; 0: none), until one fails the same way; the report draws its trace. Overrides the plan's `hunt`. Outcomes and the exit code stay as they were.", valueName: "seconds"))
     var hunt: Int?
 
-    /// The longest hunt `--hunt` allows for one failure: an hour.
-    static let longestHunt = 3_600
+    /// `10 s`, `500ms`: a hunt's budget as the progress line says it.
+    static func huntBudget(_ ns: UInt64) -> String {
+        ns % 1_000_000_000 == 0 ? "\(ns / 1_000_000_000) s" : Quantities.format(nanoseconds: ns)
+    }
 
     func validate() throws {
         try TrialOverrides.checkSeed(seed)
-        if let hunt, !(1...Self.longestHunt).contains(hunt) {
-            throw ValidationError("--hunt takes whole seconds from 1 to \(Self.longestHunt), the time to hunt for each free-running failure under control; got \(hunt)")
+        if let hunt, !(0...HuntRecord.longestSeconds).contains(hunt) {
+            throw ValidationError("--hunt takes whole seconds from 0 to \(HuntRecord.longestSeconds), the time to hunt for each free-running "
+                                  + "failure under control (0: none, whatever the plan's hunt says); got \(hunt)")
         }
         if let recorded = overrides.recordedSchedule {
             throw ValidationError("run's --schedule takes free or controlled; a recorded schedule ('\(String(recorded.prefix(40)).terminalSafe)') "
@@ -168,6 +171,7 @@ struct RunCommand: ParsableCommand {
         overrides.apply(to: &options)
         options.allowLarge = allowLarge
         options.allowSkipped = allowSkipped
+        options.huntNs = hunt.map { UInt64($0) * 1_000_000_000 }
         options.launcher = CommandContext.launcher
         let runner = PlanRunner(registry: registry, options: options)
         if let problem = runner.sizeProblem(of: loaded) {
@@ -196,19 +200,17 @@ struct RunCommand: ParsableCommand {
         // A stopped run's skipped records go to the stream while the other files are written.
         let streamTail: StreamTail?
         do {
-            (report, streamTail) = try runner.runLeavingTheStreamTail(loaded) { index, total, spec, result in
+            (report, streamTail) = try runner.runLeavingTheStreamTail(loaded, progress: { index, total, spec, result in
                 progress.update(index: index, total: total, spec: spec, result: result)
-            }
+            }, hunting: { id, budgetNs in
+                progress.finish()
+                if !quiet { Console.error("hunting under control for \(id)'s failure (up to \(Self.huntBudget(budgetNs)))") }
+            })
         } catch {
             progress.finish()
             throw CommandError.failure(error.description)
         }
         progress.finish()
-        if let hunt {
-            runner.hunt(&report, budgetNs: UInt64(hunt) * 1_000_000_000) { id in
-                if !quiet { Console.error("hunting under control for \(id)'s failure (up to \(hunt) s)") }
-            }
-        }
         let thresholds = loaded.experiments.contains { !policy.thresholds(forExperiment: $0.name).isEmpty }
         if thresholds || baselineReport != nil {
             report.gate = GateReport.evaluate(report.trials, policy: policy, baseline: baselineReport, baselineFile: baseline,

@@ -55,8 +55,11 @@ struct TrialOverrides: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Run every trial for this many operations per worker (a scenario: rounds), overriding the plan's duration or ops; the replay line of a shrunk schedule gives it, so the replay ends where the shrunk run did.", valueName: "n"))
     var ops: Int?
 
-    @Option(name: .customLong("busy-workers"), parsing: .unconditional, help: ArgumentHelp("With --ops under controlled scheduling, let only the first n workers run operations (the others start and end idle); the replay line of a schedule shrunk to fewer busy workers gives it.", valueName: "n"))
-    var busyWorkers: Int?
+    @Option(name: .customLong("busy-workers"), parsing: .unconditional, help: ArgumentHelp("With --ops under controlled scheduling, let only the first n workers (2: workers 0 and 1), or the listed ones (w1,w3), run operations; the others start and end idle. The replay line of a schedule shrunk to fewer busy workers gives it.", valueName: "n|w1,w3"))
+    var busyWorkers: String?
+
+    /// `--busy-workers` read; nil when not given (``validate()`` refuses a bad one).
+    var busyWorkerSet: BusyWorkers? { busyWorkers.flatMap { try? BusyWorkers(parsing: $0) } }
 
     /// `--explore` read; nil when not given (``validate()`` refuses a bad one).
     var exploration: ExplorationSettings? { explore.flatMap { try? ExplorationLimits.parse(flag: $0) } }
@@ -84,8 +87,8 @@ struct TrialOverrides: ParsableArguments {
             throw ValidationError("--shrink-seconds expects a whole number of seconds from \(ExplorationLimits.shrinkSeconds.lowerBound) to "
                                   + "\(ExplorationLimits.shrinkSeconds.upperBound), got \(shrinkSeconds) (--no-shrink turns shrinking off)")
         }
-        if let busyWorkers, busyWorkers < 1 {
-            throw ValidationError("--busy-workers expects a positive number of workers, got \(busyWorkers)")
+        if let busyWorkers {
+            do { _ = try BusyWorkers(parsing: busyWorkers) } catch { throw ValidationError("--busy-workers \(error.description)") }
         }
         if busyWorkers != nil && ops == nil {
             throw ValidationError("--busy-workers needs --ops: it leaves workers idle in a run that ends by a count of operations")
@@ -154,7 +157,7 @@ struct TrialOverrides: ParsableArguments {
         options.exploration = exploration
         options.shrinkNs = noShrink ? 0 : shrinkSeconds.map { UInt64($0) * 1_000_000_000 }
         options.opsPerThread = ops
-        options.busyWorkers = busyWorkers
+        options.busyWorkers = busyWorkerSet
     }
 
     /// A usage error when `--schedule controlled` (or a recorded schedule)

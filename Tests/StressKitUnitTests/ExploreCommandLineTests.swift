@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 @testable import StressBenchCLI
 @testable import StressCore
@@ -176,6 +177,38 @@ final class ExploreCommandLineTests: XCTestCase {
                        "stressbench replay synthetic.yaml --only e/mutex/t2/r0 --seed 1 --schedule w0:2,w1:3 --ops 1"
                            .replacingOccurrences(of: "synthetic.yaml", with: "p.yaml"),
                        "a scenario explores one round")
+    }
+
+    /// Shrinking busies the workers a failure involves: the replay names
+    /// them, as a count when they are the first few and as a list otherwise,
+    /// and `--busy-workers` reads both back.
+    func testBusyWorkersReplayAsACountOrAList() throws {
+        var first = failure(shrunkTo: 2)
+        first.shrink?.busyWorkers = [0, 1]
+        XCTAssertEqual(first.scheduleSummary(planFile: "p.yaml", rerun: nil)?.replay,
+                       "stressbench replay p.yaml --only e/mutex/t2/r0 --seed 1 --schedule w0:1,w1:2,w0:1 --ops 2 --busy-workers 2")
+        var picked = failure(shrunkTo: 2)
+        picked.shrink?.busyWorkers = [6, 3, 6]
+        XCTAssertEqual(picked.shrink?.busyWorkers, [3, 6], "sorted, without repeats")
+        XCTAssertEqual(picked.scheduleSummary(planFile: "p.yaml", rerun: nil)?.replay,
+                       "stressbench replay p.yaml --only e/mutex/t2/r0 --seed 1 --schedule w0:1,w1:2,w0:1 --ops 2 --busy-workers w3,w6")
+
+        XCTAssertEqual(try options(["--ops", "2", "--busy-workers", "w3,w6"]).busyWorkers?.workers, [3, 6])
+        XCTAssertEqual(try options(["--ops", "2", "--busy-workers", "3,6"]).busyWorkers?.workers, [3, 6])
+        XCTAssertEqual(try options(["--ops", "2", "--busy-workers", "2"]).busyWorkers?.workers, [0, 1])
+        XCTAssertEqual(try options(["--ops", "2", "--busy-workers", "w2"]).busyWorkers?.workers, [2], "one named worker")
+        for bad in ["0", "-1", "w", "w1,,w2", "w-1", "two"] {
+            XCTAssertThrowsError(try options(["--ops", "2", "--busy-workers", bad]), bad) { error in
+                XCTAssertTrue(TrialOverrides.message(for: error).contains("--busy-workers"), "\(bad): \(error)")
+            }
+        }
+
+        // A record of when this was a count reads as the first few.
+        let old = #"{"eventsBefore":9,"eventsAfter":4,"preemptionsBefore":2,"preemptionsAfter":1,"encoded":"w0:1","attempts":3,"timedOut":false,"busyWorkers":2}"#
+        let decoded = try JSONDecoder().decode(ScheduleRecord.Shrinking.self, from: Data(old.utf8))
+        XCTAssertEqual(decoded.busyWorkers, [0, 1])
+        let encoded = String(decoding: try JSONEncoder().encode(picked.shrink), as: UTF8.self)
+        XCTAssertTrue(encoded.contains(#""busyWorkers":[3,6]"#), encoded)
     }
 
     func testReplayAcceptsEveryNewOverride() {

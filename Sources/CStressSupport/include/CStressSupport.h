@@ -20,6 +20,12 @@ char **stress_environ(void);
 /// pipe2(fds, O_CLOEXEC) where available, else pipe + FD_CLOEXEC. 0 on success.
 int stress_pipe_cloexec(int fds[2]);
 
+/// A file of `size` zero bytes that lives only while a descriptor or a
+/// mapping holds it (memfd_create where available, else an unlinked
+/// temporary file), its descriptor close-on-exec; -1 on failure. A trial's
+/// crash journal: the parent makes it, the child maps it shared.
+int stress_anonymous_file(long size);
+
 /// How many CPUs the calling thread may run on (its affinity mask, which a
 /// process pinned with taskset or a cpuset narrows), or -1 where the platform
 /// cannot say. Unlike the online count, this is what the OS scheduler and

@@ -34,7 +34,7 @@ package struct ExplorationSettings: Sendable, Equatable, Codable {
         }
 
         /// `i/n`.
-        var text: String { "\(index)/\(count)" }
+        package var text: String { "\(index)/\(count)" }
     }
 
     /// The defaults: operations per worker, budget.

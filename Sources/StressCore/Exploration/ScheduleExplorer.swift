@@ -40,6 +40,11 @@ struct ScheduleExplorer {
     let base: TrialSettings
     /// The most time one run may take before it is left behind.
     let runLimitNs: UInt64
+    /// Whether each schedule's start goes to this process's crash journal
+    /// (``CrashJournal``), so that a schedule that kills the process is
+    /// reported with the count that passed before it: the trial's own
+    /// exploration does; shrinking's searches do not.
+    var reportsProgress = false
 
     func explore() -> Result {
         let start = MonotonicClock.now()
@@ -60,6 +65,7 @@ struct ScheduleExplorer {
             s.forcedSchedule = prefix
             s.scheduleFallback = .nonPreemptive
             s.recordsChoices = true
+            if reportsProgress { CrashJournal.current?.noteSchedule(bound: bound, passed: schedules, pruned: pruned) }
             let outcome = execute(s, limitNs: runLimitNs)
             last = outcome
             if countThis { schedules += 1 }

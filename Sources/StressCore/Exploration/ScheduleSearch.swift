@@ -33,7 +33,8 @@ enum ScheduleSearch {
         var base = settings
         base.stop = .operations(perThread: scenario ? 1 : exploration.operations)
         let execute = ControlledExecution(run: once)
-        let found = ScheduleExplorer(execute: execute, settings: exploration, base: base, runLimitNs: runLimitNs).explore()
+        let found = ScheduleExplorer(execute: execute, settings: exploration, base: base, runLimitNs: runLimitNs,
+                                     reportsProgress: true).explore()
         guard let outcome = found.outcome else { throw EngineError("the exploration ran no schedule") }
         var output = try finish(outcome, settings: base, scenario: scenario, execute: execute, onStall: onStall,
                                 shrinks: false, exploration: found.record)
@@ -53,7 +54,7 @@ enum ScheduleSearch {
                                       rounds: scenario).shrink(outcome)
             if var record = shrunk?.record {
                 record.operations = shrunk?.operations
-                record.busyWorkers = shrunk?.busyWorkers
+                record.busy = shrunk?.busyWorkers
                 shrunk?.record = record
             }
         }

@@ -22,6 +22,10 @@ package struct LatencyHistogram: Sendable {
     /// An empty histogram.
     public init() {}
 
+    /// One empty histogram made once, for runs whose latency nobody reads
+    /// (making one costs more than a short controlled run's work).
+    static let none = LatencyHistogram()
+
     /// Records one value.
     @inline(__always)
     public mutating func record(_ nanoseconds: UInt64) {

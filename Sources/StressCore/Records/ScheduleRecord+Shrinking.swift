@@ -28,10 +28,22 @@ extension ScheduleRecord {
         /// scenario's: rounds), when shrinking cut them; `replay --ops`
         /// with ``encoded`` reruns it. Nil when the trial's own stop holds.
         public var operations: Int?
-        /// How many workers ran operations in the shrunk schedule, when
-        /// shrinking left the others idle (the first this many run; `replay
-        /// --busy-workers` with ``encoded`` reruns it). Nil when all ran.
-        public var busyWorkers: Int?
+        /// The workers that ran operations in the shrunk schedule, when
+        /// shrinking left the others idle: the ones the failure involves,
+        /// from 0 (`replay --busy-workers` with ``encoded`` reruns it). Nil
+        /// when all ran.
+        public var busyWorkers: [Int]? {
+            get { busy?.workers }
+            set { busy = newValue.map(BusyWorkers.init) }
+        }
+        /// ``busyWorkers`` as the runner passes it on (a record written when
+        /// this was a count of the first workers still reads).
+        package var busy: BusyWorkers?
+
+        enum CodingKeys: String, CodingKey {
+            case eventsBefore, eventsAfter, preemptionsBefore, preemptionsAfter, encoded, attempts, timedOut, operations
+            case busy = "busyWorkers"
+        }
 
         /// A record.
         ///

@@ -10,7 +10,8 @@
 public struct TraceEvent: Sendable, Codable, Equatable {
     /// What kind of thing happened at a scheduling point: an operation's
     /// start or end, a primitive taken or given back, a wait, a signal, a
-    /// labelled point, a reported value, a switch, or a worker stuck for good.
+    /// labelled point, a reported value, a switch, a worker stuck for good,
+    /// or the process's death.
     public enum Kind: String, Sendable, Codable, CaseIterable {
         /// An operation began; ``TraceEvent/name`` is the operation's.
         case operationStart = "operation-start"
@@ -39,6 +40,11 @@ public struct TraceEvent: Sendable, Codable, Equatable {
         /// The worker is stuck for good: the last event of a deadlocked
         /// worker, naming what it waits for.
         case stuck
+        /// The trial's process died here: the last event of a crashed
+        /// controlled trial, on the worker that was running, after the last
+        /// scheduling point it passed; ``TraceEvent/name`` says how it died
+        /// (`SIGILL`, `exit status 1`).
+        case crash
     }
 
     /// The worker, from 0; -1 for the main thread.

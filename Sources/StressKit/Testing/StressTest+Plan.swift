@@ -66,6 +66,7 @@ extension StressTest {
         add("schedule", scheduleMode.map { Self.plain($0.rawValue) })
         add("max_decisions", maxDecisionCount.map { Self.plain(String($0)) })
         add("explore", exploreKeys.map { keys in Node(keys.map { (Self.plain($0.key), Self.plain($0.value)) }) })
+        add("hunt", huntSeconds.map { Self.plain("\($0)s") })
         add("shrink", shrinkSeconds.map { $0 == 0 ? Self.plain("false") : Node([(Self.plain("seconds"), Self.plain(String($0)))]) })
         if !expectedPerStrategy.isEmpty {
             add("expect", Node(expectedPerStrategy.map { (Self.text($0.key), Self.outcomes($0.outcomes)) }))
@@ -119,6 +120,7 @@ extension StressTest {
         "repetitions": "repetitions", "seed": "seed", "fuzz": "fuzz", "deadlock_after": "deadlockAfter",
         "timeout": "timeout", "stop_on_violation": "stopOnViolation", "executor": "executor", "expect": "expect",
         "schedule": "schedule", "max_decisions": "maxDecisions", "explore": "explore", "shrink": "shrink",
+        "hunt": "hunt",
     ]
 
     /// A plan problem as a problem of a builder setting: `experiments[0].strategies[1]`

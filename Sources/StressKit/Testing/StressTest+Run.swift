@@ -74,9 +74,9 @@ extension StressTest {
         if let wanted = TestChild.wantedCallSite {
             // A child process of an isolated stress test: only the call that
             // started it takes its trial, and only when these settings make
-            // that very trial (a parameterized test reaches one call with
-            // several settings).
-            if wanted == site.key, let spec = TestChild.spec, runner.selectedTrials(of: plan).contains(spec) {
+            // that very trial, or an attempt of a hunt for it (a
+            // parameterized test reaches one call with several settings).
+            if wanted == site.key, let spec = TestChild.spec, runner.takes(spec, of: plan) {
                 TestChild.run(spec, registry: registry)
             }
             return StressTestReport(run: RunReport(plan: plan.name, planFile: plan.file, startedAt: Date(), finishedAt: Date(), trials: []),

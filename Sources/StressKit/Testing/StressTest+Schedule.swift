@@ -1,4 +1,5 @@
 import StressCore
+import StressRunner
 
 extension StressTest {
     /// Who picks the next worker: `.free` (the operating system, the default)
@@ -62,4 +63,27 @@ extension StressTest {
     /// - Parameter enabled: Whether to shrink.
     /// - Returns: This test with shrinking on or off.
     public func shrink(_ enabled: Bool) -> StressTest { with { $0.shrinkSeconds = enabled ? nil : 0 } }
+
+    /// Hunts under control, for up to `seconds`, for each trial that fails
+    /// free-running: controlled trials of the same cell (the failing seed,
+    /// then seeds derived from it, under `yield`'s random walk) until one
+    /// fails the same way. The failure message then draws that controlled
+    /// trial's interleaving, shrunk, under the free failure, or says none
+    /// was found in the budget. A free failure has no trace of its own: the
+    /// operating system chose its switches. Only a failure a controlled
+    /// schedule can run (a violation, deadlock or hang of thread workers)
+    /// is hunted; the test's outcome stays what the free trial's was.
+    ///
+    /// - Parameter seconds: The budget for each failure, 1 to 3600; 0 for no hunt (the default).
+    /// - Returns: This test with the hunt set.
+    public func hunt(seconds: Int) -> StressTest {
+        with { test in
+            guard (0...HuntRecord.longestSeconds).contains(seconds) else {
+                test.problems.append(.init(setting: "hunt", "hunt(seconds:) takes 0 to \(HuntRecord.longestSeconds) seconds "
+                                           + "(0: no hunt), not \(seconds)"))
+                return
+            }
+            test.huntSeconds = seconds
+        }
+    }
 }

@@ -77,6 +77,9 @@ public struct StressTest: Sendable {
     /// ``shrink(seconds:)`` or ``shrink(_:)``: the plan's `shrink` bound in
     /// seconds, 0 for `shrink: false`; nil leaves it to the default.
     var shrinkSeconds: Int?
+    /// ``hunt(seconds:)``: the plan's `hunt` in seconds, 0 for off; nil
+    /// leaves it out (no hunt).
+    var huntSeconds: Int?
     var expectedOutcomes: [TrialOutcome]?
     var expectedPerStrategy: [(key: String, outcomes: [TrialOutcome])] = []
     var rerunTrial: (id: String, seed: UInt64?)?

@@ -71,8 +71,10 @@ public struct StressTestReport: Sendable {
 /// message a test fails with. The first line says which trial, how it ended,
 /// its seed and the first violation (or the deadlock, or the crash's cause);
 /// a controlled trial's interleaving follows, drawn one column per worker
-/// (and how it was shrunk, or what exploring its schedules found); the last
-/// line is a command that reruns that trial.
+/// (and how it was shrunk, or what exploring its schedules found); a free
+/// trial's failure that control can run is followed by what hunting for it
+/// under control found (``StressTest/hunt(seconds:)``), or by one line that
+/// offers that hunt; the last line is a command that reruns that trial.
 ///
 /// ```text
 /// StressTest of workload counter at CounterTests.swift:42: 1 of 2 trials failed; the first:
@@ -134,6 +136,8 @@ public struct StressTestFailure: Error, Sendable, CustomStringConvertible {
         if let trace = TraceText.block(trial) { lines += trace.map { "  " + $0 } }
         if let shrink = trial.shrink { lines.append("  " + TraceText.shrinkLine(shrink)) }
         if let exploration = trial.exploration { lines.append("  " + ExplorationText.line(exploration)) }
+        // A free failure has no trace: its hunt under control, or the offer of one.
+        lines += huntLines.map { "  " + $0 }
         lines.append("  rerun: \(rerunCommand)")
         return lines.joined(separator: "\n")
     }

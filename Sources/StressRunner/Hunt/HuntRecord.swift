@@ -2,7 +2,8 @@ import StressCore
 
 /// What hunting under control found for a trial that failed free-running:
 /// controlled trials of the same cell, one seed after another, until one
-/// failed the same way or the budget ran out (`run --hunt SECONDS`).
+/// failed the same way or the budget ran out (`run --hunt SECONDS`, the
+/// plan's `hunt`, `StressTest.hunt(seconds:)`).
 ///
 /// A free-running failure has no trace (the operating system chose every
 /// switch); a controlled one that fails the same way does, and its record is
@@ -79,4 +80,8 @@ extension HuntRecord {
     /// A crash or an error is the process's, and a timeout says nothing a
     /// controlled trial could trace.
     package static let huntedOutcomes: Set<TrialOutcome> = [.violated, .deadlock, .hang]
+    /// The longest hunt for one failure, in seconds (`--hunt`, the plan's
+    /// `hunt`, `StressTest.hunt(seconds:)`): an hour, past which a
+    /// failure control finds at all has long been found.
+    package static let longestSeconds = 3_600
 }

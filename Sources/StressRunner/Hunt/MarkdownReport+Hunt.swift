@@ -2,7 +2,7 @@ import StressCore
 
 extension MarkdownReport {
     /// A free-running failure's hunt under control, as list-item lines: the
-    /// command that hunts for it and, when `run --hunt` ran, what it found,
+    /// command that hunts for it and, when a hunt ran, what it found,
     /// the found interleaving in a fenced block when `drawTrace`. Empty when
     /// there is nothing to hunt.
     static func huntText(_ r: TrialResult, of report: RunReport, drawTrace: Bool) -> String {

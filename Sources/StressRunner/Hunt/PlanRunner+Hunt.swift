@@ -18,12 +18,35 @@ extension PlanRunner {
         canHunt(result) ? options.rerun.hunt(result.trial, planFile: planFile) : nil
     }
 
-    /// Hunts, for up to `budgetNs` each, for every free-running failure of
-    /// `report` that control can run: controlled trials of the same cell
-    /// (the failing seed, then seeds derived from it), run like any trial
-    /// (the same isolation), until one fails the same way
-    /// (``HuntRecord/sameFailure(_:_:)``). Each hunted record gets its
-    /// ``TrialResult/hunt``; outcomes and the exit code stay as they were.
+    /// Whether `spec` is one of the trials this runner selects of `plan`, or
+    /// an attempt of a hunt for one of them (``huntedSpec(_:attempt:shrinkNs:)``,
+    /// whatever its seed): what a child process of an isolated stress test,
+    /// which runs the test again, may take.
+    package func takes(_ spec: TrialSpec, of plan: Plan) -> Bool {
+        let selected = selectedTrials(of: plan)
+        if selected.contains(spec) { return true }
+        guard spec.schedule == .controlled else { return false }
+        return selected.contains { free in
+            var attempt = Self.huntedSpec(free, attempt: 0, shrinkNs: options.shrinkNs)
+            attempt.seed = spec.seed
+            return attempt == spec
+        }
+    }
+
+    /// How long to hunt for `result`'s failure, in nanoseconds: `--hunt`
+    /// when the run gives it, else its experiment's `hunt` (0: no hunt).
+    package func huntBudgetNs(for result: TrialResult, in plan: Plan) -> UInt64 {
+        options.huntNs ?? plan.experiments.first { $0.name == result.trial.experiment }?.huntNs ?? 0
+    }
+
+    /// Hunts for every free-running failure of `report` that control can
+    /// run, each for up to `budgetNs(failure)` (none when that is 0):
+    /// controlled trials of the same cell (the failing seed, then seeds
+    /// derived from it), run like any trial (the same isolation), until one
+    /// fails the same way (``HuntRecord/sameFailure(_:_:)``). Each hunted
+    /// record gets its ``TrialResult/hunt``, and `stream` a hunt line for it
+    /// (``HuntLine``: the record's own line went out before the hunt);
+    /// outcomes and the exit code stay as they were.
     ///
     /// A controlled trial started within the budget runs to its end (its
     /// shrinking included), so a hunt may overrun by one trial. A signal
@@ -32,17 +55,23 @@ extension PlanRunner {
     ///
     /// - Parameters:
     ///   - report: A finished run's report.
-    ///   - budgetNs: How long to hunt for each failure.
-    ///   - progress: Called before each failure's hunt with its trial id.
-    package func hunt(_ report: inout RunReport, budgetNs: UInt64, progress: ((String) -> Void)? = nil) {
+    ///   - budgetNs: How long to hunt for a failure; 0 for not at all.
+    ///   - stream: The run's NDJSON stream, when it has one.
+    ///   - progress: Called before each failure's hunt with its trial id and budget.
+    func hunt(_ report: inout RunReport, budgetNs: (TrialResult) -> UInt64, stream: RecordStream? = nil,
+              progress: ((_ id: String, _ budgetNs: UInt64) -> Void)? = nil) {
         guard report.stop?.reason != .signal else { return }
         for i in report.trials.indices where canHunt(report.trials[i]) {
+            let budget = budgetNs(report.trials[i])
+            guard budget > 0 else { continue }
             if let signal = interruption() {
                 report.stop = RunStop(reason: .signal, signal: signal)
                 return
             }
-            progress?(report.trials[i].trial.id)
-            report.trials[i].hunt = hunt(report.trials[i], planFile: report.planFile, budgetNs: budgetNs)
+            progress?(report.trials[i].trial.id, budget)
+            let found = hunt(report.trials[i], planFile: report.planFile, budgetNs: budget)
+            report.trials[i].hunt = found
+            stream?.append(HuntLine(trial: report.trials[i].trial.id, hunt: found))
             if let signal = interruption() {
                 report.stop = RunStop(reason: .signal, signal: signal)
                 return

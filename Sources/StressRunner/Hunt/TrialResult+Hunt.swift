@@ -3,7 +3,7 @@ import StressCore
 
 extension TrialResult {
     /// What a report prints of a free-running failure after its rerun line:
-    /// the command that hunts for it under control and, when `run --hunt`
+    /// the command that hunts for it under control and, when a hunt
     /// ran, what the hunt found: the controlled trial's interleaving (drawn
     /// when `drawTrace`, else counted), its shrinking and its replay command.
     /// Empty for a trial control cannot run, and for a controlled one (which
@@ -28,7 +28,7 @@ extension TrialResult {
     }
 
     /// `1.4 s`: a hunt's time as reports print it.
-    static func huntSeconds(_ seconds: Double) -> String {
+    package static func huntSeconds(_ seconds: Double) -> String {
         String(format: "%.1f s", seconds)
     }
 }

@@ -52,10 +52,11 @@ package enum ChildProcess {
     static let recordGraceNs: UInt64 = 300_000_000
 
     /// Spawns `executable` with `arguments`, feeds it `input`, and collects what
-    /// it writes until it ends or `timeoutNs` passes.
+    /// it writes until it ends or `timeoutNs` passes. A `journal` descriptor
+    /// (``CrashJournal``) is handed to the child as descriptor 4.
     public static func run(
         executable: String, arguments: [String], environment: [String: String] = [:],
-        input: [UInt8], timeoutNs: UInt64, graceNs: UInt64 = 1_000_000_000
+        input: [UInt8], timeoutNs: UInt64, graceNs: UInt64 = 1_000_000_000, journal: Int32? = nil
     ) throws(EngineError) -> ChildCapture {
         var stdinPipe: [Int32] = [-1, -1], resultPipe: [Int32] = [-1, -1], outputPipe: [Int32] = [-1, -1]
         guard makePipe(&stdinPipe), makePipe(&resultPipe), makePipe(&outputPipe) else {
@@ -70,6 +71,11 @@ package enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 2)
         posix_spawn_file_actions_adddup2(&actions, resultPipe[1], resultDescriptor)
+        // Above the descriptors the child is given, so that none of those
+        // dups overwrites it first (the journal may well be descriptor 3).
+        let journalCopy = journal.map { fcntl($0, F_DUPFD_CLOEXEC, 10) } ?? -1
+        defer { if journalCopy >= 0 { close(journalCopy) } }
+        if journalCopy >= 0 { posix_spawn_file_actions_adddup2(&actions, journalCopy, CrashJournal.childDescriptor) }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }

@@ -84,7 +84,7 @@ public struct PlanRunner: Sendable {
             }
             if let n = options.maxDecisions, s.schedule == .controlled { s.maxDecisions = n }
             if let n = options.shrinkNs { s.shrinkNanoseconds = Int(clamping: n) }
-            if let n = options.busyWorkers { s.busyWorkers = min(n, s.threads) }
+            if let busy = options.busyWorkers { s.busyWorkers = busy.within(threads: s.threads) }
             // A trial made controlled or explored here runs for its
             // decisions, its shrinking or its exploration, not its window:
             // its timeout grows to cover them, as a plan's own gets (never
@@ -107,12 +107,18 @@ public struct PlanRunner: Sendable {
     /// ``RunReport/stop`` and every trial it did not start is a `skipped` record
     /// saying so (also appended to the stream).
     ///
+    /// After the trials, each free-running failure that control can run is
+    /// hunted under control for its experiment's `hunt` (or
+    /// ``RunOptions/huntNs``), when that is not 0 (``huntBudgetNs(for:in:)``);
+    /// `hunting` is called before each hunt with the trial's id and budget.
+    ///
     /// Throws only when the stream file cannot be created; once trials run,
     /// every outcome is a record.
     package func run(
-        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil,
+        hunting: ((_ id: String, _ budgetNs: UInt64) -> Void)? = nil
     ) throws(RunError) -> RunReport {
-        let (report, tail) = try runLeavingTheStreamTail(plan, progress: progress)
+        let (report, tail) = try runLeavingTheStreamTail(plan, progress: progress, hunting: hunting)
         tail?.wait()
         return report
     }
@@ -124,7 +130,8 @@ public struct PlanRunner: Sendable {
     /// than one core), then calls the tail's ``StreamTail/wait()`` before it
     /// exits.
     package func runLeavingTheStreamTail(
-        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil,
+        hunting: ((_ id: String, _ budgetNs: UInt64) -> Void)? = nil
     ) throws(RunError) -> (RunReport, StreamTail?) {
         if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
@@ -184,6 +191,13 @@ public struct PlanRunner: Sendable {
         report.shard = options.shard
         report.matrixTrials = matrix.count
         if options.allowSkipped { report.skipsAllowed = true }
+        if report.stop?.reason != .signal {
+            // A hunt may follow, which appends to the stream: the tail is
+            // written first (a signal's stop is never hunted).
+            tail?.wait()
+            tail = nil
+            hunt(&report, budgetNs: { huntBudgetNs(for: $0, in: plan) }, stream: stream, progress: hunting)
+        }
         return (report, tail)
     }
 
@@ -307,11 +321,16 @@ public struct PlanRunner: Sendable {
         // binary, so it is a TSan build too).
         let raceLog = ThreadSanitizer.isActive ? TrialRaceLog.make() : nil
         if let raceLog { environment["TSAN_OPTIONS"] = raceLog.options(inherited: environment["TSAN_OPTIONS"] ?? inherited["TSAN_OPTIONS"]) }
+        // A controlled trial's decisions go to a journal that outlives its
+        // process, so that a crash keeps them (see PlanRunner+CrashedSchedule).
+        let journal = spec.schedule == .controlled ? CrashJournal.makeFile() : nil
+        defer { if let journal { close(journal) } }
+        if journal != nil { environment[CrashJournal.descriptorVariable] = String(CrashJournal.childDescriptor) }
         do {
             capture = try ChildProcess.run(
                 executable: executable, arguments: arguments,
                 environment: environment,
-                input: input, timeoutNs: UInt64(spec.timeoutNanoseconds)
+                input: input, timeoutNs: UInt64(spec.timeoutNanoseconds), journal: journal
             )
         } catch {
             raceLog?.remove()
@@ -321,6 +340,10 @@ public struct PlanRunner: Sendable {
             .explainingSilentTrap(strategy: registry.strategy(for: spec)?.descriptor)
             .namingCrashCause()
         if let raceLog { result.record(dataRaces: raceLog.collect()) }
+        if let journal, result.outcome == .crashed, result.schedule == nil {
+            result = Self.recoveringSchedule(of: result, journal: journal, capture: capture,
+                                             child: (executable, arguments, environment))
+        }
         return result
     }
 }

@@ -84,25 +84,53 @@ final class RecordStream {
     /// cannot spend.
     func append(contentsOf results: ArraySlice<TrialResult>, flush: Bool = true) {
         guard !results.isEmpty else { return }
+        if results.count < 64 {
+            // A finished trial's record: one small write, no chunk buffer.
+            let (lines, failures) = Self.encodeLines(Array(results))
+            if let failure = failures.first { warn(failure) }
+            write(lines, flush: flush)
+            return
+        }
         let before = signals()
         let signals = self.signals
+        let output = ChunkedOutput.writing(to: fd, path: path, abandonWhen: { signals() > before })
+        let failures = Self.writeLines(results, to: output)
+        if let failure = failures.first { warn(failure) }
         do throws(FileWriteError) {
-            if results.count < 64 {
-                // A finished trial's record: one small write, no chunk buffer.
-                let (lines, failures) = Self.encodeLines(Array(results))
-                if let failure = failures.first { warn(failure) }
-                try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
-            } else {
-                let output = ChunkedOutput.writing(to: fd, path: path, abandonWhen: { signals() > before })
-                let failures = Self.writeLines(results, to: output)
-                if let failure = failures.first { warn(failure) }
-                try output.finish()
-            }
+            try output.finish()
         } catch {
             warn("cannot append to \(path.terminalSafe): \(error.reason)")
             return
         }
-        if flush && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+        if flush { sync() }
+    }
+
+    /// Appends `line`, one JSON object that is no trial record (a hunt's,
+    /// ``HuntLine``), as a line of its own, flushed to disk; `trial` names
+    /// the trial it is about in a warning.
+    func append(line: some Encodable, about trial: String) {
+        do {
+            write(try ResultCoding.encoder(pretty: false).encode(line) + [UInt8(ascii: "\n")], flush: true)
+        } catch {
+            warn("cannot encode a line about \(trial): \(error)")
+        }
+    }
+
+    /// Writes `lines` in a single write, flushed to disk when `flush` says so.
+    private func write(_ lines: Data, flush: Bool) {
+        let before = signals()
+        do throws(FileWriteError) {
+            try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
+        } catch {
+            warn("cannot append to \(path.terminalSafe): \(error.reason)")
+            return
+        }
+        if flush { sync() }
+    }
+
+    /// Flushes what was written to disk.
+    private func sync() {
+        if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
             // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the lines are written.
             warn("cannot flush \(path.terminalSafe) to disk: \(String(cString: strerror(errno)))")
         }
@@ -147,12 +175,19 @@ final class RecordStream {
         FileHandle.standardError.write(Data("stressbench: warning: \(message); the stream may miss records from here on (the final files still have them)\n".utf8))
     }
 
-    /// Reads a stream back, skipping a final line cut short by a crash.
+    /// Reads a stream back, skipping a final line cut short by a crash, with
+    /// each hunt's line (``HuntLine``) folded into its trial's record.
     static func read(_ path: String) throws -> [TrialResult] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return data.split(separator: UInt8(ascii: "\n")).compactMap {
-            try? ResultCoding.decoder().decode(TrialResult.self, from: Data($0))
+        var records: [TrialResult] = []
+        for line in data.split(separator: UInt8(ascii: "\n")).map({ Data($0) }) {
+            if let hunt = HuntLine.decode(line) {
+                hunt.fold(into: &records)
+            } else if let record = try? ResultCoding.decoder().decode(TrialResult.self, from: line) {
+                records.append(record)
+            }
         }
+        return records
     }
 }
 
@@ -166,8 +201,9 @@ package final class StreamTail: Sendable {
     /// Starts writing `records` to `stream`, unflushed.
     init(writing records: ArraySlice<TrialResult>, to stream: RecordStream) {
         // The stream is handed over to the thread: the runner that opened it
-        // never uses it again, so the thread is its only user (it is closed
-        // when the thread lets go of it).
+        // touches it again only after wait() (a hunt's lines), which the
+        // semaphore orders after the thread's last write, so the thread is
+        // its only user meanwhile.
         nonisolated(unsafe) let stream = stream
         let done = done
         Thread {

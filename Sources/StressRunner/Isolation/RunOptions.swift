@@ -65,14 +65,19 @@ public struct RunOptions: Sendable {
     /// `--shrink-seconds N` (N s) or `--no-shrink` (0): how long every failed
     /// controlled trial's schedule is shrunk, overriding the plan's `shrink`.
     package var shrinkNs: UInt64?
+    /// `--hunt SECONDS` (0: none): how long to hunt under control for each
+    /// free-running failure after the run, overriding every experiment's
+    /// `hunt`; nil keeps the plan's.
+    package var huntNs: UInt64?
     /// `--ops N`: every trial's measured window is N operations per worker
     /// (a scenario's: N rounds), overriding the plan's `duration` or `ops`
     /// (a shrunk schedule's replay needs the operations it was shrunk to).
     package var opsPerThread: Int?
-    /// `--busy-workers N`: with a stop by operations, only the first N
-    /// workers of a controlled trial run any (a shrunk schedule's replay,
-    /// when shrinking left the others idle).
-    package var busyWorkers: Int?
+    /// `--busy-workers N` or `--busy-workers w1,w3`: with a stop by
+    /// operations, only the first N workers, or the listed ones, of a
+    /// controlled trial run any (a shrunk schedule's replay, when shrinking
+    /// left the others idle).
+    package var busyWorkers: BusyWorkers?
     /// The name rerun commands start with: the executable as invoked
     /// (`stressbench`, or a team's own build of it).
     public var executableName: String

@@ -28,11 +28,16 @@ package enum TrialChild {
             exit(2)
         }
         let fd = ProcessInfo.processInfo.environment[resultDescriptorVariable].flatMap(Int32.init) ?? ChildProcess.resultDescriptor
+        // A controlled trial's decisions go to the journal the parent gave,
+        // which outlives this process should the code under test kill it.
+        if let journal = ProcessInfo.processInfo.environment[CrashJournal.descriptorVariable].flatMap(Int32.init) {
+            CrashJournal.install(CrashJournal(descriptor: journal))
+        }
         // The trial is coordinated from a thread of its own: the main thread
         // serves the main queue and the main actor (MainThreadService), as in
         // an app, so workloads can dispatch to it.
         let coordinator = OSThread.spawn {
-            let result = LocalTrial.run(spec, registry: registry, onStall: handOverStalled(to: fd))
+            let result = LocalTrial.run(spec, registry: registry, onStall: handOverStalled(to: fd), onHalt: handOverHalted(spec, to: fd))
             deliver(result, to: fd)
             exit(0)
         }
@@ -61,6 +66,20 @@ package enum TrialChild {
         }
     }
 
+    /// What a trial process replaying a crashed trial's decisions does when
+    /// it reaches the last of them (``TrialSpec/haltAfterDecisions``): it
+    /// writes the schedule and trace so far as its record and exits at
+    /// once, before the worker chosen last runs into the crash again.
+    static func handOverHalted(_ spec: TrialSpec, to fd: Int32) -> @Sendable (ScheduleRecord, [TraceEvent]) -> Void {
+        { schedule, trace in
+            var halted = TrialResult.failed(spec, .crashed, FailureReport(message: "halted before the recorded crash"))
+            halted.schedule = schedule
+            halted.trace = trace
+            deliver(halted, to: fd)
+            _exit(0)
+        }
+    }
+
     /// Writes one record as a line of JSON; exits 3 if that is impossible.
     static func deliver(_ result: TrialResult, to fd: Int32) {
         guard let data = try? ResultCoding.encoder(pretty: false).encode(result) else { _exit(3) }
@@ -78,10 +97,13 @@ package enum LocalTrial {
     /// stopped); by default it prints the report and exits with status 3, which
     /// is what an in-process run can do. `stopRequested` can end the trial early
     /// (see ``TrialSettings/stopRequested``); its figures then cover a shorter window.
+    /// `onHalt` gets the schedule and trace of a trial that halts short of a
+    /// recorded crash (``TrialSpec/haltAfterDecisions``) and must end the process.
     public static func run(
         _ spec: TrialSpec, registry: StressRegistry,
         onStall: @escaping @Sendable (TrialResult) -> Void = LocalTrial.exitOnStall,
-        stopRequested: (@Sendable () -> Bool)? = nil
+        stopRequested: (@Sendable () -> Bool)? = nil,
+        onHalt: (@Sendable (ScheduleRecord, [TraceEvent]) -> Void)? = nil
     ) -> TrialResult {
         let run: @Sendable (WorkloadParameters, StrategyEntry, TrialSettings, @escaping @Sendable (StallReport) -> Void) throws -> EngineOutput
         if spec.scenario == true {
@@ -111,6 +133,7 @@ package enum LocalTrial {
         do {
             var settings = TrialSettings(spec)
             settings.stopRequested = stopRequested
+            settings.onHalt = onHalt
             let output = try run(spec.parameters, strategy, settings) { report in
                 onStall(stalledResult(spec, report))
             }

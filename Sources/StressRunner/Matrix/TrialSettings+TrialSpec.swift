@@ -14,7 +14,8 @@ extension TrialSettings {
         // Replay checked the text against the trial's workers before it ran.
         forcedSchedule = spec.forcedSchedule.flatMap { try? ScheduleEncoding.decode($0, workers: spec.threads) }
         shrinkNs = spec.shrinkBudgetNs
-        activeWorkers = spec.busyWorkers
+        busyWorkers = spec.busyWorkers
+        haltAfterDecisions = spec.haltAfterDecisions
         exploration = spec.exploration
         latestStallReportNs = WatchdogTiming.latestReportNs(timeoutNs: UInt64(spec.timeoutNanoseconds))
     }

@@ -94,10 +94,15 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     // The exploration the trial runs, as the JSON's `explore` carries it;
     // ``exploration`` is the face the runner uses.
     package var explorationGiven: Exploration?
-    /// With a stop by operations under control, only the first this many
-    /// workers run any (the JSON's `busyWorkers`, `--busy-workers`: the
-    /// replay of a schedule shrunk to fewer busy workers). Nil: all.
-    package var busyWorkers: Int?
+    /// With a stop by operations under control, only these workers run any
+    /// (the JSON's `busyWorkers`, `--busy-workers`: the replay of a schedule
+    /// shrunk to fewer busy workers). Nil: all.
+    package var busyWorkers: BusyWorkers?
+    /// A controlled trial stops once it has made this many decisions and
+    /// writes its schedule and trace as its record (the JSON's
+    /// `haltAfterDecisions`): the parent's replay of a crashed trial's
+    /// recorded decisions, up to the crash, for its trace. Nil: it runs to its end.
+    package var haltAfterDecisions: Int?
 
     /// A trial.
     package init(
@@ -166,6 +171,7 @@ public struct TrialSpec: Sendable, Codable, Hashable {
         case shrinkNanoseconds = "shrinkNs"
         case explorationGiven = "explore"
         case busyWorkers
+        case haltAfterDecisions
         case check
     }
 }

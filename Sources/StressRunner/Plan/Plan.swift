@@ -121,6 +121,10 @@ package struct Experiment: Sendable {
     /// `explore`: run each trial as a bounded exhaustive exploration of its
     /// schedules (which makes it controlled); nil to run it once.
     package var exploration: ExplorationSettings?
+    /// `hunt`: how long, in nanoseconds, to hunt under control for each of
+    /// its trials that fails free-running, after the run (0: no hunt, the
+    /// default). A controlled trial has its own trace and is never hunted.
+    package var huntNs: UInt64 = 0
     /// What its trials must do (the `expect` key): pass, unless it says otherwise.
     public var expect = Expectation.passing
 

@@ -23,6 +23,7 @@ extension PlanLoader {
         var maxDecisions: Int?
         var shrinkNs: UInt64?
         var exploration: ExplorationSettings?
+        var huntNs: UInt64?
         /// Where `schedule` and `explore` were given, for the check that an
         /// exploration is not made free.
         var scheduleAt: (node: Node, path: PlanKeyPath)?

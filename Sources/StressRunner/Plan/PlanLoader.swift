@@ -38,7 +38,7 @@ package struct PlanLoader: Sendable {
     }
 
     static let topKeys = ["name", "description", "order", "allow_large", "sanitizer", "defaults", "experiments", "thresholds", "gate"]
-    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor", "schedule", "max_decisions", "shrink", "explore"]
+    static let sharedKeys = ["strategies", "threads", "duration", "ops", "repetitions", "seed", "warmup", "timeout", "deadlock_after", "fuzz", "timing", "allocator", "load", "stop_on_violation", "expect", "interpose", "executor", "schedule", "max_decisions", "shrink", "explore", "hunt"]
     static let experimentKeys = ["name", "description", "workload", "scenario", "parameters", "thresholds", "check"] + sharedKeys
     static let maxThreads = 4096
     /// The longest name of a plan or an experiment (names become parts of file names).
@@ -217,6 +217,7 @@ package struct PlanLoader: Sendable {
                 layer.schedule = parseSchedule(value, here, &r)
                 layer.scheduleAt = (value, here)
             case "shrink": layer.shrinkNs = parseShrink(value, here, &r)
+            case "hunt": layer.huntNs = parseHunt(value, here, &r)
             case "explore":
                 layer.exploration = parseExplore(value, here, &r)
                 layer.exploreAt = (value, here)
@@ -340,6 +341,7 @@ package struct PlanLoader: Sendable {
         experiment.maxDecisions = layer.maxDecisions ?? defaults.maxDecisions ?? PlanDefaults.maxDecisions
         experiment.shrinkNs = layer.shrinkNs ?? defaults.shrinkNs ?? PlanDefaults.shrinkNs
         experiment.exploration = exploration
+        experiment.huntNs = layer.huntNs ?? defaults.huntNs ?? 0
         for choice in layer.strategies ?? defaults.strategies ?? [] {
             if let parts = choice.parts, strategies.contains(choice.name) { experiment.strategyParts[choice.name] = parts }
         }

@@ -34,3 +34,20 @@ extension TrialSpec {
     @available(*, deprecated, message: "read deadlockAfter, a Duration")
     public var deadlockAfterNs: Int { deadlockAfterNanoseconds }
 }
+
+extension RerunCommand {
+    /// The former form of ``replay(_:planFile:schedule:operations:busyWorkers:)``,
+    /// when a shrunk schedule's busy workers were always the first few.
+    ///
+    /// - Parameters:
+    ///   - trial: The trial the replay reruns.
+    ///   - planFile: The plan file the command runs.
+    ///   - schedule: The recorded schedule to follow, or nil to replay by the seed.
+    ///   - operations: The operations per worker the schedule ran, when not the trial's own.
+    ///   - busyWorkers: How many workers, from worker 0, ran operations.
+    /// - Returns: The replay command.
+    @available(*, deprecated, message: "pass busyWorkers as the list of busy workers' indices")
+    public func replay(_ trial: TrialSpec, planFile: String, schedule: String?, operations: Int? = nil, busyWorkers: Int) -> String {
+        replay(trial, planFile: planFile, schedule: schedule, operations: operations, busyWorkers: Array(0..<max(0, busyWorkers)))
+    }
+}

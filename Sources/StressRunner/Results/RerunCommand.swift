@@ -70,7 +70,7 @@ package struct RerunCommand: Sendable, Codable, Equatable {
         if let n = options.repetitions { args += ["--repetitions", String(n)] }
         if let d = options.durationNs { args += ["--duration", Self.exact(d)] }
         if let n = options.opsPerThread { args += ["--ops", String(n)] }
-        if let n = options.busyWorkers { args += ["--busy-workers", String(n)] }
+        if let busy = options.busyWorkers { args += ["--busy-workers", busy.description] }
         if let a = options.allocator { args += ["--allocator", a.rawValue] }
         if let f = options.fuzz { args += ["--fuzz", f.rawValue] }
         if options.stopOnViolation { args.append("--stop-on-violation") }
@@ -104,10 +104,10 @@ package struct RerunCommand: Sendable, Codable, Equatable {
     /// window (a shrunk one's, an exploration's), becomes `--ops`, in place
     /// of any `--duration` or `--ops` among the overrides: the replay then
     /// ends where that run did.
-    /// `busyWorkers`, for a schedule shrunk to fewer busy workers, becomes
-    /// `--busy-workers`.
+    /// `busyWorkers`, for a schedule shrunk to fewer busy workers (their
+    /// indices, from 0), becomes `--busy-workers`.
     public func replay(_ trial: TrialSpec, planFile: String, schedule: String?, operations: Int? = nil,
-                       busyWorkers: Int? = nil) -> String {
+                       busyWorkers: [Int]? = nil) -> String {
         var dropped: Set<String> = ["--schedule", "--busy-workers"]
         if schedule != nil { dropped.insert("--explore") }
         if operations != nil { dropped.formUnion(["--duration", "--ops"]) }
@@ -120,7 +120,7 @@ package struct RerunCommand: Sendable, Codable, Equatable {
         }
         let selection = ["--only", trial.id, "--seed", String(trial.seed)] + (schedule.map { ["--schedule", $0] } ?? [])
             + (operations.map { ["--ops", String($0)] } ?? [])
-            + (busyWorkers.map { ["--busy-workers", String($0)] } ?? [])
+            + (busyWorkers.map { ["--busy-workers", BusyWorkers($0).description] } ?? [])
         return ((launcher ?? []) + [executable, "replay", planFile] + selection + overrides).map(Self.quoted).joined(separator: " ")
     }
 

@@ -110,7 +110,8 @@ public struct TrialResult: Sendable, Codable, Equatable {
     /// command that hunts for the same failure under control, where it can
     /// be traced. Nil otherwise.
     package var huntCommand: String?
-    /// What `run --hunt` found for this free-running failure under control.
+    /// What hunting under control found for this free-running failure
+    /// (`run --hunt`, the plan's `hunt`, `StressTest.hunt(seconds:)`).
     /// Nil when no hunt ran for it.
     package var hunt: HuntRecord?
 

@@ -164,9 +164,39 @@ final class ShrinkAndExploreTests: XCTestCase {
         let outcome = ControlledTrialSupport.run("counter", ["variant": .text("split-rmw")], strategy: "unsynchronized", settings: settings)
         let output = try XCTUnwrap(outcome.output, "\(String(describing: outcome.error))")
         let shrink = try XCTUnwrap(output.shrink)
-        XCTAssertEqual(shrink.busyWorkers, 2, "\(shrink)")
+        let busy = try XCTUnwrap(shrink.busyWorkers, "\(shrink)")
+        XCTAssertEqual(busy.count, 2, "\(shrink)")
         XCTAssertEqual(shrink.preemptionsAfter, 1)
-        XCTAssertEqual(Set(output.trace?.map(\.worker) ?? []), [0, 1])
+        XCTAssertEqual(Set(output.trace?.map(\.worker) ?? []), Set(busy))
+    }
+
+    /// The bug zoo's check-then-act among eight workers: two withdrawals of
+    /// one account race, so shrinking must busy those two (not workers 0
+    /// and 1, whose first operations need not race) and cut the run to one
+    /// preemption between a check and its debit. The budget is far beyond
+    /// what the search takes (about 250 candidates), so the time bound
+    /// never decides the result; the seed fixes everything else.
+    func testCheckThenActAmongEightWorkersShrinksToTheTwoThatRace() throws {
+        var settings = controlled(threads: 8, seed: 1, fuzz: .chaos)
+        settings.shrinkNs = 300_000_000_000
+        let outcome = ControlledTrialSupport.run(
+            "bank", ["variant": .text("check-then-act"), "accounts": .integer(4), "initial_balance": .integer(100),
+                     "max_transfer": .integer(100), "withdraw_ratio": .number(0.45), "deposit_ratio": .number(0.4),
+                     "close_ratio": .number(0)],
+            strategy: "pthread-mutex", settings: settings)
+        let output = try XCTUnwrap(outcome.output, "\(String(describing: outcome.error))")
+        let shrink = try XCTUnwrap(output.shrink)
+        XCTAssertFalse(shrink.timedOut, "\(shrink)")
+        let busy = try XCTUnwrap(shrink.busyWorkers, "\(shrink)")
+        XCTAssertEqual(busy.count, 2, "\(shrink)")
+        XCTAssertEqual(shrink.preemptionsAfter, 1, "\(shrink)")
+        let trace = try XCTUnwrap(output.trace)
+        XCTAssertEqual(Set(trace.map(\.worker)), Set(busy))
+        XCTAssertTrue(output.violations.samples.contains { $0.message.hasPrefix("no overdraft: withdrawing") }, "\(output.violations)")
+        // The preempted worker had checked and not yet debited.
+        let preempted = try XCTUnwrap(trace.firstIndex { $0.preempted == true })
+        let before = trace[..<preempted].last { $0.worker == trace[preempted].worker && $0.kind == .step }
+        XCTAssertEqual(before?.name, "withdraw/debit", "\(trace)")
     }
 
     /// A budget too short for the space: the search stops, says it is not

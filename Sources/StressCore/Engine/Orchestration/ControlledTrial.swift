@@ -32,7 +32,7 @@ enum ControlledTrial {
         _ settings: TrialSettings, policy: any SchedulingPolicy,
         onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: ControlledScheduler.StallDetail) -> Void
     ) -> ControlledScheduler {
-        ControlledScheduler(
+        let scheduler = ControlledScheduler(
             workers: settings.threads,
             policy: { epoch in
                 policy.makeScheduler(settings: settings.fuzz, seed: SplitMix64.derive(settings.seed, 0xC0_47_20_11 &+ epoch),
@@ -41,6 +41,14 @@ enum ControlledTrial {
             forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions,
             spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock,
             fallback: settings.scheduleFallback, recordsChoices: settings.recordsChoices, deviations: settings.deviations,
-            participants: settings.stop.opsPerThread == nil ? nil : settings.activeWorkers)
+            participants: settings.stop.opsPerThread == nil ? nil : settings.busyWorkers?.within(threads: settings.threads).workers)
+        // Each run from a fresh start (one of an exploration's, of
+        // shrinking's) is the one a crash would have cut short.
+        scheduler.journal = CrashJournal.current
+        scheduler.journal?.beginRun(opsPerThread: settings.stop.opsPerThread,
+                                    busyWorkers: settings.stop.opsPerThread == nil ? nil : settings.busyWorkers)
+        scheduler.haltAt = settings.haltAfterDecisions ?? -1
+        scheduler.onHalt = settings.onHalt
+        return scheduler
     }
 }

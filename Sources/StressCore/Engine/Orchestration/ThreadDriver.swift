@@ -130,7 +130,7 @@ enum ThreadDriver {
         // Under control, from here to its end this worker runs only while it
         // holds the run token; one that shrinking leaves idle runs nothing
         // and takes no part.
-        let idle = worker.frame.thread >= (settings.activeWorkers ?? Int.max) && settings.stop.opsPerThread != nil
+        let idle = !settings.runsOperations(worker.frame.thread)
         if !idle { controlled?.arrive(worker.frame.thread) }
         defer { if !idle { controlled?.depart(worker.frame.thread) } }
         if settings.load.mode == .paced {
@@ -151,8 +151,8 @@ enum ThreadDriver {
             case .duration:
                 while control.current != TrialControl.stop { timedOperation(&worker, program, state, access) }
             case .operations(let count):
-                // Shrinking's smaller runs may leave the later workers idle.
-                var left = worker.frame.thread < (settings.activeWorkers ?? Int.max) ? count : 0
+                // Shrinking's smaller runs may leave some workers idle.
+                var left = idle ? 0 : count
                 while left > 0 && control.current != TrialControl.stop {
                     timedOperation(&worker, program, state, access)
                     left -= 1

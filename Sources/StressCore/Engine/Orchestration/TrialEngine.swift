@@ -269,9 +269,11 @@ package enum TrialEngine {
         var samples: [ViolationSample] = []
         var timedOps = 0
         for r in reports {
-            serviceTicks.add(r.histogram)
-            acquireTicks.add(r.acquireHistogram)
-            responseTicks.add(r.responseHistogram)
+            if settings.summarizesLatency {
+                serviceTicks.add(r.histogram)
+                acquireTicks.add(r.acquireHistogram)
+                responseTicks.add(r.responseHistogram)
+            }
             r.freeHistograms()
             timedOps += r.timedOps
             tally.add(r.tally)
@@ -294,9 +296,12 @@ package enum TrialEngine {
             samples.append(ViolationSample(thread: nil, operation: "final-check", step: nil, opNumber: nil, message: message))
         }
         let perTick = clock.nanosecondsPerTick
-        let histogram = serviceTicks.latencyHistogram(nanosecondsPerTick: perTick)
-        let acquire = acquireTicks.latencyHistogram(nanosecondsPerTick: perTick)
-        let response = responseTicks.latencyHistogram(nanosecondsPerTick: perTick)
+        // A shrinking candidate's latency is read by nobody, and merging
+        // and summarizing it cost more than a short controlled run.
+        let summarize = settings.summarizesLatency
+        let histogram = summarize ? serviceTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none
+        let acquire = summarize ? acquireTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none
+        let response = summarize ? responseTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none
         let start = reports.map(\.startNs).min() ?? 0
         let end = reports.map(\.endNs).max() ?? start
         let elapsed = Int(end &- start)

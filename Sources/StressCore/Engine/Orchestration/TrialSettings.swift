@@ -60,9 +60,26 @@ package struct TrialSettings: Sendable {
     /// Deviations from the non-preemptive schedule, by worker and that
     /// worker's decision count (shrinking's replays).
     var deviations: [ScheduleDeviation]?
-    /// With a stop by operations under control: only the first this many
-    /// workers run any (shrinking's runs with fewer workers busy).
-    package var activeWorkers: Int?
+    /// Whether the run's latency percentiles and histograms are worked out:
+    /// off for shrinking's candidate runs, whose figures nobody reads (the
+    /// trial's record keeps the failing run's).
+    var summarizesLatency = true
+    /// With a stop by operations under control: only these workers run any
+    /// (shrinking's runs with fewer workers busy). Nil: all.
+    package var busyWorkers: BusyWorkers?
+
+    /// Whether `worker` runs operations in this trial: all do, unless a stop
+    /// by operations leaves some idle (``busyWorkers``).
+    func runsOperations(_ worker: Int) -> Bool {
+        guard let busyWorkers, stop.opsPerThread != nil else { return true }
+        return busyWorkers.contains(worker)
+    }
+    /// A controlled trial halts once it has made this many decisions,
+    /// handing its schedule and trace to ``onHalt`` before the worker
+    /// chosen last runs: how the parent draws the trace of a crashed
+    /// trial, by replaying its recorded decisions up to the crash.
+    package var haltAfterDecisions: Int?
+    package var onHalt: (@Sendable (_ schedule: ScheduleRecord, _ trace: [TraceEvent]) -> Void)?
 
     /// Settings.
     public init(threads: Int, seed: UInt64, warmupNs: UInt64, stop: StopCondition, samplesPerWorker: Int = 3,

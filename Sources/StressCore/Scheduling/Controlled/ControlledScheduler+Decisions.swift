@@ -49,7 +49,9 @@ extension ControlledScheduler {
         if choices != nil { noteChoice(current: current, chosen: chosen, ordinal: ordinal, spinning: spinning) }
         lastRan[chosen] = index
         log.append(chosen)
+        journal?.note(chosen)
         decisionMark.store(log.count, ordering: .releasing)
+        if log.count == haltAt { halt() }
         if log.count == maxDecisions { control?.enter(TrialControl.stop) }
         return chosen
     }
@@ -117,6 +119,13 @@ extension ControlledScheduler {
         if next == me { return }
         pass(to: next)
         if park { parkUntilTurn(me) }
+    }
+
+    /// A replay of a crashed run has made the crashed run's last decision:
+    /// the trace and schedule so far go to ``onHalt`` (which ends the
+    /// process) before the chosen worker runs into the crash again.
+    func halt() {
+        onHalt?(recordLocked(), traceEventsLocked())
     }
 
     /// Hands the deadlock's report on, once.

@@ -133,9 +133,16 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     static let spinLimit = 64
     static let livelockLimit = 100_000
     var arrived = 0
-    /// The workers that take part: the first this many (the rest are idle
-    /// in a shrinking run, and count as finished from the start).
+    /// Whether each worker takes part (the others are idle in a shrinking
+    /// run, and count as finished from the start), and how many do.
+    let participating: [Bool]
     let participants: Int
+    /// Where the decisions also go, for the parent to read should the
+    /// process die (``CrashJournal``); and the decision count at which a
+    /// replay of a crashed run halts (-1: never) and whom it tells.
+    var journal: CrashJournal?
+    var haltAt = -1
+    var onHalt: (@Sendable (_ schedule: ScheduleRecord, _ trace: [TraceEvent]) -> Void)?
 
     // The shared words: the state lock, the token, the decisions made (for
     // the escape monitor), control's end, and each worker's baton.
@@ -155,9 +162,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
          spuriousWakeups: Double = 0, seed: UInt64 = 0,
          onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void,
          fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil,
-         participants: Int? = nil) {
+         participants: [Int]? = nil) {
         self.fallback = fallback
-        self.participants = Swift.min(participants ?? workers, workers)
+        var participating = Array(repeating: participants == nil, count: workers)
+        for w in participants ?? [] where w >= 0 && w < workers { participating[w] = true }
+        self.participating = participating
+        self.participants = participating.count(where: { $0 })
         if recordsChoices {
             choices = []
             choices?.reserveCapacity(Swift.min(maxDecisions, 1 << 16))
@@ -212,7 +222,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         arrived += 1
         if arrived == participants {
             decidingAt = Self.decidedAtArrival
-            for w in 0..<workers { status[w] = w < participants ? .runnable : .finished }
+            for w in 0..<workers { status[w] = participating[w] ? .runnable : .finished }
             pass(to: decide(current: -1))
         }
         unlockState()

@@ -91,6 +91,7 @@ extension TraceLine {
             if event.preempted != true, name == "finished", event.state == nil { return nil }
             return "  -- switch (\(name.isEmpty ? (event.preempted == true ? "preempted" : "blocked") : name)) --"
         case .stuck: return "  stuck waiting for " + name
+        case .crash: return "  -- crashed (\(name)) --"
         }
     }
 
