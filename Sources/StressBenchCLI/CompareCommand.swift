@@ -67,7 +67,7 @@ struct CompareCommand: ParsableCommand {
         new.gate = GateReport.evaluate(new.trials, policy: policy, baseline: base, baselineFile: baselineFile,
                                        environment: new.environment)
         var writer = OutputWriter(quiet: quiet)
-        writer.write(json) { try ResultCoding.encodeResults(new) }
+        writer.write(concurrently: [(json, { @Sendable [new] out in try ResultCoding.writeResults(new, to: out) })])
         outputs.write(new, into: &writer)
         let code = writer.exitCode(after: new.exitCode)
         let out = Console.Stream(toStandardError: AtomicFile.isStandardOutput(json) || outputs.writesStandardOutput)

@@ -63,7 +63,7 @@ struct MergeCommand: ParsableCommand {
         for warning in RunReport.environmentWarnings(reports) { Console.error(warning) }
         for note in RunReport.explorationShardNotes(reports) { Console.error(note) }
         var writer = OutputWriter(quiet: quiet)
-        writer.write(output) { try ResultCoding.encodeResults(merged) }
+        writer.write(concurrently: [(output, { @Sendable [merged] out in try ResultCoding.writeResults(merged, to: out) })])
         writer.write(csv) { Data(CSVReport.render(merged).utf8) }
         let of = merged.matrixTrials.map { " of \($0)" } ?? ""
         Console.Stream(toStandardError: [output, csv].contains(where: AtomicFile.isStandardOutput))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StressKit
+import Synchronization
 
 /// Output files every command that ends with a report can write: Markdown,
 /// JUnit XML and HdrHistogram distributions. Each file is written atomically,
@@ -105,6 +106,33 @@ struct OutputWriter {
             if !AtomicFile.isStandardOutput(path) { note("wrote \(path.terminalSafe)") }
         } catch {
             failed("cannot write \(path.terminalSafe): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes each file `fill` gives (when its path is given) a chunk at a
+    /// time, all of them at once, one thread each: a stopped large run's
+    /// files are hundreds of megabytes that must be written within seconds
+    /// of the signal, and a machine has more than one core. What each has to
+    /// say comes in the order given, as ``write(_:_:)`` would say it.
+    /// `alongside` runs at the same time, on a thread of its own (the table
+    /// of a large run takes as long to render as a file to write).
+    mutating func write(concurrently files: [(path: String?, fill: @Sendable (ChunkedOutput) throws -> Void)],
+                        alongside: @Sendable () -> Void = {}) {
+        let before = signalsBefore
+        let outcomes = Mutex([Int: Result<Void, any Error>]())
+        DispatchQueue.concurrentPerform(iterations: files.count + 1) { i in
+            guard i < files.count else { return alongside() }
+            guard let path = files[i].path else { return }
+            let outcome = Result { try AtomicFile.write(to: path, abandonWhen: { Interruption.count > before }, files[i].fill) }
+            outcomes.withLock { $0[i] = outcome }
+        }
+        let results = outcomes.withLock { $0 }
+        for (i, file) in files.enumerated() {
+            guard let path = file.path, let outcome = results[i] else { continue }
+            switch outcome {
+            case .success: if !AtomicFile.isStandardOutput(path) { note("wrote \(path.terminalSafe)") }
+            case .failure(let error): failed("cannot write \(path.terminalSafe): \(error.localizedDescription)")
+            }
         }
     }
 

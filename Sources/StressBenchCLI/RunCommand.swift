@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import StressKit
 
 /// `stressbench run PLAN`.
@@ -196,8 +197,10 @@ struct RunCommand: ParsableCommand {
         }
         let progress = ProgressDisplay(trials: selected, quiet: quiet)
         var report: RunReport
+        // A stopped run's skipped records go to the stream while the other files are written.
+        let streamTail: StreamTail?
         do {
-            report = try runner.run(loaded, progress: { index, total, spec, result in
+            (report, streamTail) = try runner.runLeavingTheStreamTail(loaded, progress: { index, total, spec, result in
                 progress.update(index: index, total: total, spec: spec, result: result)
             }, hunting: { id, budgetNs in
                 progress.finish()
@@ -216,25 +219,35 @@ struct RunCommand: ParsableCommand {
         // The files first, so the table's last line can give the exit code the
         // process really ends with; what the writer has to say comes after it.
         var writer = OutputWriter(quiet: quiet)
-        writer.write(json) {
-            var withCells = report
-            withCells.cells = CellSummary.of(report)
-            return try ResultCoding.encodeResults(withCells)
-        }
-        writer.write(csv) { Data(CSVReport.bytes(report)) }
-        outputs.write(report, into: &writer)
+        var withCells = report
+        if json != nil { withCells.cells = CellSummary.of(report) }
         // A signal's code (130, 143) outranks a file that could not be written:
         // the user asked the run to stop, and a script must see that.
-        let code = writer.exitCode(after: report.exitCode, interrupted: report.stop?.reason == .signal)
+        let interrupted = report.stop?.reason == .signal
+        // The table is rendered while the files are written, with the code
+        // they will give if they are all written (a stopped run's code does
+        // not depend on them); again after, should one fail.
+        let likely = writer.exitCode(after: report.exitCode, interrupted: interrupted)
+        let table = Mutex<String?>(nil)
+        writer.write(concurrently: [
+            (json, { @Sendable [withCells] out in try ResultCoding.writeResults(withCells, to: out) }),
+            (csv, { @Sendable [report] out in CSVReport.write(report, to: out) }),
+        ], alongside: { @Sendable [report] in
+            let text = TableReport.render(report, exitCode: likely)
+            table.withLock { $0 = text }
+        })
+        outputs.write(report, into: &writer)
+        streamTail?.wait()
+        let code = writer.exitCode(after: report.exitCode, interrupted: interrupted)
         // With an output on standard output (`-`), the table goes to standard error.
         let out = Console.Stream(toStandardError: [json, csv, ndjson].contains(where: AtomicFile.isStandardOutput) || outputs.writesStandardOutput)
-        out.write(TableReport.render(report, exitCode: code))
+        out.write(code == likely ? table.withLock { $0 } ?? TableReport.render(report, exitCode: code) : TableReport.render(report, exitCode: code))
         let gateText = GateSummary.render(report.gate, planFile: report.planFile, rerun: options.rerun)
         if !gateText.isEmpty { out.write("\n" + gateText) }
         if report.gate != nil { out.write("\ngate: exit code \(code.rawValue) (\(code.meaning))\n") }
         writer.printMessages()
         if let stop = report.stop {
-            let skipped = report.trials.filter { $0.outcome == .skipped }.count
+            let skipped = report.trials.count { $0.outcome == .skipped }
             Console.error("\(stop.summary): \(report.trials.count - skipped) finished trial(s) kept, \(skipped) skipped")
         }
         throw ExitCode(code.rawValue)

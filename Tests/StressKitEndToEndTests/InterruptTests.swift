@@ -162,7 +162,7 @@ final class InterruptTests: XCTestCase {
     /// seconds appending the skipped records to the stream, one write and one
     /// fsync each (10 to 48 s in a release build on a loaded machine), past a
     /// container's 10-second stop grace, which would then have killed it with
-    /// nothing written. The records now go in one write and one fsync. What
+    /// nothing written. The records now go out a chunk at a time, unflushed. What
     /// the test holds (without timing it: the time depends on the machine's
     /// load) is that every file is whole: 10,000 records in the JSON, the
     /// CSV and the stream, the stream equal to the JSON's trials.

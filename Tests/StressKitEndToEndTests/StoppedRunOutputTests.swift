@@ -91,6 +91,41 @@ final class StoppedRunOutputTests: XCTestCase {
         XCTAssertTrue(spliced.contains("\"counter/mutex/t1/\"\"quoted\"\",r7\""), "the escaped id is the renderer's")
     }
 
+    /// Each file is written through a chunk of fixed size, reused: the
+    /// bytes are the same wherever its boundaries fall. Records (about 2 kB
+    /// of JSON, 1.3 kB of NDJSON, 0.3 kB of CSV) straddle chunks of 1, 97
+    /// and 1000 bytes; a chunk the size of the file is exactly one, and one
+    /// of 1 MB is more than the file.
+    func testEveryFileIsTheSameWhereverTheChunksEnd() throws {
+        let report = try stoppedRun()
+        let json = try Array(ResultCoding.encoder().encode(report))
+        let encoder = ResultCoding.encoder(pretty: false)
+        let lines = try report.trials.flatMap { try Array(encoder.encode($0)) + [UInt8(ascii: "\n")] }
+        let csv = Array((([CSVReport.columns.joined(separator: ",")] + report.trials.map(CSVReport.row)).joined(separator: "\n") + "\n").utf8)
+        for chunk in [1, 97, 1000, 4096, 1 << 20] {
+            let written = try ChunkedOutput.collecting(chunk: chunk) { try ResultCoding.writeResults(report, to: $0) }
+            XCTAssertEqual(written, json, "results file, chunks of \(chunk): " + firstDifference(Data(written), Data(json)))
+            let streamed = ChunkedOutput.collecting(chunk: chunk) { XCTAssertEqual(RecordStream.writeLines(report.trials, to: $0), []) }
+            XCTAssertEqual(streamed, lines, "stream, chunks of \(chunk): " + firstDifference(Data(streamed), Data(lines)))
+            let rows = ChunkedOutput.collecting(chunk: chunk) { CSVReport.write(report, to: $0) }
+            XCTAssertEqual(rows, csv, "CSV, chunks of \(chunk): " + firstDifference(Data(rows), Data(csv)))
+        }
+        for (name, whole, fill) in [("results file", json, { (out: ChunkedOutput) in try ResultCoding.writeResults(report, to: out) }),
+                                    ("stream", lines, { (out: ChunkedOutput) in _ = RecordStream.writeLines(report.trials, to: out) }),
+                                    ("CSV", csv, { (out: ChunkedOutput) in CSVReport.write(report, to: out) })] {
+            var chunks: [Int] = []
+            var joined: [UInt8] = []
+            let output = ChunkedOutput(chunk: whole.count) { (bytes: UnsafeRawBufferPointer) throws(FileWriteError) in
+                chunks.append(bytes.count)
+                joined += bytes
+            }
+            try fill(output)
+            try output.finish()
+            XCTAssertEqual(chunks, [whole.count], "\(name): a chunk the size of the file is one write")
+            XCTAssertEqual(joined, whole, name)
+        }
+    }
+
     /// Most of a stopped run's records are spliced, not encoded: the kinds
     /// are found, and a record unlike its neighbours still comes out right.
     func testAKindIsSplicedAfterItsFirstRecord() throws {

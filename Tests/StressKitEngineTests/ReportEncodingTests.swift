@@ -39,4 +39,31 @@ final class ReportEncodingTests: XCTestCase {
             XCTAssertEqual(try ResultCoding.decoder().decode(RunReport.self, from: sliced), report)
         }
     }
+
+    /// Cell summaries gather a cell's trials wherever they are in the
+    /// report (runs of one cell, or cells interleaved), in the order the
+    /// cells first appear, with every trial's outcome counted.
+    func testCellsGatherTheirTrialsWhereverTheyAre() throws {
+        let run = try TestSupport.runInProcess("""
+            experiments:
+              - workload: counter
+                strategies: [mutex, spinlock]
+                threads: 1
+                ops: 200
+            """)
+        XCTAssertEqual(run.trials.count, 2)
+        var report = run
+        let (a, b) = (run.trials[0], run.trials[1])
+        var skipped = a
+        skipped.outcome = .skipped
+        skipped.measurement = nil
+        report.trials = [a, a, b, skipped, b, b, a]
+        let cells = CellSummary.of(report)
+        XCTAssertEqual(cells.map(\.strategy), [a.trial.strategy, b.trial.strategy])
+        XCTAssertEqual(cells.map(\.repetitions), [4, 3])
+        XCTAssertEqual(cells[0].outcomes, [a.outcome.rawValue: 3, "skipped": 1])
+        XCTAssertEqual(cells[1].outcomes, [b.outcome.rawValue: 3])
+        XCTAssertEqual(cells[0].expectation.values.reduce(0, +), 4)
+        XCTAssertEqual(cells[0].samples, 3, "the skipped trial has no sample")
+    }
 }

@@ -53,7 +53,11 @@ public struct PlanRunner: Sendable {
     /// explores (``schedulesSharded(_:)``): then every trial runs, each
     /// exploring share i of its own schedule space.
     package func selectedTrials(of plan: Plan) -> [TrialSpec] {
-        let matrix = matrix(of: plan)
+        selectedTrials(from: matrix(of: plan))
+    }
+
+    /// ``selectedTrials(of:)`` of the plan whose matrix is `matrix`.
+    func selectedTrials(from matrix: [TrialSpec]) -> [TrialSpec] {
         let splitsSchedules = schedulesSharded(matrix)
         let sliced = splitsSchedules ? matrix : (options.shard.map { $0.select(matrix) } ?? matrix)
         return sliced.filter(isSelected).map { spec in
@@ -114,9 +118,26 @@ public struct PlanRunner: Sendable {
         _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil,
         hunting: ((_ id: String, _ budgetNs: UInt64) -> Void)? = nil
     ) throws(RunError) -> RunReport {
+        let (report, tail) = try runLeavingTheStreamTail(plan, progress: progress, hunting: hunting)
+        tail?.wait()
+        return report
+    }
+
+    /// ``run(_:progress:)``, except that when the run stops early, the
+    /// skipped records may still be on their way to the stream when it
+    /// returns, written by a thread of their own: the caller writes its
+    /// other files meanwhile (a stop must be prompt, and a machine has more
+    /// than one core), then calls the tail's ``StreamTail/wait()`` before it
+    /// exits.
+    package func runLeavingTheStreamTail(
+        _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil,
+        hunting: ((_ id: String, _ budgetNs: UInt64) -> Void)? = nil
+    ) throws(RunError) -> (RunReport, StreamTail?) {
         if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
-        let trials = selectedTrials(of: plan)
+        // The matrix once, at the start: a stop must not expand it again to count it.
+        let matrix = matrix(of: plan)
+        let trials = selectedTrials(from: matrix)
         if let problem = scheduleProblem(trials) { throw RunError(description: problem) }
         if options.handleInterrupts { Interruption.install() }
         let stream = try openStream()
@@ -147,28 +168,37 @@ public struct PlanRunner: Sendable {
             }
             if stop != nil { break }
         }
+        var tail: StreamTail?
         if let stop {
             // One rerun command builder and one failure for them all: a stop
             // must stay prompt however many trials the plan has left.
             let rerun = options.rerun
             let failure = FailureReport(message: stop.notRunMessage)
-            let skipped = trials.dropFirst(results.count).map { spec in
+            // Made in place in the results (one copy of each record, not two),
+            // and streamed from there.
+            let first = results.count
+            results.append(contentsOf: trials.dropFirst(first).lazy.map { spec in
                 var skipped = TrialResult.failed(spec, .skipped, failure)
                 skipped.rerunCommand = rerun.trial(spec, planFile: plan.file)
                 return skipped
-            }
-            results += skipped
-            // One write for all of them, and no flush: a stop must stay prompt
-            // however many trials the plan has left.
-            stream?.append(contentsOf: skipped, flush: false)
+            })
+            // Written a chunk at a time, and not flushed: a stop must stay
+            // prompt however many trials the plan has left.
+            tail = stream.map { StreamTail(writing: results[first...], to: $0) }
         }
         var report = RunReport(plan: plan.name, planFile: plan.file, startedAt: started, finishedAt: Date(), stop: stop, trials: results)
         report.rerun = options.rerun
         report.shard = options.shard
-        report.matrixTrials = matrix(of: plan).count
+        report.matrixTrials = matrix.count
         if options.allowSkipped { report.skipsAllowed = true }
-        hunt(&report, budgetNs: { huntBudgetNs(for: $0, in: plan) }, stream: stream, progress: hunting)
-        return report
+        if report.stop?.reason != .signal {
+            // A hunt may follow, which appends to the stream: the tail is
+            // written first (a signal's stop is never hunted).
+            tail?.wait()
+            tail = nil
+            hunt(&report, budgetNs: { huntBudgetNs(for: $0, in: plan) }, stream: stream, progress: hunting)
+        }
+        return (report, tail)
     }
 
     /// The NDJSON stream, when asked for. A signal that arrives while it waits

@@ -7,7 +7,6 @@ import Darwin
 #endif
 import CStressSupport
 import Foundation
-import Synchronization
 
 /// A failure to set up a run's outputs (not of any trial).
 package struct RunError: Error, Sendable, CustomStringConvertible {
@@ -73,7 +72,7 @@ final class RecordStream {
 
     /// Appends one record as a line (a single write) and flushes it to disk.
     func append(_ result: TrialResult) {
-        append(contentsOf: [result])
+        append(contentsOf: [result][...])
     }
 
     /// Appends `results`, one line each, in a single write, flushed to disk
@@ -83,11 +82,27 @@ final class RecordStream {
     /// them too, and one `fsync` of a large file on a disk other work keeps
     /// busy took seconds, which a stop that a container allows ten seconds
     /// cannot spend.
-    func append(contentsOf results: [TrialResult], flush: Bool = true) {
+    func append(contentsOf results: ArraySlice<TrialResult>, flush: Bool = true) {
         guard !results.isEmpty else { return }
-        let (lines, failures) = Self.encodeLines(results)
+        if results.count < 64 {
+            // A finished trial's record: one small write, no chunk buffer.
+            let (lines, failures) = Self.encodeLines(Array(results))
+            if let failure = failures.first { warn(failure) }
+            write(lines, flush: flush)
+            return
+        }
+        let before = signals()
+        let signals = self.signals
+        let output = ChunkedOutput.writing(to: fd, path: path, abandonWhen: { signals() > before })
+        let failures = Self.writeLines(results, to: output)
         if let failure = failures.first { warn(failure) }
-        write(lines, flush: flush)
+        do throws(FileWriteError) {
+            try output.finish()
+        } catch {
+            warn("cannot append to \(path.terminalSafe): \(error.reason)")
+            return
+        }
+        if flush { sync() }
     }
 
     /// Appends `line`, one JSON object that is no trial record (a hunt's,
@@ -104,59 +119,52 @@ final class RecordStream {
     /// Writes `lines` in a single write, flushed to disk when `flush` says so.
     private func write(_ lines: Data, flush: Bool) {
         let before = signals()
-        do {
+        do throws(FileWriteError) {
             try DescriptorOutput.writeAll(lines, to: fd, path: path, abandonWhen: { signals() > before })
         } catch {
             warn("cannot append to \(path.terminalSafe): \(error.reason)")
             return
         }
-        if flush && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+        if flush { sync() }
+    }
+
+    /// Flushes what was written to disk.
+    private func sync() {
+        if fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
             // EINVAL/EROFS: a file that cannot be synced (a pipe, a device); the lines are written.
             warn("cannot flush \(path.terminalSafe) to disk: \(String(cString: strerror(errno)))")
         }
     }
 
     /// `results` as JSON lines, in order, and the records that could not be
-    /// encoded. A batch (the skipped records of an interrupted run) is
-    /// encoded in slices on every core: encoding is most of what stopping
-    /// costs, and a signal's sender may wait only seconds.
+    /// encoded: ``writeLines(_:to:)`` gathered in memory.
     static func encodeLines(_ results: [TrialResult]) -> (lines: Data, failures: [String]) {
-        let slices = results.count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, results.count / 32))
-        let size = (results.count + slices - 1) / slices
-        let encoded = Mutex([Int: ([UInt8], [String])]())
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let encoder = ResultCoding.encoder(pretty: false)
-            // A batch is spliced from one encoding per kind of record (a
-            // stop's skipped records are alike but for their identity);
-            // one record alone is simply encoded.
-            var splicer = slices > 1 || results.count >= 64
-                ? RecordSplicer(render: { try? Array(encoder.encode($0)) }, plain: ResultCoding.isPlainJSONString) : nil
-            var lines: [UInt8] = []
-            var failures: [String] = []
-            let mine = results[(slice * size)..<min(results.count, (slice + 1) * size)]
-            for (n, result) in mine.enumerated() {
-                do {
-                    if splicer?.append(result, to: &lines) != true { lines += try encoder.encode(result) }
-                    lines.append(UInt8(ascii: "\n"))
-                    // Room for the batch at the first record's size (see ResultCoding.capacity).
-                    if n == 0 && mine.count > 1 { lines.reserveCapacity(ResultCoding.capacity(after: lines.count, of: mine.count)) }
-                } catch {
-                    failures.append("cannot encode the record of \(result.trial.id): \(error)")
-                }
+        var failures: [String] = []
+        let lines = ChunkedOutput.collecting { failures = writeLines(results, to: $0) }
+        return (Data(lines), failures)
+    }
+
+    /// Appends `results` to `out` as JSON lines, in order, and returns the
+    /// records that could not be encoded (left out). A batch (the skipped
+    /// records of an interrupted run) is spliced from one encoding per kind
+    /// of record, and goes out a chunk at a time: a stopped large run's
+    /// stream is a hundred megabytes, and a signal's sender may wait only
+    /// seconds.
+    static func writeLines(_ results: some Collection<TrialResult>, to out: ChunkedOutput) -> [String] {
+        let encoder = ResultCoding.encoder(pretty: false)
+        // One record alone is simply encoded.
+        var splicer = results.count >= 64
+            ? RecordSplicer(render: { try? Array(encoder.encode($0)) }, plain: ResultCoding.isPlainJSONString) : nil
+        var failures: [String] = []
+        for result in results {
+            do {
+                if splicer?.append(result, to: out) != true { out.append(try encoder.encode(result)) }
+                out.append(byte: UInt8(ascii: "\n"))
+            } catch {
+                failures.append("cannot encode the record of \(result.trial.id): \(error)")
             }
-            encoded.withLock { $0[slice] = (lines, failures) }
         }
-        return encoded.withLock { parts in
-            // One copy into a buffer of the final size: a stopped large run's
-            // stream is hundreds of megabytes.
-            var all = (lines: Data(capacity: parts.values.reduce(0) { $0 + $1.0.count }), failures: [String]())
-            for slice in 0..<slices {
-                guard let part = parts[slice] else { continue }
-                all.lines.append(contentsOf: part.0)
-                all.failures += part.1
-            }
-            return all
-        }
+        return failures
     }
 
     /// Says once that the stream is incomplete; a run with a full disk would
@@ -180,6 +188,34 @@ final class RecordStream {
             }
         }
         return records
+    }
+}
+
+/// The skipped records of a stopped run on their way to its NDJSON stream,
+/// written by a thread of their own while the command writes its other
+/// files. ``wait()`` returns once they are all written (or the write failed,
+/// which the stream reports).
+package final class StreamTail: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts writing `records` to `stream`, unflushed.
+    init(writing records: ArraySlice<TrialResult>, to stream: RecordStream) {
+        // The stream is handed over to the thread: the runner that opened it
+        // touches it again only after wait() (a hunt's lines), which the
+        // semaphore orders after the thread's last write, so the thread is
+        // its only user meanwhile.
+        nonisolated(unsafe) let stream = stream
+        let done = done
+        Thread {
+            stream.append(contentsOf: records, flush: false)
+            done.signal()
+        }.start()
+    }
+
+    /// Waits until the records are written.
+    package func wait() {
+        done.wait()
+        done.signal()  // a second wait returns at once
     }
 }
 

@@ -63,19 +63,41 @@ package enum AtomicFile {
     /// the wait. A command passes "a signal arrived since I began writing", so
     /// that Ctrl-C ends a wait on a reader that never comes.
     public static func write(_ data: Data, to path: String, abandonWhen abandon: () -> Bool = { false }) throws {
+        try write(to: path, abandonWhen: abandon) { $0.append(data) }
+    }
+
+    /// Writes to `path` by the rules above what `fill` appends to the
+    /// output it is given, a chunk at a time (``ChunkedOutput``): a file of
+    /// hundreds of megabytes is never whole in memory. A regular target is
+    /// still replaced only once every byte is written and flushed; when
+    /// `fill` throws, or a write fails, it is untouched and the temporary
+    /// file removed. Throws `fill`'s error or a ``FileWriteError``.
+    package static func write(to path: String, abandonWhen abandon: () -> Bool = { false },
+                              _ fill: (ChunkedOutput) throws -> Void) throws {
         switch try destination(of: path) {
         case .standardOutput:
             fflush(nil)  // what the C streams hold for the descriptor goes first
-            try DescriptorOutput.writeAll(data, to: STDOUT_FILENO, path: path, abandonWhen: abandon)
+            try stream(fill, to: STDOUT_FILENO, path: path, abandonWhen: abandon)
         case .descriptor(let fd):
             fflush(nil)
-            try DescriptorOutput.writeAll(data, to: fd, path: path, abandonWhen: abandon)
+            try stream(fill, to: fd, path: path, abandonWhen: abandon)
         case .special(let target):
             let fd = try DescriptorOutput.open(special: target, path: path, readerWait: fifoReaderWait, abandonWhen: abandon)
             defer { close(fd) }
-            try DescriptorOutput.writeAll(data, to: fd, path: path, abandonWhen: abandon)
+            try stream(fill, to: fd, path: path, abandonWhen: abandon)
         case .regularFile(let target):
-            try replace(target, with: data, reportedAs: path)
+            try replace(target, reportedAs: path, with: fill)
+        }
+    }
+
+    /// Runs `fill` on an output written through `fd`, and flushes its last chunk.
+    private static func stream(_ fill: (ChunkedOutput) throws -> Void, to fd: Int32, path: String,
+                               abandonWhen abandon: () -> Bool) throws {
+        // The output keeps its sink, which asks `abandon`, only until `finish`.
+        try withoutActuallyEscaping(abandon) { abandon in
+            let output = ChunkedOutput.writing(to: fd, path: path, abandonWhen: abandon)
+            try fill(output)
+            try output.finish()
         }
     }
 
@@ -203,15 +225,22 @@ package enum AtomicFile {
         throw FileWriteError(path: path, errno: ELOOP)
     }
 
-    /// The atomic replace of a regular file: temporary sibling, flush, rename.
-    private static func replace(_ target: String, with data: Data, reportedAs path: String) throws {
+    /// The atomic replace of a regular file: temporary sibling, written a
+    /// chunk at a time, flushed, renamed.
+    private static func replace(_ target: String, reportedAs path: String, with fill: (ChunkedOutput) throws -> Void) throws {
         var existing = stat()
         let mode: mode_t = stat(target, &existing) == 0 ? existing.st_mode & 0o7777 : 0o644
         let temp = sibling(of: target, tag: "tmp")
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw FileWriteError(path: path, errno: errno) }
-        var failure: FileWriteError?
-        do { try DescriptorOutput.writeAll(data, to: fd, path: path) } catch { failure = error }
+        var failure: (any Error)?
+        do {
+            let output = ChunkedOutput.writing(to: fd, path: path, abandonWhen: { false })
+            try fill(output)
+            try output.finish()
+        } catch {
+            failure = error
+        }
         // The umask may have narrowed the mode given to open; keep the old file's.
         if failure == nil && fchmod(fd, mode) != 0 { failure = FileWriteError(path: path, errno: errno) }
         if failure == nil && fsync(fd) != 0 { failure = FileWriteError(path: path, errno: errno) }

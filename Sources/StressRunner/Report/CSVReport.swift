@@ -33,21 +33,23 @@ package enum CSVReport {
         String(decoding: bytes(report), as: UTF8.self)
     }
 
-    /// The whole file as bytes. The `skipped` records of a stopped run's
-    /// unstarted trials (thousands, alike but for id, repetition and seed)
-    /// are spliced from one row of their kind (``RecordSplicer``): a
-    /// stopped run must write its files within moments of the signal.
+    /// The whole file as bytes: ``write(_:to:)`` gathered in memory.
     package static func bytes(_ report: RunReport) -> [UInt8] {
-        var out = Array((columns.joined(separator: ",") + "\n").utf8)
+        ChunkedOutput.collecting { write(report, to: $0) }
+    }
+
+    /// Appends the whole file to `out`, a row at a time. The `skipped`
+    /// records of a stopped run's unstarted trials (thousands, alike but for
+    /// id, repetition and seed) are spliced from one row of their kind
+    /// (``RecordSplicer``): a stopped run must write its files within
+    /// moments of the signal.
+    package static func write(_ report: RunReport, to out: ChunkedOutput) {
+        out.append(columns.joined(separator: ",") + "\n")
         var splicer = RecordSplicer(render: { Array(row($0).utf8) }, plain: { escape($0) == $0 })
-        for (n, r) in report.trials.enumerated() {
-            if !splicer.append(r, to: &out) { out += row(r).utf8 }
-            out.append(UInt8(ascii: "\n"))
-            // Room for every row at the first's size and a quarter more: the
-            // file of a stopped large run is tens of megabytes.
-            if n == 0 { out.reserveCapacity(ResultCoding.capacity(after: out.count, of: report.trials.count)) }
+        for r in report.trials {
+            if !splicer.append(r, to: out) { out.append(row(r)) }
+            out.append(byte: UInt8(ascii: "\n"))
         }
-        return out
     }
 
     /// One trial's row, without its line end.

@@ -48,19 +48,36 @@ package struct CellSummary: Sendable, Codable, Equatable {
         let trials = report.trials
         var order: [CellKey] = []
         var byKey: [CellKey: [Int]] = [:]
+        // A cell's trials mostly come one after another: a run of them is
+        // gathered before the dictionary is asked (hashing each record's key
+        // was most of the cost for a stopped large run).
+        var run: (key: CellKey, members: [Int])?
+        func close() {
+            guard let (key, members) = run else { return }
+            if byKey[key] == nil { order.append(key) }
+            byKey[key, default: []] += members
+        }
         for i in trials.indices {
             let key = CellKey(trials[i].trial)
-            if byKey[key] == nil { order.append(key) }
-            byKey[key, default: []].append(i)
+            if run?.key == key {
+                run?.members.append(i)
+            } else {
+                close()
+                run = (key, [i])
+            }
         }
+        close()
         return order.map { key in
             let members = byKey[key]!
             let first = trials[members[0]].trial
-            var outcomes: [String: Int] = [:], expectation: [String: Int] = [:]
+            // Counted by value, named once: a string key hashed per trial costs.
+            var byOutcome: [TrialOutcome: Int] = [:], byStatus: [ExpectationStatus: Int] = [:]
             for i in members {
-                outcomes[trials[i].outcome.rawValue, default: 0] += 1
-                expectation[trials[i].expectation.rawValue, default: 0] += 1
+                byOutcome[trials[i].outcome, default: 0] += 1
+                byStatus[trials[i].expectation, default: 0] += 1
             }
+            let outcomes = Dictionary(uniqueKeysWithValues: byOutcome.map { ($0.key.rawValue, $0.value) })
+            let expectation = Dictionary(uniqueKeysWithValues: byStatus.map { ($0.key.rawValue, $0.value) })
             let samples = members.compactMap { metric.sample(of: trials[$0]) }.sorted()
             let interval = medianInterval(sorted: samples)
             let allocator = key.allocator.map { "/\($0)" } ?? ""

@@ -82,29 +82,35 @@ enum DescriptorOutput {
     static func writeAll(_ data: Data, to fd: Int32, path: String, abandonWhen abandon: () -> Bool = { false }) throws(FileWriteError) {
         var failure: FileWriteError?
         data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = writeSome(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n > 0 {
-                    offset += n
-                    continue
-                }
-                let code = n < 0 ? errno : EIO
-                guard code == EINTR || code == EAGAIN || code == EWOULDBLOCK else {
-                    failure = FileWriteError(path: path, errno: code)
-                    return
-                }
-                if abandon() {
-                    failure = FileWriteError(path: path, reason: "a signal asked the run to stop while the reader was not reading (\(offset) of \(bytes.count) bytes written)")
-                    return
-                }
-                if code != EINTR {
-                    var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&waiting, 1, 50)
-                }
-            }
+            do throws(FileWriteError) { try writeAll(bytes, to: fd, path: path, abandonWhen: abandon) } catch { failure = error }
         }
         if let failure { throw failure }
+    }
+
+    /// ``writeAll(_:to:path:abandonWhen:)`` of bytes in memory the caller
+    /// owns (a ``ChunkedOutput``'s chunk).
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String,
+                         abandonWhen abandon: () -> Bool = { false }) throws(FileWriteError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = writeSome(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 {
+                offset += n
+                continue
+            }
+            let code = n < 0 ? errno : EIO
+            guard code == EINTR || code == EAGAIN || code == EWOULDBLOCK else {
+                throw FileWriteError(path: path, errno: code)
+            }
+            if abandon() {
+                // A chunk's count, not the file's: only that the file is cut short is sure.
+                throw FileWriteError(path: path, reason: "a signal asked the run to stop while the reader was not reading (the file is cut short)")
+            }
+            if code != EINTR {
+                var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&waiting, 1, 50)
+            }
+        }
     }
 }
 

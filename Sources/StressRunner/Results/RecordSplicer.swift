@@ -43,47 +43,52 @@ struct RecordSplicer {
 
     /// `record`'s bytes, as `render` would give them.
     mutating func bytes(of record: TrialResult) -> [UInt8]? {
-        var out: [UInt8] = []
-        return append(record, to: &out) ? out : nil
+        var appended = false
+        let bytes = ChunkedOutput.collecting { appended = append(record, to: $0) }
+        return appended ? bytes : nil
     }
 
     /// Appends `record`'s bytes, as `render` would give them, to `out`
     /// (spliced in place: no buffer of its own); false when `render` could
     /// not render it. Only `skipped` records are spliced: they are the ones
     /// that come in thousands alike; a finished trial's figures are its own.
-    mutating func append(_ record: TrialResult, to out: inout [UInt8]) -> Bool {
-        guard record.outcome == .skipped else { return appendRendered(record, to: &out) }
+    mutating func append(_ record: TrialResult, to out: ChunkedOutput) -> Bool {
+        guard record.outcome == .skipped else { return appendRendered(record, to: out) }
         let identity = RecordIdentity(of: record)
-        guard identity.isPlain(plain) else { return appendRendered(record, to: &out) }
-        let kind = identity.blanking(record)
-        if let i = templates.firstIndex(where: { $0.kind == kind }) {
+        guard identity.isPlain(plain) else { return appendRendered(record, to: out) }
+        // Each kind is tried in place (it takes the record's identity and is
+        // compared whole): a record is large, and a blanked copy of each would
+        // cost more than splicing it.
+        for i in templates.indices where templates[i].matches(record, identity) {
             spliced += 1
             if i > 0 { templates.insert(templates.remove(at: i), at: 0) }
-            templates[0].splice(identity, into: &out)
+            templates[0].splice(identity, into: out)
             return true
         }
-        guard made < 16 + spliced, !refused.contains(kind) else { return appendRendered(record, to: &out) }
+        let kind = identity.blanking(record)
+        guard made < 16 + spliced, !refused.contains(kind) else { return appendRendered(record, to: out) }
         made += 1
         guard let template = Template(kind: kind, render: render) else {
             refused.append(kind)
             if refused.count > Self.kept { refused.removeLast() }
-            return appendRendered(record, to: &out)
+            return appendRendered(record, to: out)
         }
         templates.insert(template, at: 0)
         if templates.count > Self.kept { templates.removeLast() }
-        template.splice(identity, into: &out)
+        template.splice(identity, into: out)
         return true
     }
 
-    private func appendRendered(_ record: TrialResult, to out: inout [UInt8]) -> Bool {
+    private func appendRendered(_ record: TrialResult, to out: ChunkedOutput) -> Bool {
         guard let bytes = render(record) else { return false }
-        out += bytes
+        out.append(bytes)
         return true
     }
 
     /// One kind of record as rendered: the bytes between its identity's slots.
     private struct Template {
-        let kind: TrialResult
+        /// A record of this kind, with the identity of the last record compared with it.
+        private var sample: TrialResult
         /// `pieces.count == slots.count + 1`.
         let pieces: [[UInt8]]
         let slots: [RecordIdentity.Field]
@@ -94,17 +99,26 @@ struct RecordSplicer {
             guard let a = Self.split(kind, marked: .markerA, render: render),
                   let b = Self.split(kind, marked: .markerB, render: render),
                   a.slots == b.slots, a.pieces == b.pieces else { return nil }
-            self.kind = kind
+            sample = kind
             pieces = a.pieces
             slots = a.slots
         }
 
+        /// Whether `record`, whose identity is `identity`, is of this kind:
+        /// the sample, given that identity, equals it (both with a rerun
+        /// command, or both without).
+        mutating func matches(_ record: TrialResult, _ identity: RecordIdentity) -> Bool {
+            guard (sample.rerunCommand == nil) == (record.rerunCommand == nil) else { return false }
+            identity.apply(to: &sample)
+            return sample == record
+        }
+
         /// Appends the record of `identity`: the pieces with its fields between them.
-        func splice(_ identity: RecordIdentity, into out: inout [UInt8]) {
-            out += pieces[0]
+        func splice(_ identity: RecordIdentity, into out: ChunkedOutput) {
+            out.append(pieces[0])
             for (slot, piece) in zip(slots, pieces.dropFirst()) {
-                identity.append(slot, to: &out)
-                out += piece
+                identity.append(slot, to: out)
+                out.append(piece)
             }
         }
 
@@ -115,8 +129,7 @@ struct RecordSplicer {
             guard let bytes = render(marker.applied(to: kind)) else { return nil }
             var found: [(at: Int, length: Int, field: RecordIdentity.Field)] = []
             for field in RecordIdentity.Field.allCases where field != .rerun || kind.rerunCommand != nil {
-                var value: [UInt8] = []
-                marker.append(field, to: &value)
+                let value = ChunkedOutput.collecting { marker.append(field, to: $0) }
                 var from = 0
                 while let at = find(value, in: bytes, from: from) {
                     found.append((at, value.count, field))
@@ -186,12 +199,17 @@ struct RecordIdentity {
     /// `record` with this identity (a record without a rerun command keeps none).
     func applied(to record: TrialResult) -> TrialResult {
         var r = record
-        r.trial.id = id
-        r.trial.index = index
-        r.trial.repetition = repetition
-        r.trial.seed = seed
-        if r.rerunCommand != nil { r.rerunCommand = rerun }
+        apply(to: &r)
         return r
+    }
+
+    /// Gives `record` this identity, in place (a record without a rerun command keeps none).
+    func apply(to record: inout TrialResult) {
+        record.trial.id = id
+        record.trial.index = index
+        record.trial.repetition = repetition
+        record.trial.seed = seed
+        if record.rerunCommand != nil { record.rerunCommand = rerun }
     }
 
     /// `record` without its identity: what records of one kind share.
@@ -203,14 +221,15 @@ struct RecordIdentity {
     }
 
     /// Appends `field` as a format writes it when ``isPlain(_:)``: a text
-    /// as it is, a number in decimal.
-    func append(_ field: Field, to out: inout [UInt8]) {
+    /// as it is, a number in decimal (formatted in place: no string is made
+    /// for it).
+    func append(_ field: Field, to out: ChunkedOutput) {
         switch field {
-        case .id: out += id.utf8
-        case .index: out += String(index).utf8
-        case .repetition: out += String(repetition).utf8
-        case .seed: out += String(seed).utf8
-        case .rerun: out += (rerun ?? "").utf8
+        case .id: out.append(id)
+        case .index: out.append(decimal: index)
+        case .repetition: out.append(decimal: repetition)
+        case .seed: out.append(decimal: seed)
+        case .rerun: out.append(rerun ?? "")
         }
     }
 }
