@@ -1,11 +1,15 @@
 /// `pct`: Probabilistic Concurrency Testing (Burckhardt et al., ASPLOS 2010).
 ///
 /// Every worker gets a seeded priority and `depth − 1` change points demote
-/// the running one. On the harness executor that is PCT proper: the
-/// highest-priority ready worker runs. Thread workers get soft PCT
-/// (``SoftPCT``): at a fuzz point a worker waits, capped, while a
-/// higher-priority worker is runnable. The OS still schedules them, so PCT's
-/// probability bound does not apply there.
+/// the running one. On the harness executor and under controlled scheduling
+/// that is PCT proper: the highest-priority ready worker runs. Under
+/// control the change points are spread over the execution's measured
+/// length (``ExecutionScheduler/expectLength(_:)``), which is what PCT's
+/// bound needs: a bug of depth d among n workers and k scheduling points is
+/// found with probability at least 1/(n·k^(d−1)). Free-running thread
+/// workers get soft PCT (``SoftPCT``): at a fuzz point a worker waits,
+/// capped, while a higher-priority worker is runnable. The OS still
+/// schedules them, so the bound does not apply there.
 struct PCTPolicy: SchedulingPolicy {
     /// The depth when a plan gives none.
     static let defaultDepth = 3
@@ -32,7 +36,10 @@ struct PCTScheduler: ExecutionScheduler {
     private var last = -1
 
     init(settings: FuzzSettings, seed: UInt64, workers: Int) {
-        draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: max(settings.pctDepth, PCTPolicy.defaultDepth),
+        // A plan's `pct_depth` is the depth searched (2: one change point,
+        // the setting PCT's bound 1/(n·k) is stated for); none: the default.
+        draws = SchedulingDraws(seed: seed, workers: workers,
+                                pctDepth: settings.pctDepth > 0 ? settings.pctDepth : PCTPolicy.defaultDepth,
                                 starves: settings.starveProbability > 0)
         lowest = workers
     }
@@ -49,5 +56,17 @@ struct PCTScheduler: ExecutionScheduler {
         let chosen = runnable.max { draws.priority[$0] < draws.priority[$1] } ?? oldest
         last = chosen
         return chosen
+    }
+
+    /// Spreads the change points over `length` picks (the same draws, so the
+    /// seed's priorities and later choices do not move). Change points past
+    /// the execution's end would never fire, and PCT's bound would not hold.
+    mutating func expectLength(_ length: Int) {
+        // An epoch-long execution keeps the change points its seed has
+        // always had (over `1...2,000`, where a point at pick 1 is idle):
+        // long trials' schedules, and the shipped plans' results, stay put.
+        guard UInt64(length) != SchedulingDraws.pctHorizon else { return }
+        let done = picks
+        draws.changePoints = draws.changePoints(within: UInt64(max(2, length))).filter { $0 > done }
     }
 }

@@ -13,6 +13,11 @@ struct SchedulingDraws {
     var priority: [Int]
     /// The pick numbers at which PCT demotes the running worker; sorted.
     var changePoints: [UInt64]
+    /// The raw draws the change points come from, kept so that they can be
+    /// spread again over another length (``changePoints(within:)``) without
+    /// drawing anew: the rest of the stream, and so the seed's other
+    /// choices, stay the same.
+    let changeDraws: [UInt64]
     /// The worker a starving policy holds back, or -1.
     let victim: Int
 
@@ -30,9 +35,25 @@ struct SchedulingDraws {
         priority = [Int](repeating: 0, count: workers + 1)
         for (rank, w) in order.enumerated() { priority[w] = workers + rank }
         priority[workers] = Int.max
-        var points: [UInt64] = []
-        for _ in 0..<max(0, pctDepth - 1) { points.append(1 + UInt64(random.next(below: Int(Self.pctHorizon)))) }
-        changePoints = points.sorted()
+        var draws: [UInt64] = []
+        for _ in 0..<max(0, pctDepth - 1) { draws.append(random.next()) }
+        changeDraws = draws
+        changePoints = Self.spread(draws, over: Self.pctHorizon)
         victim = starves ? random.next(below: max(1, workers)) : -1
+    }
+
+    /// The change points spread uniformly over the picks of an execution of
+    /// `length` picks where a demotion can change anything: `2...length`
+    /// (a change point demotes the worker that ran since the pick before,
+    /// and before pick 1 nobody has run). Sorted.
+    func changePoints(within length: UInt64) -> [UInt64] {
+        changeDraws.map { 2 + $0.multipliedFullWidth(by: max(1, length &- 1)).high }.sorted()
+    }
+
+    /// Raw draws as pick numbers in `1...length`, sorted: the scaling
+    /// `SplitMix64.next(below:)` applies, so that over ``pctHorizon`` they
+    /// are the change points a seed has always had.
+    private static func spread(_ draws: [UInt64], over length: UInt64) -> [UInt64] {
+        draws.map { 1 + $0.multipliedFullWidth(by: max(1, length)).high }.sorted()
     }
 }

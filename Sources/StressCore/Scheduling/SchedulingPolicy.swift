@@ -69,10 +69,20 @@ package protocol ExecutionScheduler {
     /// A delay before `worker` runs (free-running parallel executor only: one
     /// at a time, a delay changes nothing but the wall time).
     mutating func delay(for worker: Int, now: UInt64) -> Perturbation
+
+    /// Told, before its first pick, how many picks the execution is expected
+    /// to take (its measured length, or the best guess yet), so that a
+    /// policy that spreads choices over the execution (PCT's change points)
+    /// spreads them over the picks that happen. Called only under
+    /// controlled scheduling, where the length can be measured; by default
+    /// ignored.
+    mutating func expectLength(_ picks: Int)
 }
 
 extension ExecutionScheduler {
     mutating func delay(for worker: Int, now: UInt64) -> Perturbation { .none }
+
+    mutating func expectLength(_ picks: Int) {}
 }
 
 /// Where the thread and task workers' fuzz points meet when a policy needs

@@ -38,7 +38,7 @@ enum ControlledTrial {
                 policy.makeScheduler(settings: settings.fuzz, seed: SplitMix64.derive(settings.seed, 0xC0_47_20_11 &+ epoch),
                                      workers: settings.threads)
             },
-            forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions,
+            forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions, lengthGuess: lengthGuess(settings),
             spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock,
             fallback: settings.scheduleFallback, recordsChoices: settings.recordsChoices, deviations: settings.deviations,
             participants: settings.stop.opsPerThread == nil ? nil : settings.busyWorkers?.within(threads: settings.threads).workers)
@@ -50,5 +50,25 @@ enum ControlledTrial {
         scheduler.haltAt = settings.haltAfterDecisions ?? -1
         scheduler.onHalt = settings.onHalt
         return scheduler
+    }
+
+    /// Decisions an operation is taken to make before any is measured: its
+    /// start and end, the points around its strategy access and between its
+    /// steps, and the worker's own start and finish. The counter's
+    /// split increment makes 12; a guess on the long side costs PCT a little
+    /// of its odds, one on the short side puts later points out of reach.
+    static let decisionsPerOperationGuess = 16
+
+    /// How long the trial's first execution is guessed to be, for the
+    /// policy's choices to spread over (PCT's change points): from the
+    /// operation budget when the trial has one, else a full epoch. A
+    /// scenario's rounds after the first use the longest round measured.
+    static func lengthGuess(_ settings: TrialSettings) -> Int {
+        guard let ops = settings.stop.opsPerThread else { return ControlledScheduler.epochLength }
+        let busy = settings.busyWorkers?.within(threads: settings.threads).workers.count ?? settings.threads
+        let guess = busy.multipliedReportingOverflow(by: ops)
+        guard !guess.overflow else { return ControlledScheduler.epochLength }
+        let decisions = guess.partialValue.multipliedReportingOverflow(by: decisionsPerOperationGuess)
+        return decisions.overflow ? ControlledScheduler.epochLength : min(decisions.partialValue, ControlledScheduler.epochLength)
     }
 }

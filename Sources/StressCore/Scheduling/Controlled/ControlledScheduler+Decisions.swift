@@ -13,7 +13,15 @@ extension ControlledScheduler {
             if oldest < 0 || lastRan[w] < lastRan[oldest] { oldest = w }
         }
         let index = log.count
-        if !roundEpochs && index > 0 && index % Self.epochLength == 0 { policy = makePolicy(UInt64(index / Self.epochLength)) }
+        if !roundEpochs && index > 0 && index % Self.epochLength == 0 {
+            // A workload's execution that reached the epoch's end was a full
+            // epoch long: the next is taken to be as long.
+            executionStart = index
+            longestExecution = Self.epochLength
+            var next = makePolicy(UInt64(index / Self.epochLength))
+            next.expectLength(Self.epochLength)
+            policy = next
+        }
         var chosen: Int
         var spinning = false
         let slot = current >= 0 ? current : workers

@@ -62,6 +62,15 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// moments.
     let makePolicy: (_ epoch: UInt64) -> any ExecutionScheduler
     static let epochLength = Int(SchedulingDraws.pctHorizon)
+    /// How long the first execution is expected to be, in decisions, before
+    /// any has been measured (see ``expectedLength``).
+    let lengthGuess: Int
+    /// Where the current execution (round) began, and the longest one
+    /// measured so far: the length later executions' policies spread their
+    /// choices over, as Shuttle's PCT learns its step bound from earlier
+    /// executions.
+    var executionStart = 0
+    var longestExecution = 0
     var status: [Status]
     var waitKey: [UInt64]
     /// When each waiter began to wait (for first-in, first-out signals).
@@ -159,7 +168,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// `makePolicy` makes (or following `forced` first), making at most
     /// `maxDecisions` decisions before it stops the trial.
     init(workers: Int, policy makePolicy: @escaping (_ epoch: UInt64) -> any ExecutionScheduler, forced: [Int]?, maxDecisions: Int,
-         spuriousWakeups: Double = 0, seed: UInt64 = 0,
+         lengthGuess: Int = ControlledScheduler.epochLength, spuriousWakeups: Double = 0, seed: UInt64 = 0,
          onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void,
          fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil,
          participants: [Int]? = nil) {
@@ -176,7 +185,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         decisionsOf = Array(repeating: 0, count: workers + 1)
         self.workers = workers
         self.makePolicy = makePolicy
-        policy = makePolicy(0)
+        self.lengthGuess = Swift.max(1, Swift.min(lengthGuess, Self.epochLength))
+        var first = makePolicy(0)
+        first.expectLength(self.lengthGuess)
+        policy = first
         self.forced = forced
         self.maxDecisions = maxDecisions
         self.onDeadlock = onDeadlock
@@ -282,8 +294,16 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// with a fresh policy (new PCT priorities and change points).
     func beginRound(_ round: Int) {
         roundEpochs = true
-        policy = makePolicy(UInt64(round) &+ 1 << 32)
+        longestExecution = Swift.max(longestExecution, log.count - executionStart)
+        executionStart = log.count
+        var next = makePolicy(UInt64(round) &+ 1 << 32)
+        next.expectLength(expectedLength)
+        policy = next
     }
+
+    /// The length the next execution's policy spreads its choices over: the
+    /// longest execution measured so far, or the guess before any has been.
+    var expectedLength: Int { longestExecution > 0 ? longestExecution : lengthGuess }
 
     // MARK: - Escapes
 
