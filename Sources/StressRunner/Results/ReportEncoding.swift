@@ -3,7 +3,8 @@ import StressCore
 
 extension ResultCoding {
     /// `report` as the results file has it: byte for byte what
-    /// ``encoder(pretty:)`` writes. ``writeResults(_:to:)`` gathered in memory.
+    /// ``encoder(pretty:)`` writes, and what a run writes to its results
+    /// file in chunks, gathered in memory.
     ///
     /// - Parameter report: The run's report.
     /// - Returns: The results file's bytes: pretty, key-sorted JSON.
