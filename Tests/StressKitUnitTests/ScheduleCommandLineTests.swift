@@ -167,7 +167,7 @@ final class ScheduleCommandLineTests: XCTestCase {
             ("wa:2", nil, "run 1 of the schedule, 'wa:2', is not w<worker>:<count>"),
             ("0:2", nil, "run 1 of the schedule, '0:2', is not w<worker>:<count>"),
             ("w0:1:2", nil, "run 1 of the schedule, 'w0:1:2', is not w<worker>:<count>"),
-            ("w0:1,w2:1", 2, "run 2 of the schedule, 'w2:1', names worker 2, but the trial has 2 worker(s) (w0 to w1)"),
+            ("w0:1,w3:1", 2, "run 2 of the schedule, 'w3:1', names worker 3, but the trial has 2 worker(s) (w0 to w1, and w2 for the main thread)"),
             ("w0:100000001", nil, "the schedule has more than 100,000,000 decisions"),
         ]
         for (text, workers, expected) in cases {

@@ -49,7 +49,9 @@ enum ScheduleSearch {
         onStall: @escaping @Sendable (StallReport) -> Void, shrinks: Bool, exploration: ScheduleRecord.Exploration? = nil
     ) throws -> EngineOutput {
         var shrunk: ScheduleShrinker.Result?
-        if shrinks && outcome.failed && settings.shrinkNs > 0 {
+        // A stall the main thread is stuck in leaves this process without
+        // a main thread to replay it with.
+        if shrinks && outcome.failed && settings.shrinkNs > 0 && !MainThreadControl.mainThreadLost {
             shrunk = ScheduleShrinker(execute: execute, base: settings, budgetNs: settings.shrinkNs, runLimitNs: runLimitNs,
                                       rounds: scenario).shrink(outcome)
             if var record = shrunk?.record {

@@ -18,7 +18,19 @@ enum Participation {
     /// that is not a worker's).
     @inline(__always)
     static func fuzz(_ point: FuzzPoint) {
-        if let raw = stress_ambient() { AmbientContext.at(raw).pointee.fuzz(point) }
+        if let raw = stress_ambient() {
+            AmbientContext.at(raw).pointee.fuzz(point)
+        } else if stress_trial_is_running() != 0 {
+            fuzzOnMainThread(point)
+        }
+    }
+
+    /// A fuzz point on a thread that is not a worker's: a scheduling point of
+    /// the main thread while it runs a block under control; nothing elsewhere.
+    @inline(never)
+    static func fuzzOnMainThread(_ point: FuzzPoint) {
+        guard let main = MainThreadControl.here else { return }
+        main.scheduler.point(main.worker, at: point)
     }
 
     /// As a harness-aware block starts on the calling thread: a thread that
@@ -78,11 +90,14 @@ enum Participation {
     }
 
     /// The calling worker's place under controlled scheduling, while control
-    /// lasts: nil on a thread that is not a worker's, in a free-running
-    /// trial, and once control has ended.
+    /// lasts (the main thread's while it runs a main-queue block under
+    /// control): nil on another thread that is not a worker's, in a
+    /// free-running trial, and once control has ended.
     @inline(__always)
     static var controlled: ControlledWorker? {
-        guard let raw = stress_ambient() else { return nil }
+        // The main thread has no worker context: it takes part while it runs
+        // a main-queue block under control.
+        guard let raw = stress_ambient() else { return stress_trial_is_running() != 0 ? MainThreadControl.here : nil }
         let context = AmbientContext.at(raw)
         guard let scheduler = context.pointee.scheduling, !scheduler.isReleased else { return nil }
         return ControlledWorker(scheduler: scheduler, worker: context.pointee.thread)
@@ -93,7 +108,12 @@ enum Participation {
     /// the trace's next event; nothing otherwise.
     @inline(__always)
     static func locate(file: StaticString, line: UInt, label: StaticString? = nil) {
-        guard let raw = stress_ambient() else { return }
+        guard let raw = stress_ambient() else {
+            if stress_trial_is_running() != 0, let main = MainThreadControl.here {
+                main.scheduler.locate(main.worker, file: file, line: line, label: label)
+            }
+            return
+        }
         let context = AmbientContext.at(raw)
         guard let scheduler = context.pointee.scheduling else { return }
         scheduler.locate(context.pointee.thread, file: file, line: line, label: label)

@@ -142,8 +142,13 @@ public final class StressQueue: @unchecked Sendable {
         let caller = stress_participant()
         stress_wait_begin(keys[0] | (shared ? WaitKey.sharedBit : 0), UInt64(shared ? STRESS_WAIT_QUEUE_SHARED : STRESS_WAIT_QUEUE))
         // Under control the model decides when the queue (and its targets)
-        // is free for this block; the real `sync` then never waits.
+        // is free for this block; the real `sync` then never waits. A `sync`
+        // to main is a step of the main thread, which the worker waits for.
         let controlled = Participation.controlled
+        if isMain, let controlled, controlled.worker != controlled.scheduler.mainSlot,
+           controlled.scheduler.blockOnMainSync(controlled.worker) {
+            return try syncToControlledMain(controlled, caller: caller, execute: work)
+        }
         if let controlled {
             for key in keys { controlled.acquire(key, shared: shared) }
         }
@@ -155,6 +160,26 @@ public final class StressQueue: @unchecked Sendable {
             // can (the main queue's always on the main thread).
             if stress_participant() == caller { stress_wait_end() }
             return try block(shared: shared, work)
+        }
+        if stress_participant() == caller { stress_wait_end() }
+        Participation.fuzz(.afterRelease)
+        return result
+    }
+
+    /// ``syncInTrial(flags:file:line:execute:)`` onto ``main`` from a
+    /// controlled worker, already blocked in the model until the main thread
+    /// has run the block (as a controlled step of its own).
+    private func syncToControlledMain<T>(_ controlled: ControlledWorker, caller: UnsafeMutablePointer<UInt64>?,
+                                         execute work: () throws -> T) rethrows -> T {
+        let scheduler = controlled.scheduler
+        // Whatever `work` throws, the worker takes the token back before it
+        // goes on: its next point must be a decision in every run.
+        let result = try withExtendedLifetime(scheduler) {
+            defer { scheduler.resumeAfterMainSync(controlled.worker) }
+            return try underlying.sync { () throws -> T in
+                if stress_participant() == caller { stress_wait_end() }
+                return try MainThreadControl.runBlock(scheduler, syncer: controlled.worker) { try block(shared: false, work) }
+            }
         }
         if stress_participant() == caller { stress_wait_end() }
         Participation.fuzz(.afterRelease)
@@ -175,10 +200,27 @@ public final class StressQueue: @unchecked Sendable {
         guard stress_trial_is_running() != 0 else { return underlying.async(group: group, qos: qos, flags: flags, execute: work) }
         let shared = isConcurrent && !flags.contains(.barrier)
         Participation.fuzz(.beforeAcquire)
+        // A block for the main thread that takes part in the schedule: a
+        // controlled step of the main thread's.
+        if isMain, let controlled = Participation.controlled, controlled.scheduler.submitToMain(controlled.worker) {
+            submitToControlledMain(controlled.scheduler, group: group, qos: qos, flags: flags, execute: work)
+            return
+        }
         Participation.escaped("a block submitted with async to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
         underlying.async(group: group, qos: qos, flags: flags) { [self] in
             let entry = Participation.enter()
             block(shared: shared, work)
+            Participation.leave(entry)
+        }
+    }
+
+    /// ``async(group:qos:flags:execute:)`` onto ``main`` under control, once
+    /// the model counts the block: the main thread runs it as a step of its own.
+    private func submitToControlledMain(_ scheduler: ControlledScheduler, group: DispatchGroup?, qos: DispatchQoS,
+                                        flags: DispatchWorkItemFlags, execute work: @escaping @Sendable @convention(block) () -> Void) {
+        underlying.async(group: group, qos: qos, flags: flags) { [self] in
+            let entry = Participation.enter()
+            MainThreadControl.runBlock(scheduler, syncer: -1) { block(shared: false, work) }
             Participation.leave(entry)
         }
     }

@@ -45,6 +45,7 @@ package enum TrialChild {
             deliver(.failed(spec, .error, FailureReport(message: "could not start the trial's coordinating thread")), to: fd)
             exit(0)
         }
+        MainThreadService.servesForGood()
         // The run loop, not dispatchMain(): on Linux, dispatchMain() parks the
         // main thread and lets other threads drain the main queue (a
         // `DispatchQueue.main.sync` block then runs on its caller), where the

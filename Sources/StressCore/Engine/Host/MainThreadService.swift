@@ -1,6 +1,7 @@
 import CStressSupport
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The main thread of a trial's process: it serves the main queue and the
 /// main actor, so workloads can use `DispatchQueue.main` and `@MainActor`
@@ -40,6 +41,21 @@ package enum MainThreadService {
         DispatchQueue.main.async { stress_participant_attach(nil) }
     }
 
+    /// Whether the main thread serves the main queue itself now (its run
+    /// loop runs: a trial process, or ``run(_:)`` called on the main
+    /// thread): only then can it take part in a controlled trial's schedule,
+    /// taking the run token for the main-queue blocks it runs. Elsewhere (a
+    /// test whose main thread runs the test runner) nobody is known to run
+    /// the main queue's blocks in order, so they run free, as on any thread
+    /// the harness does not schedule.
+    static var isServing: Bool { serving.load(ordering: .acquiring) }
+
+    private static let serving = Atomic<Bool>(false)
+
+    /// Says that the main thread serves the main queue from now on, for
+    /// good (a trial process, whose main thread runs its run loop).
+    package static func servesForGood() { serving.store(true, ordering: .releasing) }
+
     /// Runs `work` so that the main queue is served while it runs: on the
     /// calling thread when that is not the main thread (whoever owns the
     /// main thread serves it, or not), else on a thread of its own while the
@@ -53,10 +69,12 @@ package enum MainThreadService {
             DispatchQueue.main.async {}
         }
         thread.stackSize = 8 << 20
+        let served = serving.exchange(true, ordering: .acquiringAndReleasing)
         thread.start()
         while box.get() == nil {
             _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
         }
+        serving.store(served, ordering: .releasing)
         return box.get()!
     }
 

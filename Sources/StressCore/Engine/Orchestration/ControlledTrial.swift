@@ -41,7 +41,10 @@ enum ControlledTrial {
             forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions, lengthGuess: lengthGuess(settings),
             spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock,
             fallback: settings.scheduleFallback, recordsChoices: settings.recordsChoices, deviations: settings.deviations,
-            participants: settings.stop.opsPerThread == nil ? nil : settings.busyWorkers?.within(threads: settings.threads).workers)
+            participants: settings.stop.opsPerThread == nil ? nil : settings.busyWorkers?.within(threads: settings.threads).workers,
+            // The main thread takes part where it serves the main queue
+            // itself (and is not stuck in an earlier trial's stall).
+            mainThread: MainThreadService.isServing && !MainThreadControl.mainThreadLost)
         // Each run from a fresh start (one of an exploration's, of
         // shrinking's) is the one a crash would have cut short.
         scheduler.journal = CrashJournal.current

@@ -172,6 +172,10 @@ package enum TrialEngine {
             ? ControlledTrial.scheduler(settings, policy: policy) { watchdog.reportControlledDeadlock(stuck: $0, schedule: $1, detail: $2) }
             : nil
         scheduled.withLockSeen { $0 = controlled }
+        // The main thread's harness-aware code finds its place in the
+        // schedule through this, while the trial runs.
+        MainThreadControl.set(controlled)
+        defer { MainThreadControl.set(nil) }
         controlled?.onLivelock = { watchdog.reportControlledLivelock(worker: $0, points: $1, schedule: $2, detail: $3) }
         controlled?.describeState = describe
         controlled?.names = TraceNames(operations: operations.map { ($0.name, $0.steps.map(\.name)) })
@@ -216,6 +220,9 @@ package enum TrialEngine {
                 reports = try ThreadDriver.run(state: state, makeOperations: makeOperations, access: access, board: board, fuzz: fuzzShared,
                                                window: window, schedule: schedule, settings: settings, rounds: rounds,
                                                controlled: controlled)
+                // The main-queue blocks the workers submitted are steps of
+                // the trial's schedule: the record waits for them.
+                controlled?.awaitMainIdle()
             } catch {
                 watchdog.stop(watching)
                 throw error

@@ -110,7 +110,7 @@ extension ControlledScheduler {
                 if park { parkUntilTurn(me) }
                 return
             }
-            let live = (0..<workers).filter { status[$0] != .finished && status[$0] != .absent }
+            let live = (0..<workers).filter { status[$0] != .finished && status[$0] != .absent && status[$0] != .idle }
             if live.isEmpty { return }
             if control?.current == TrialControl.stop {
                 release()
@@ -140,6 +140,7 @@ extension ControlledScheduler {
     func reportDeadlock(stuck: [Int]) {
         guard !stallReported else { return }
         stallReported = true
+        if stuck.contains(mainSlot) { MainThreadControl.noteLost() }
         onDeadlock(stuck, recordLocked(), stallDetailLocked())
     }
 
@@ -149,6 +150,7 @@ extension ControlledScheduler {
     func reportLivelock(_ worker: Int) {
         guard !stallReported, let onLivelock else { return }
         stallReported = true
+        if worker == mainSlot { MainThreadControl.noteLost() }
         onLivelock(worker, Self.livelockLimit, recordLocked(), stallDetailLocked())
         parkForever(worker)
     }

@@ -182,7 +182,7 @@ extension ControlledScheduler {
         case .blocked: reason = .blocked(waitKey[current])
         case .waiting, .timedWaiting: reason = .waiting(waitKey[current])
         case .finished: reason = .finished
-        case .absent, .escaped: return
+        case .absent, .escaped, .idle: return
         }
         // A preemption at a point the code under test placed shows that place.
         let location = status[current] == .runnable && decidingAt == UInt8(FuzzPoint.user.rawValue)
@@ -211,11 +211,22 @@ extension ControlledScheduler {
         lockState()
         let ring = trace
         unlockState()
-        return ring.events(names: names ?? TraceNames(operations: []))
+        return namingMainThread(ring.events(names: names ?? TraceNames(operations: [])))
+    }
+
+    /// `events` with the main thread's (``mainSlot``) called -1, as a trace
+    /// names it (`main`).
+    private func namingMainThread(_ events: [TraceEvent]) -> [TraceEvent] {
+        guard mainSlot >= 0 else { return events }
+        return events.map { event in
+            var event = event
+            if event.worker == mainSlot { event.worker = -1 }
+            return event
+        }
     }
 
     /// ``traceEvents()``, under the state lock.
-    func traceEventsLocked() -> [TraceEvent] { trace.events(names: names ?? TraceNames(operations: [])) }
+    func traceEventsLocked() -> [TraceEvent] { namingMainThread(trace.events(names: names ?? TraceNames(operations: []))) }
 
     /// Preemptions so far (switches away from a worker that could go on).
     var preemptions: Int { trace.preemptions }

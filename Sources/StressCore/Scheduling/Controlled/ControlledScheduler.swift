@@ -52,9 +52,23 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         case escaped
         /// Left its loop.
         case finished
+        /// The main thread with no block of the trial to run: neither
+        /// runnable nor stuck (see ``mainSlot``).
+        case idle
     }
 
+    /// The participants the policy picks among: the trial's workers, then
+    /// the main thread (``mainSlot``) when it takes part.
     let workers: Int
+    /// The main thread's index, one past the trial's workers, when it takes
+    /// part (it serves the main queue; see ``MainThreadService``); -1 when
+    /// it does not.
+    let mainSlot: Int
+    /// Main-queue blocks submitted under control and not yet finished, and
+    /// whether the main thread runs one now (it then holds the main queue in
+    /// the model).
+    var mainPending = 0
+    var mainInBlock = false
     var policy: any ExecutionScheduler
     /// A fresh policy for each epoch of ``epochLength`` decisions: a long
     /// trial is many executions as PCT counts them (new priorities, new
@@ -171,12 +185,17 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
          lengthGuess: Int = ControlledScheduler.epochLength, spuriousWakeups: Double = 0, seed: UInt64 = 0,
          onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void,
          fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil,
-         participants: [Int]? = nil) {
+         participants: [Int]? = nil, mainThread: Bool = false) {
         self.fallback = fallback
         var participating = Array(repeating: participants == nil, count: workers)
         for w in participants ?? [] where w >= 0 && w < workers { participating[w] = true }
-        self.participating = participating
+        // The main thread does not arrive at the start: it is idle until a
+        // main-queue block is submitted.
         self.participants = participating.count(where: { $0 })
+        mainSlot = mainThread ? workers : -1
+        if mainThread { participating.append(true) }
+        self.participating = participating
+        let workers = workers + (mainThread ? 1 : 0)
         if recordsChoices {
             choices = []
             choices?.reserveCapacity(Swift.min(maxDecisions, 1 << 16))
@@ -213,7 +232,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         // of its own; on fewer, a spinning waiter takes the holder's CPU and a
         // hand-off costs a time slice, so waiters park at once.
         let cpus = Int(stress_usable_cpus())
-        spins = cpus > 1 && workers <= cpus ? 2_000 : 0
+        spins = cpus > 1 && workers - (mainThread ? 1 : 0) <= cpus ? 2_000 : 0
     }
 
     deinit { batons.deallocate() }
@@ -235,6 +254,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         if arrived == participants {
             decidingAt = Self.decidedAtArrival
             for w in 0..<workers { status[w] = participating[w] ? .runnable : .finished }
+            if mainSlot >= 0 { status[mainSlot] = mainPending > 0 ? .runnable : .idle }
             pass(to: decide(current: -1))
         }
         unlockState()

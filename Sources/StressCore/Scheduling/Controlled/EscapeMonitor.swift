@@ -79,7 +79,10 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard !isReleased, !stallReported, token.load(ordering: .relaxed) == holder,
-              decisionMark.load(ordering: .relaxed) == mark, status[holder] == .runnable else { return }
+              decisionMark.load(ordering: .relaxed) == mark, status[holder] == .runnable,
+              // The main thread between blocks sleeps in its run loop until
+              // the block it was picked for arrives: not an escape.
+              holder != mainSlot || mainInBlock else { return }
         status[holder] = .escaped
         noteEscape("worker \(holder) blocked in the kernel \(place), outside any scheduling point (a lock, queue, sleep "
                    + "or call the harness does not model): the others went on without it")

@@ -2,6 +2,8 @@
 /// `schedule.encoded`, `replay --schedule`): the worker chosen at each
 /// decision, run-length encoded as `w<worker>:<count>` joined by commas, so
 /// `w0:2,w1:3,w0:1` is worker 0 twice, worker 1 three times, worker 0 once.
+/// In a trial of n workers whose main thread takes part, `w<n>` is the main
+/// thread.
 package enum ScheduleEncoding {
     /// Why a schedule's text could not be read.
     package struct ParseError: Error, Equatable, CustomStringConvertible {
@@ -22,7 +24,7 @@ package enum ScheduleEncoding {
 
     /// The decisions `text` encodes, one worker index per decision. The
     /// empty text is no decision at all. Workers must be below `workers`
-    /// when given.
+    /// when given, or be `workers` itself: the main thread.
     package static func decode(_ text: String, workers: Int? = nil) throws(ParseError) -> [Int] {
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else { return [] }
@@ -35,9 +37,10 @@ package enum ScheduleEncoding {
                 throw ParseError(description: "run \(i + 1) of the schedule, '\(run)', is not w<worker>:<count> "
                                  + "(for example w0:2,w1:3: worker 0 twice, then worker 1 three times)")
             }
-            if let workers, worker >= workers {
+            // w<workers> is the main thread, where it takes part.
+            if let workers, worker > workers {
                 throw ParseError(description: "run \(i + 1) of the schedule, '\(run)', names worker \(worker), "
-                                 + "but the trial has \(workers) worker(s) (w0 to w\(workers - 1))")
+                                 + "but the trial has \(workers) worker(s) (w0 to w\(workers - 1), and w\(workers) for the main thread)")
             }
             guard decisions.count + count <= 100_000_000 else {
                 throw ParseError(description: "the schedule has more than 100,000,000 decisions")
