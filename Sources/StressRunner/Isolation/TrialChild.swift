@@ -36,6 +36,9 @@ package enum TrialChild {
         // The trial is coordinated from a thread of its own: the main thread
         // serves the main queue and the main actor (MainThreadService), as in
         // an app, so workloads can dispatch to it.
+        // Said before the trial starts, which reads it, not once the run
+        // loop runs: the main thread is about to serve the main queue.
+        MainThreadService.servesForGood()
         let coordinator = OSThread.spawn {
             let result = LocalTrial.run(spec, registry: registry, onStall: handOverStalled(to: fd), onHalt: handOverHalted(spec, to: fd))
             deliver(result, to: fd)
@@ -45,7 +48,6 @@ package enum TrialChild {
             deliver(.failed(spec, .error, FailureReport(message: "could not start the trial's coordinating thread")), to: fd)
             exit(0)
         }
-        MainThreadService.servesForGood()
         // The run loop, not dispatchMain(): on Linux, dispatchMain() parks the
         // main thread and lets other threads drain the main queue (a
         // `DispatchQueue.main.sync` block then runs on its caller), where the

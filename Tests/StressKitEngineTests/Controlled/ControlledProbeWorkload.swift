@@ -124,6 +124,19 @@ struct ControlledProbeWorkload: Workload {
                 case "async":
                     s.serial.async { _ = s.flag.load(ordering: .relaxed) }
                     return .next
+                case "main-handoff":
+                    // Correct main-thread hand-offs: a `sync` to main with
+                    // nothing held, and an `async` whose block takes a lock
+                    // the workers take too (never across a hand-off).
+                    var problem: String?
+                    StressQueue.main.sync {
+                        if !Thread.isMainThread { problem = "a main-queue block ran off the main thread" }
+                        problem = problem ?? s.enter("main")
+                        s.lock.withLock { s.items += 1 }
+                    }
+                    StressQueue.main.async { s.lock.withLock { s.items += 1 } }
+                    s.lock.withLock { problem = problem ?? s.enter("lock") }
+                    return problem.map { .violation($0) } ?? .next
                 case "plain-lock":
                     s.plain.lock()
                     fuzzPoint()

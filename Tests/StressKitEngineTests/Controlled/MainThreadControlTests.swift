@@ -1,0 +1,94 @@
+@testable import StressCore
+import StressKitTestSupport
+import XCTest
+
+/// The main thread as a controlled worker, in this process: where the main
+/// thread serves the main queue (``MainThreadService/run(_:)`` called on it),
+/// the main-queue blocks the workers submit through ``StressQueue/main`` are
+/// steps of the main thread's, which the policy picks as any worker's (index:
+/// one past the workers).
+final class MainThreadControlTests: XCTestCase {
+    private typealias Support = ControlledTrialSupport
+
+    /// What a trial run on another thread hands back to the main thread.
+    private struct Summary: Sendable {
+        var encoded: String?
+        var control: ScheduleRecord.Coverage?
+        var violations: Int?
+        var stall: String?
+        var error: String?
+    }
+
+    /// Runs the probe's main-thread hand-offs under control while the main
+    /// thread serves the main queue.
+    private func runHandOffs(seed: UInt64, fuzz: FuzzProfile) -> Summary {
+        MainThreadService.run {
+            let outcome = Support.run("test-controlled-probe", ["shape": .text("main-handoff")], strategy: "unsynchronized",
+                                      settings: Support.settings(threads: 2, seed: seed, fuzz: fuzz, ops: 12))
+            return Summary(encoded: outcome.output?.schedule.encoded, control: outcome.output?.schedule.controlled,
+                           violations: outcome.output?.violations.count, stall: outcome.stall?.summary,
+                           error: outcome.error.map { "\($0)" })
+        }
+    }
+
+    /// Correct hand-offs to the main thread (a `sync` with nothing held, an
+    /// `async` whose block takes a lock the workers take) pass over many
+    /// seeds and every kind of policy; the main thread (`w2`) is picked in
+    /// the schedule; control is full; and a seed replays its schedule.
+    func testCorrectMainThreadHandOffsPassUnderControlWithTheMainThreadScheduled() throws {
+        // XCTest runs a test on the main thread; elsewhere nothing would be
+        // known to serve the main queue, and the main thread takes no part.
+        try XCTSkipUnless(Thread.isMainThread, "the main thread takes part only where it serves the main queue")
+        for policy in [FuzzProfile.off, .yield, .pct] {
+            for seed in UInt64(1)...10 {
+                let run = runHandOffs(seed: seed, fuzz: policy)
+                XCTAssertNil(run.error, "\(policy) seed \(seed)")
+                XCTAssertNil(run.stall, "\(policy) seed \(seed)")
+                XCTAssertEqual(run.violations, 0, "\(policy) seed \(seed)")
+                XCTAssertEqual(run.control, .full, "\(policy) seed \(seed)")
+                XCTAssertTrue(run.encoded?.contains("w2:") == true, "\(policy) seed \(seed): \(run.encoded ?? "no schedule")")
+            }
+        }
+        let first = runHandOffs(seed: 7, fuzz: .yield)
+        let again = runHandOffs(seed: 7, fuzz: .yield)
+        XCTAssertNotNil(first.encoded)
+        XCTAssertEqual(first.encoded, again.encoded, "the same seed, the same schedule")
+    }
+
+    /// Where the main thread does not serve the main queue by
+    /// ``MainThreadService`` (here: the trial runs on a thread of the
+    /// test's own while XCTest's main thread waits in its run loop), the
+    /// main thread takes no part: the same hand-offs run, their main-queue
+    /// blocks run free (as on any thread the harness does not schedule), and
+    /// the schedule never names the main thread.
+    func testTheMainThreadTakesNoPartWhereTheHarnessDoesNotServeTheMainQueue() throws {
+        let done = expectation(description: "trial")
+        let result = SummaryBox()
+        let thread = Thread {
+            let outcome = Support.run("test-controlled-probe", ["shape": .text("main-handoff")], strategy: "unsynchronized",
+                                      settings: Support.settings(threads: 2, seed: 1, fuzz: .yield, ops: 5))
+            result.set(Summary(encoded: outcome.output?.schedule.encoded, control: outcome.output?.schedule.controlled,
+                               violations: outcome.output?.violations.count, stall: outcome.stall?.summary,
+                               error: outcome.error.map { "\($0)" }))
+            done.fulfill()
+        }
+        XCTAssertFalse(MainThreadService.isServing)
+        thread.start()
+        // XCTest's wait runs the main run loop, which drains the main queue.
+        wait(for: [done], timeout: 120)
+        let run = try XCTUnwrap(result.get())
+        XCTAssertNil(run.stall)
+        XCTAssertEqual(run.violations, 0)
+        let schedule = try XCTUnwrap(run.encoded, run.error ?? "no schedule")
+        XCTAssertFalse(schedule.contains("w2:"), schedule)
+    }
+
+    /// A summary handed from the trial's thread to the test's.
+    private final class SummaryBox: @unchecked Sendable {
+        // @unchecked: guarded by the lock.
+        private let lock = NSLock()
+        private var value: Summary?
+        func set(_ v: Summary) { lock.withLock { value = v } }
+        func get() -> Summary? { lock.withLock { value } }
+    }
+}
