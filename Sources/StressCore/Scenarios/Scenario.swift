@@ -52,15 +52,47 @@ public struct Role<State: AnyObject & Sendable>: Sendable {
     public let name: String
     /// The steps, run in order, once per round.
     public let steps: [Step<State>]
+    /// Whether the role's steps run on the main thread (the role's worker
+    /// hands each step's body to the main queue with a `sync` and waits for
+    /// it), as UI code or a `@MainActor` callback would. Under controlled
+    /// scheduling the main thread then takes part in the schedule, where it
+    /// serves the main queue itself (a trial process; an in-process run
+    /// started from the main thread).
+    public let onMainThread: Bool
 
-    /// A role made of `steps`.
+    /// A role made of `steps`, run on its own worker.
     ///
     /// - Parameters:
     ///   - name: The role's name, shown in reports.
     ///   - steps: The steps the role runs once per round, in order.
     public init(_ name: String, steps: [Step<State>]) {
+        self.init(name, onMainThread: false, steps: steps)
+    }
+
+    /// A role made of `steps`, placed on the main thread or not.
+    ///
+    /// - Parameters:
+    ///   - name: The role's name, shown in reports.
+    ///   - onMainThread: Whether its steps run on the main thread.
+    ///   - steps: The steps the role runs once per round, in order.
+    public init(_ name: String, onMainThread: Bool, steps: [Step<State>]) {
         self.name = name
+        self.onMainThread = onMainThread
         self.steps = steps
+    }
+
+    /// The steps as the role's worker runs them: as they are, or, for a role
+    /// on the main thread, each body handed to the main queue. Nil when a
+    /// step cannot be handed over (a wait or an `await` runs on its worker).
+    package var workerSteps: [Step<State>]? {
+        guard onMainThread else { return steps }
+        guard steps.allSatisfy({ $0.predicate == nil && $0.asyncBody == nil && !$0.access.waits }) else { return nil }
+        return steps.map { step in
+            let body = step.body
+            return Step(step.name, access: step.access) { state, frame in
+                StressQueue.main.sync { body(state, &frame) }
+            }
+        }
     }
 }
 

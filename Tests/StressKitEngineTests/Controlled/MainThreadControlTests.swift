@@ -55,6 +55,41 @@ final class MainThreadControlTests: XCTestCase {
         XCTAssertEqual(first.encoded, again.encoded, "the same seed, the same schedule")
     }
 
+    /// A scenario's role placed on the main thread (``Role/onMainThread``)
+    /// runs there, free and controlled; under control the main thread (`w2`)
+    /// is picked in the schedule, control is full, and every round is
+    /// counted.
+    func testARoleOnTheMainThreadRunsThereFreeAndControlled() throws {
+        try XCTSkipUnless(Thread.isMainThread, "the main thread takes part only where it serves the main queue")
+        for policy in [FuzzProfile.off, .yield, .pct] {
+            for seed in UInt64(1)...5 {
+                let run = MainThreadService.run {
+                    let outcome = Support.run("test-main-thread-role", strategy: "unsynchronized",
+                                              settings: Support.settings(threads: 2, seed: seed, fuzz: policy, maxDecisions: 3_000),
+                                              scenario: true)
+                    return Summary(encoded: outcome.output?.schedule.encoded, control: outcome.output?.schedule.controlled,
+                                   violations: outcome.output?.violations.count, stall: outcome.stall?.summary,
+                                   error: outcome.error.map { "\($0)" })
+                }
+                XCTAssertNil(run.error, "\(policy) seed \(seed)")
+                XCTAssertNil(run.stall, "\(policy) seed \(seed)")
+                XCTAssertEqual(run.violations, 0, "\(policy) seed \(seed)")
+                XCTAssertEqual(run.control, .full, "\(policy) seed \(seed)")
+                XCTAssertTrue(run.encoded?.contains("w2:") == true, "\(policy) seed \(seed): \(run.encoded ?? "no schedule")")
+            }
+        }
+        let free = MainThreadService.run {
+            var settings = Support.settings(threads: 2, seed: 1, fuzz: .yield, ops: 200)
+            settings.schedule = .free
+            let outcome = Support.run("test-main-thread-role", strategy: "unsynchronized", settings: settings, scenario: true)
+            return Summary(encoded: nil, control: nil, violations: outcome.output?.violations.count, stall: outcome.stall?.summary,
+                           error: outcome.error.map { "\($0)" })
+        }
+        XCTAssertNil(free.error)
+        XCTAssertNil(free.stall)
+        XCTAssertEqual(free.violations, 0, "the ui role ran on the main thread in every round")
+    }
+
     /// Where the main thread does not serve the main queue by
     /// ``MainThreadService`` (here: the trial runs on a thread of the
     /// test's own while XCTest's main thread waits in its run loop), the

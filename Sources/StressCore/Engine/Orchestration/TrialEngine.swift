@@ -67,8 +67,12 @@ package enum TrialEngine {
             throw EngineError("scenario \(name) is a litmus test of the memory model, and a controlled trial is sequentially "
                               + "consistent (one worker at a time), so its weak outcomes cannot occur under control: run it free")
         }
+        if let role = roles.first(where: { $0.workerSteps == nil }) {
+            throw EngineError("scenario \(name): role \(role.name) runs on the main thread, so its steps cannot wait "
+                              + "(waitUntil) or await: the main thread runs each step's body while the role's worker waits")
+        }
         let makeOperations: @Sendable () -> [StressOperation<S.State>] = {
-            scenario.roles().map { StressOperation($0.name, weight: 1, steps: $0.steps) }
+            scenario.roles().map { StressOperation($0.name, weight: 1, steps: $0.workerSteps ?? $0.steps) }
         }
         let operations = makeOperations()
         // The arbiter gets a site of its own after the roles' steps, so a stall
