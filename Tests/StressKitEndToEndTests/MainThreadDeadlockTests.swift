@@ -43,6 +43,25 @@ final class MainThreadDeadlockTests: XCTestCase {
         }
     }
 
+    /// The correct job board, whose runners hand the badge's refresh to the
+    /// main thread with `async`, passes under control over 8 seeds (the
+    /// portfolio's policies twice), under full control now that the main
+    /// thread runs those blocks as a controlled worker (`w8`).
+    func testTheCorrectJobBoardPassesUnderFullControlWithTheMainThreadScheduled() throws {
+        let json = try TestSupport.temporaryDirectory().appendingPathComponent("correct.json").path
+        let run = try WorkloadTestSupport.run(TestSupport.stressbenchPath, [
+            "run", "Plans/own-code.yaml", "--only", "correct", "--schedule", "controlled", "--repetitions", "8", "--json", json, "-q",
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let report = try ResultCoding.decoder().decode(RunReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        XCTAssertEqual(report.trials.count, 8)
+        for trial in report.trials {
+            XCTAssertEqual(trial.outcome, .passed, WorkloadTestSupport.describe(trial))
+            XCTAssertEqual(trial.schedule?.controlled, .full, "\(trial.trial.id): \(trial.schedule?.escapes ?? [])")
+            XCTAssertTrue(trial.schedule?.encoded?.contains("w8:") == true, trial.trial.id)
+        }
+    }
+
     /// A seed's replays follow its identical schedule, and the failure's
     /// interleaving has a column for the main thread, called `main`.
     func testMainSyncDeadlockReplaysItsIdenticalScheduleAndTheTraceNamesMain() throws {
