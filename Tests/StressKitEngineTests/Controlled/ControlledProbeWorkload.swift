@@ -137,6 +137,15 @@ struct ControlledProbeWorkload: Workload {
                     StressQueue.main.async { s.lock.withLock { s.items += 1 } }
                     s.lock.withLock { problem = problem ?? s.enter("lock") }
                     return problem.map { .violation($0) } ?? .next
+                case "main-plain-lock":
+                    // The main thread's block takes a lock the harness cannot
+                    // see, which a worker holds across a point.
+                    if frame.thread == 0 { StressQueue.main.async { s.plain.withLock { s.items += 1 } } }
+                    s.plain.lock()
+                    fuzzPoint()
+                    s.items += 1
+                    s.plain.unlock()
+                    return .next
                 case "plain-lock":
                     s.plain.lock()
                     fuzzPoint()

@@ -55,6 +55,24 @@ final class MainThreadControlTests: XCTestCase {
         XCTAssertEqual(first.encoded, again.encoded, "the same seed, the same schedule")
     }
 
+    /// The main thread blocked in the kernel inside a block it runs under
+    /// control (a lock the harness cannot see, held by a worker paused at a
+    /// point) is noticed as any worker is: the others go on, and control is
+    /// `partial`, naming the main thread.
+    func testTheMainThreadBlockedOutsideTheModelMakesControlPartial() throws {
+        try XCTSkipUnless(Thread.isMainThread, "the main thread takes part only where it serves the main queue")
+        let run = MainThreadService.run {
+            let outcome = Support.run("test-controlled-probe", ["shape": .text("main-plain-lock")], strategy: "unsynchronized",
+                                      settings: Support.settings(threads: 2, seed: 1, fuzz: .off, ops: 20))
+            return (outcome.output?.schedule.controlled, outcome.output?.schedule.escapes ?? [], outcome.stall?.summary,
+                    outcome.output?.measurement.totalOps)
+        }
+        XCTAssertNil(run.2)
+        XCTAssertEqual(run.3, 40)
+        XCTAssertEqual(run.0, .partial)
+        XCTAssertTrue(run.1.contains { $0.hasPrefix("the main thread blocked in the kernel in a main-queue block") }, "\(run.1)")
+    }
+
     /// A scenario's role placed on the main thread (``Role/onMainThread``)
     /// runs there, free and controlled; under control the main thread (`w2`)
     /// is picked in the schedule, control is full, and every round is

@@ -52,9 +52,20 @@ package enum MainThreadService {
 
     private static let serving = Atomic<Bool>(false)
 
+    /// The main thread's OS thread id, once it serves the main queue (0
+    /// before): for the escape monitor, which must tell whether the main
+    /// thread is asleep in the kernel in a block it runs under control.
+    static var threadID: UInt64 { mainThreadID.load(ordering: .acquiring) }
+
+    private static let mainThreadID = Atomic<UInt64>(0)
+
     /// Says that the main thread serves the main queue from now on, for
-    /// good (a trial process, whose main thread runs its run loop).
-    package static func servesForGood() { serving.store(true, ordering: .releasing) }
+    /// good (a trial process, whose main thread runs its run loop). Called
+    /// on the main thread.
+    package static func servesForGood() {
+        mainThreadID.store(stress_thread_id(), ordering: .releasing)
+        serving.store(true, ordering: .releasing)
+    }
 
     /// Runs `work` so that the main queue is served while it runs: on the
     /// calling thread when that is not the main thread (whoever owns the
@@ -69,6 +80,7 @@ package enum MainThreadService {
             DispatchQueue.main.async {}
         }
         thread.stackSize = 8 << 20
+        mainThreadID.store(stress_thread_id(), ordering: .releasing)
         let served = serving.exchange(true, ordering: .acquiringAndReleasing)
         thread.start()
         while box.get() == nil {

@@ -49,14 +49,21 @@ final class EscapeMonitor: Sendable {
                 continue
             }
             guard holder >= 0, now &- since >= Self.escapeAfterNs,
-                  KernelThreads.state(of: board.thread(holder).id)?.isAsleep == true else { continue }
+                  KernelThreads.state(of: threadID(of: holder))?.isAsleep == true else { continue }
             scheduler.escape(holder, mark: mark, place: place(of: holder))
             since = now
         }
     }
 
+    /// The OS thread of participant `w`: a worker's from its line, the main
+    /// thread's from ``MainThreadService`` (its line carries none).
+    private func threadID(of w: Int) -> UInt64 {
+        w == scheduler.mainSlot ? MainThreadService.threadID : board.thread(w).id
+    }
+
     /// Where worker `w` is, in words ("in step transfer/debit").
     private func place(of w: Int) -> String {
+        if w == scheduler.mainSlot { return "in a main-queue block" }
         let site = board.state(w).site.site
         guard let site, board.labels.indices.contains(site) else { return "outside any step" }
         return "in step \(board.labels[site])"
@@ -84,7 +91,8 @@ extension ControlledScheduler {
               // the block it was picked for arrives: not an escape.
               holder != mainSlot || mainInBlock else { return }
         status[holder] = .escaped
-        noteEscape("worker \(holder) blocked in the kernel \(place), outside any scheduling point (a lock, queue, sleep "
+        let who = holder == mainSlot ? "the main thread" : "worker \(holder)"
+        noteEscape("\(who) blocked in the kernel \(place), outside any scheduling point (a lock, queue, sleep "
                    + "or call the harness does not model): the others went on without it")
         pass(to: status.contains(.runnable) ? decide(current: -1) : -1)
     }
