@@ -91,7 +91,9 @@ extension TraceLine {
             if event.preempted != true, name == "finished", event.state == nil { return nil }
             return "  -- switch (\(name.isEmpty ? (event.preempted == true ? "preempted" : "blocked") : name)) --"
         case .stuck: return "  stuck waiting for " + name
-        case .crash: return "  -- crashed (\(name)) --"
+        // A controlled trial killed by its timeout ends on a `crash` event
+        // named for that (``PlanRunner/recoveringSchedule``): no "crashed".
+        case .crash: return name.hasPrefix("timed out") ? "  -- \(name) --" : "  -- crashed (\(name)) --"
         }
     }
 
