@@ -19,6 +19,9 @@ final class PolicyTimeoutTests: XCTestCase {
             let output = try XCTUnwrap(outcome.output, "\(String(describing: outcome.error))")
             XCTAssertGreaterThan(output.violations.count, 0, "\(policy) seed \(seed)")
             XCTAssertTrue(outcome.firstMessage?.contains("was dropped") == true, outcome.firstMessage ?? "none")
+            // The trace shows the client's wait timing out, with the producer still to answer.
+            let timeouts = output.trace?.filter { $0.kind == .timedOut } ?? []
+            XCTAssertTrue(timeouts.contains { $0.worker == 0 && $0.name == "the condition 'timed.result'" }, "\(timeouts)")
         }
     }
 

@@ -101,6 +101,7 @@ extension ControlledScheduler {
     private func timeOut(_ waiter: Int) {
         status[waiter] = .runnable
         timedOut[waiter] = true
+        note(waiter, .timedOut, .key(waitKey[waiter]))
         touch(waitKey[waiter])
     }
 
@@ -137,6 +138,7 @@ extension ControlledScheduler {
             if let late = earliestTimedWaiter() {
                 status[late] = .runnable
                 timedOut[late] = true
+                note(late, .timedOut, .key(waitKey[late]))
                 continue
             }
             if status.contains(.escaped) {
