@@ -45,6 +45,10 @@ public struct TraceEvent: Sendable, Codable, Equatable {
         /// scheduling point it passed; ``TraceEvent/name`` says how it died
         /// (`SIGILL`, `exit status 1`).
         case crash
+        /// Its timed wait on a condition or semaphore timed out (under
+        /// control: the policy chose so, or nothing else could run), and it
+        /// goes on.
+        case timedOut = "timed-out"
     }
 
     /// The worker, from 0; -1 for the main thread.

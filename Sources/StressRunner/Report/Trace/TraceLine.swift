@@ -81,6 +81,7 @@ extension TraceLine {
         case .release: return "  release " + name
         case .wait: return "  wait on " + name
         case .signal: return "  signal " + name
+        case .timedOut: return "  timed out on " + name
         case .point: return name.isEmpty ? "  fuzzPoint()" : "  fuzzPoint(\"\(name)\")"
         case .value:
             // `read count -> 0`; a name that ends in `=` reads as an
