@@ -92,6 +92,7 @@ extension TraceLine {
             return "  -- switch (\(name.isEmpty ? (event.preempted == true ? "preempted" : "blocked") : name)) --"
         case .stuck: return "  stuck waiting for " + name
         case .crash: return "  -- crashed (\(name)) --"
+        case .check: return "  check failed"
         }
     }
 
