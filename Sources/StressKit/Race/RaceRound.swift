@@ -77,8 +77,8 @@ final class SpawnSlot: Sendable {
         return taken
     }
 
-    /// The body ended without spawning this slot: its worker has nothing to
-    /// do this round.
+    /// Nobody can spawn this slot any more: its worker has nothing to do
+    /// this round.
     func close() {
         let closed = work.withLock { work -> Bool in
             guard case .pending = work else { return false }
@@ -95,6 +95,7 @@ final class SpawnSlot: Sendable {
         guard case .spawned(let body) = work.withLock({ $0 }) else { return }
         round.perform("thread \(number)") { try body() }
         finished.signal()
+        round.threads?.ended()
     }
 
     /// Waits until the spawned closure has returned (as often as asked):

@@ -38,10 +38,10 @@ struct RaceScenario<State: AnyObject & Sendable>: Scenario {
             }
         case .model(let body, let spawning):
             let main = role("body") { round in
-                // Threads the body did not spawn are let go when it returns,
-                // however it returns.
+                // However the body returns, it can spawn no more (the
+                // threads not spawned are let go once no spawned one runs).
                 guard let threads = round.threads else { return }
-                defer { threads.closeSpawning() }
+                defer { threads.ended() }
                 round.perform("the body") { try body(round.state, threads) }
             }
             return [main] + (1...spawning).map { i in

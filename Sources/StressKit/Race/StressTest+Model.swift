@@ -35,7 +35,8 @@ extension StressTest {
     ///
     /// The body fails a round with ``check(_:_:fileID:line:)``, by throwing,
     /// or by calling ``reportViolation(_:)``. A thread spawned and never
-    /// joined still ends before the round does. A body that spawns more
+    /// joined still ends before the round does. A spawned thread may spawn
+    /// too. A body that spawns more
     /// threads than `threads` fails its round with a message naming the
     /// number to give.
     ///
@@ -70,8 +71,10 @@ extension StressTest {
     /// spawns in one round.
     public final class Threads: Sendable {
         let slots: [SpawnSlot]
-        /// Threads spawned so far, and whether the body has returned.
-        private let spawned = Mutex<(count: Int, closed: Bool)>((0, false))
+        /// Threads spawned so far; the body and spawned threads still
+        /// running (any may spawn); and whether none is left, so that the
+        /// slots not spawned were let go.
+        private let spawned = Mutex<(count: Int, live: Int, closed: Bool)>((0, 1, false))
 
         init(slots count: Int) {
             slots = (1...count).map { SpawnSlot(number: $0) }
@@ -95,10 +98,11 @@ extension StressTest {
             let number = spawned.withLock { s -> Int? in
                 guard !s.closed else { return nil }
                 s.count += 1
+                if s.count <= slots.count { s.live += 1 }
                 return s.count
             }
             guard let number else {
-                reportViolation("a thread was spawned after the model's body returned: spawn before the body returns")
+                reportViolation("a thread was spawned after the model's body and every thread it spawned had returned")
                 return SpawnedThread(slot: nil)
             }
             guard number <= slots.count else {
@@ -111,11 +115,18 @@ extension StressTest {
             return SpawnedThread(slot: slot)
         }
 
-        /// The body has ended: threads it did not spawn have nothing to do
-        /// this round.
-        func closeSpawning() {
-            spawned.withLock { $0.closed = true }
-            for slot in slots { slot.close() }
+        /// The body or a spawned thread has returned. Once all have, no
+        /// spawn can come: the threads not spawned have nothing to do this
+        /// round, and are let go.
+        func ended() {
+            let last = spawned.withLock { s -> Bool in
+                s.live -= 1
+                s.closed = s.live == 0
+                return s.closed
+            }
+            if last {
+                for slot in slots { slot.close() }
+            }
         }
     }
 

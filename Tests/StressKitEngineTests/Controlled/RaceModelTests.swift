@@ -187,6 +187,18 @@ private final class LockedCounter: @unchecked Sendable {
         #expect(text.contains("waiting for a signal on the semaphore 'join thread 2'"), "\(text)")
     }
 
+    @Test func aSpawnedThreadMaySpawnAfterTheBodyReturned() async throws {
+        let report = try await StressTest.model(setup: { LockedCounter() }) { counter, threads in
+            threads.spawn {
+                counter.increment()
+                threads.spawn { counter.increment() }
+            }
+        }
+        .schedule(.controlled).fuzz(.yield).seed(5).ops(200).run()
+        #expect(report.failure == nil, "\(report.failure?.description ?? "")")
+        #expect((report.trials.first?.rounds ?? 0) >= 200)
+    }
+
     @Test func aThreadMayBeJoinedTwice() async throws {
         let report = try await StressTest.model(spawning: 1, setup: { LockedCounter() }) { counter, threads in
             let a = threads.spawn { counter.increment() }
