@@ -120,7 +120,8 @@ private final class LockedCounter: @unchecked Sendable {
             a.join()
             try StressTest.check(counter.value == 2, "an increment was lost")
         }
-        .explore(preemptions: 2).seed(1).run()
+        // 22 schedules with at most 1 preemption (165 with 2: 6.4 s at load 19).
+        .explore(preemptions: 1).seed(1).run()
         let exploration = try #require(report.trials.first?.exploration)
         #expect(exploration.complete, "\(exploration)")
         #expect(exploration.failed == 0)
