@@ -95,6 +95,7 @@ extension TraceLine {
         // A controlled trial killed by its timeout ends on a `crash` event
         // named for that (``PlanRunner/recoveringSchedule``): no "crashed".
         case .crash: return name.hasPrefix("timed out") ? "  -- \(name) --" : "  -- crashed (\(name)) --"
+        case .check: return "  check failed"
         }
     }
 
