@@ -365,7 +365,8 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespe
     int r;
     if (model(STRESS_MODEL_ACTIVE, 0, 0, 0) > 0) {
         // Under control: the mutex is given up for real, the wait is the
-        // model's (a deadline passes when nothing else can run), and the
+        // model's (a deadline passes when the policy chooses so, or when
+        // nothing else can run), and the
         // mutex is taken back once the model grants it again. Should
         // control end meanwhile, the wait ends as a spurious wake-up.
         __pthread_mutex_unlock(m);

@@ -188,6 +188,7 @@ struct RunCommand: ParsableCommand {
             var shown = loaded
             shown.experiments = loaded.experiments.filter { e in planned.contains { $0.experiment == e.name } }
             for warning in PlanWarnings.warnings(shown, usableCores: EnvironmentInfo.current.usableCores) { Console.error(warning) }
+            for warning in PlanWarnings.huntWarnings(shown, selected: planned, runHuntNs: options.huntNs) { Console.error(warning) }
         }
         // One worker runs alone whatever the pool's width: only trials of more.
         let taskStrategies = Set(selected.filter { $0.threads > 1 }.map(\.strategy))

@@ -121,4 +121,39 @@ final class CrashedControlledTrialTests: XCTestCase {
         XCTAssertEqual(trace.filter { $0.worker == 0 && $0.kind == .operationStart }.count, 4, "operations #0 to #3: \(trace)")
         XCTAssertGreaterThan(r.schedule?.decisions ?? 0, 0)
     }
+
+    /// A controlled trial whose process freezes (SIGSTOP: its watchdog too)
+    /// is killed by its timeout; its journal still holds its decisions, so
+    /// it keeps its schedule, the replay line and a trace ending where it
+    /// stopped, as a crash does.
+    func testAControlledTrialKilledByItsTimeoutKeepsItsScheduleAndTrace() throws {
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - workload: _fault
+                parameters: { mode: stop, where: critical-section, after_ops: 3 }
+                strategies: [pthread-mutex]
+                threads: [2]
+                ops: 50
+                warmup: 0
+                schedule: controlled
+                fuzz: yield
+                seed: 5
+                timeout: 2s
+                deadlock_after: 1s
+            """, file: "stop.yaml", registry: TestSupport.registry, options: RunOptions(isolation: TestSupport.childIsolation))
+        let r = try XCTUnwrap(report.trials.first)
+        XCTAssertEqual(r.outcome, .timeout, WorkloadTestSupport.describe(r))
+        let encoded = try XCTUnwrap(r.schedule?.encoded, "the journal's decisions")
+        XCTAssertGreaterThan(r.schedule?.decisions ?? 0, 0)
+        let trace = try XCTUnwrap(r.trace)
+        let last = try XCTUnwrap(trace.last)
+        XCTAssertEqual(last.kind, .crash)
+        XCTAssertEqual(last.name, "timed out: killed after 2s")
+        XCTAssertEqual(last.worker, try ScheduleEncoding.decode(encoded).last)
+        let details = TableReport.details(r, planFile: "stop.yaml")
+        XCTAssertTrue(details.contains("-- timed out: killed after 2s --"), details)
+        XCTAssertFalse(details.contains("crashed ("), details)
+        XCTAssertTrue(details.contains("replay: stressbench replay stop.yaml --only \(r.trial.id) --seed \(r.trial.seed) --schedule \(encoded)"), details)
+    }
 }
+

@@ -131,6 +131,26 @@ final class PlanHardeningTests: XCTestCase {
         XCTAssertEqual(plan.map { PlanWarnings.warnings($0, usableCores: 512) }, [], "none on a large one")
     }
 
+    func testAHuntThatCannotHappenIsSaidNotSilentlyDropped() throws {
+        let text = """
+            experiments:
+              - {name: free, workload: counter, strategies: [unsynchronized], threads: 2, ops: 10, hunt: 5s}
+              - {name: ruled, workload: counter, strategies: [unsynchronized], threads: 2, ops: 10, hunt: 5s, schedule: controlled}
+              - {name: quiet, workload: counter, strategies: [unsynchronized], threads: 2, ops: 10, schedule: controlled}
+            """
+        let plan = try PlanLoader(registry: .builtIn).load(text: text, file: "p")
+        let trials = TrialMatrix.expand(plan)
+        let warnings = PlanWarnings.huntWarnings(plan, selected: trials, runHuntNs: nil)
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings[0].contains("'ruled' runs controlled, so its `hunt` has no effect"), warnings[0])
+        let run = PlanWarnings.huntWarnings(plan, selected: trials, runHuntNs: 3_000_000_000)
+        XCTAssertEqual(run.count, 2, "--hunt reaches every experiment, so both controlled ones are named: \(run)")
+        XCTAssertTrue(run.allSatisfy { $0.contains("--hunt has no effect") }, "\(run)")
+        XCTAssertEqual(PlanWarnings.huntWarnings(plan, selected: trials, runHuntNs: 0), [], "--hunt 0 asks for no hunt")
+        let free = trials.map { t -> TrialSpec in var t = t; t.schedule = .free; return t }
+        XCTAssertEqual(PlanWarnings.huntWarnings(plan, selected: free, runHuntNs: nil), [], "--schedule free makes them huntable")
+    }
+
     func testAFuzzPauseMustLeaveTheTrialSomethingToMeasure() {
         XCTAssertEqual(messages("experiments:\n  - workload: counter\n    fuzz: {profile: chaos, stagger: 168h}\n"), [
             "test.yaml:3:11: experiments[0].fuzz: fuzz stagger (168h) must be shorter than the measured window (duration 1s): "

@@ -163,7 +163,8 @@ struct ScheduleExplorer {
     /// schedule within the bound.
     private func alternatives(of node: Node, bound: Int) -> [Int] {
         var result: [Int] = []
-        var mask = node.choice.runnable
+        // A timed wait that could time out here is an alternative too.
+        var mask = node.choice.runnable | (node.choice.timeout >= 0 ? 1 << UInt64(node.choice.timeout) : 0)
         while mask != 0 {
             let w = mask.trailingZeroBitCount
             mask &= mask - 1

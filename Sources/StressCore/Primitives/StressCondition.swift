@@ -168,7 +168,8 @@ public final class StressCondition: @unchecked Sendable {
 
     /// A wait under control: the lock is given up for real and in the
     /// model, the worker waits in the model for a signal (a timed wait's
-    /// deadline passes only when nothing else can run: the virtual clock),
+    /// deadline is virtual: it passes when the policy chooses so, or when
+    /// nothing else can run),
     /// and takes the lock back. Returns false when the deadline ended it.
     /// Should control end meanwhile, the wait ends as a spurious wake-up,
     /// which every caller must tolerate.

@@ -108,7 +108,8 @@ public final class StressSemaphore: @unchecked Sendable {
 
     /// Under control: takes a unit if there is one (never blocking), else
     /// waits in the model until a signal, and tries again. A timed wait's
-    /// deadline is virtual: it passes when nothing else can run. Should
+    /// deadline is virtual: it passes when the policy chooses so, or when
+    /// nothing else can run. Should
     /// control end meanwhile, the semaphore is waited on for real.
     private func controlledWait(_ controlled: ControlledWorker, timed: Bool) -> Bool {
         let key = Participation.key(underlying)

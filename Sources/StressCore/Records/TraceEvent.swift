@@ -40,11 +40,20 @@ public struct TraceEvent: Sendable, Codable, Equatable {
         /// The worker is stuck for good: the last event of a deadlocked
         /// worker, naming what it waits for.
         case stuck
+        /// A check of the code under test failed here
+        /// (`StressTest.check`): the last event of the trace, as a failed
+        /// assert is a program's last.
+        case check
         /// The trial's process died here: the last event of a crashed
         /// controlled trial, on the worker that was running, after the last
         /// scheduling point it passed; ``TraceEvent/name`` says how it died
-        /// (`SIGILL`, `exit status 1`).
+        /// (`SIGILL`, `exit status 1`; `timed out: killed after 2s` for one
+        /// its parent killed at its timeout).
         case crash
+        /// Its timed wait on a condition or semaphore timed out (under
+        /// control: the policy chose so, or nothing else could run), and it
+        /// goes on.
+        case timedOut = "timed-out"
     }
 
     /// The worker, from 0; -1 for the main thread.

@@ -61,6 +61,16 @@ struct PCTScheduler: ExecutionScheduler {
     /// Spreads the change points over `length` picks (the same draws, so the
     /// seed's priorities and later choices do not move). Change points past
     /// the execution's end would never fire, and PCT's bound would not hold.
+    /// A timed waiter holds a priority like any worker: its wait times out
+    /// when it outranks every runnable worker (PCT's "the highest priority
+    /// runs"), so a seed that ranks it high finds the timeout early.
+    mutating func nextWorker(among runnable: [Int], orTimeOut waiter: Int, oldest: Int) -> Int {
+        let chosen = nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+        guard draws.priority[waiter] > draws.priority[chosen] else { return chosen }
+        last = waiter
+        return waiter
+    }
+
     mutating func expectLength(_ length: Int) {
         // An epoch-long execution keeps the change points its seed has
         // always had (over `1...2,000`, where a point at pick 1 is idle):

@@ -14,12 +14,29 @@ struct RandomWalkScheduler: ExecutionScheduler {
     private var starvedUntil: UInt64 = 0
     private var starvedNs: UInt64 = 0
     private var startNs: UInt64 = 0
+    /// Timed waits' timeouts under control draw from a stream of their own,
+    /// so that a trial with no timed wait makes the choices it always made.
+    private var timeouts: SplitMix64
+    private let timeoutProbability: Double
 
     init(settings: FuzzSettings, seed: UInt64, workers: Int, stay: Double) {
         fuzz = settings
         draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: settings.pctDepth,
                                 starves: settings.starveProbability > 0)
         self.stay = stay
+        timeouts = SplitMix64(seed: SplitMix64.derive(seed, 0x7133_0075))
+        // A small chance per decision (the policy's yield probability, at
+        // least 2%, at most 25%): most waits are signalled, some time out
+        // mid-way.
+        timeoutProbability = min(max(settings.yieldProbability, 0.02), 0.25)
+    }
+
+    mutating func nextWorker(among runnable: [Int], orTimeOut waiter: Int, oldest: Int) -> Int {
+        if Double(timeouts.next() >> 11) * 0x1p-53 < timeoutProbability {
+            last = waiter
+            return waiter
+        }
+        return nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
     }
 
     mutating func nextWorker(among runnable: [Int], oldest: Int, now: UInt64, parallel: Bool) -> Int {

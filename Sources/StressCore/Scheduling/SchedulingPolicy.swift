@@ -66,6 +66,15 @@ package protocol ExecutionScheduler {
     /// deterministic executor), where nothing may depend on `now`.
     mutating func nextWorker(among runnable: [Int], oldest: Int, now: UInt64, parallel: Bool) -> Int
 
+    /// The same under controlled scheduling, where a worker blocked in a
+    /// timed wait (`waiter`, the one whose virtual deadline comes first) is a
+    /// candidate too: returning `waiter` means its wait times out now, while
+    /// one of `runnable` could have run. By default a wait never times out
+    /// this way (first come, first served: only when nothing else can run);
+    /// a policy that returns `waiter` should do so rarely, as a deadline
+    /// passing before the work it waits for is done is the rare case.
+    mutating func nextWorker(among runnable: [Int], orTimeOut waiter: Int, oldest: Int) -> Int
+
     /// A delay before `worker` runs (free-running parallel executor only: one
     /// at a time, a delay changes nothing but the wall time).
     mutating func delay(for worker: Int, now: UInt64) -> Perturbation
@@ -80,6 +89,10 @@ package protocol ExecutionScheduler {
 }
 
 extension ExecutionScheduler {
+    mutating func nextWorker(among runnable: [Int], orTimeOut waiter: Int, oldest: Int) -> Int {
+        nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+    }
+
     mutating func delay(for worker: Int, now: UInt64) -> Perturbation { .none }
 
     mutating func expectLength(_ picks: Int) {}

@@ -29,11 +29,16 @@ extension StressTest {
     ///
     /// A check fails a round by throwing (`try #require(...)`, or an error of
     /// its own) or by calling ``reportViolation(_:)``. A plain `#expect` is
-    /// not seen: it runs on a worker thread, outside the test's task.
+    /// not seen: it runs on a worker thread, outside the test's task. A role
+    /// may fail the round where it stands with ``check(_:_:fileID:line:)``
+    /// (or by throwing): the round's final check is then skipped. For
+    /// threads started in an order of your choosing and joined, see
+    /// ``model(spawning:setup:_:fileID:line:column:)``.
     ///
     /// - Parameters:
     ///   - setup: Makes the state of one round (a fresh object each time).
     ///   - roles: What each worker does to the state in a round; two or more.
+    ///     An error a role throws fails the round.
     ///   - check: Looks at the state after every role has finished; throws
     ///     to fail the round.
     ///   - fileID: The call's file (the compiler fills it in).
@@ -41,23 +46,23 @@ extension StressTest {
     ///   - column: The call's column (the compiler fills it in).
     /// - Returns: A test of the race, to configure and run.
     public static func race<State: AnyObject & Sendable>(
-        setup: @escaping @Sendable () -> State, _ roles: (@Sendable (State) -> Void)...,
+        setup: @escaping @Sendable () -> State, _ roles: (@Sendable (State) throws -> Void)...,
         check: @escaping @Sendable (State) throws -> Void = { _ in },
         fileID: String = #fileID, line: Int = #line, column: Int = #column
     ) -> StressTest {
         let id = RaceClosures<State>.id(fileID: fileID, line: line, column: column)
-        RaceClosures.store(RaceClosures(setup: setup, roles: roles, check: check), as: id)
+        RaceClosures.store(RaceClosures(setup: setup, shape: .roles(roles), check: check), as: id)
         return StressTest(scenario: RaceScenario<State>.self, parameters: ["race": .integer(id)])
             .strategies("unsynchronized")
             .named(raceName(fileID: fileID, line: line))
     }
 
     /// The experiment's name: `race-<file>-<line>` (`race-DownloaderTests-42`),
-    /// in the letters trial ids and file names allow.
-    static func raceName(fileID: String, line: Int) -> String {
+    /// or `model-...` for a model, in the letters trial ids and file names allow.
+    static func raceName(fileID: String, line: Int, prefix: String = "race") -> String {
         let file = fileID.split(separator: "/").last.map(String.init) ?? fileID
         let stem = file.hasSuffix(".swift") ? String(file.dropLast(6)) : file
         let safe = String(stem.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? Character($0) : "_" })
-        return "race-\(safe)-\(line)"
+        return "\(prefix)-\(safe)-\(line)"
     }
 }

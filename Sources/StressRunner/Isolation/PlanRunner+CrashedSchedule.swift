@@ -28,7 +28,9 @@ extension PlanRunner {
             result.exploration = record
         }
         if let encoded = contents.encoded, let trace = replayedTrace(crashed.trial, encoded, contents, child: child) {
-            let death = crashed.failure?.signal ?? crashed.failure?.exitStatus.map { "exit status \($0)" } ?? "the process died"
+            let death = crashed.outcome == .timeout
+                ? "timed out: killed after \(Quantities.format(nanoseconds: UInt64(crashed.trial.timeoutNanoseconds)))"
+                : crashed.failure?.signal ?? crashed.failure?.exitStatus.map { "exit status \($0)" } ?? "the process died"
             result.trace = trace + [TraceEvent(worker: contents.lastWorker ?? 0, kind: .crash, name: death)]
         }
         return result

@@ -340,7 +340,7 @@ public struct PlanRunner: Sendable {
             .explainingSilentTrap(strategy: registry.strategy(for: spec)?.descriptor)
             .namingCrashCause()
         if let raceLog { result.record(dataRaces: raceLog.collect()) }
-        if let journal, result.outcome == .crashed, result.schedule == nil {
+        if let journal, result.outcome == .crashed || result.outcome == .timeout, result.schedule == nil {
             result = Self.recoveringSchedule(of: result, journal: journal, capture: capture,
                                              child: (executable, arguments, environment))
         }

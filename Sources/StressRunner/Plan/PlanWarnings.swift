@@ -24,4 +24,22 @@ package enum PlanWarnings {
         }
         return out
     }
+
+    /// A warning for each experiment that asks for a hunt (its `hunt`, or the
+    /// run's `--hunt`, `runHuntNs`) when none of its `selected` trials runs
+    /// free: a hunt turns a free-running failure into a controlled one, so a
+    /// controlled trial (`schedule: controlled`, `explore`, `--schedule
+    /// controlled`) is never hunted. Its failure already has a schedule, a
+    /// trace and a shrink of its own, so the hunt is not needed; but a user
+    /// who asked for one is told rather than left to wonder where it went.
+    package static func huntWarnings(_ plan: Plan, selected: [TrialSpec], runHuntNs: UInt64?) -> [String] {
+        plan.experiments.compactMap { e in
+            guard (runHuntNs ?? e.huntNs) > 0 else { return nil }
+            let trials = selected.filter { $0.experiment == e.name }
+            guard !trials.isEmpty, trials.allSatisfy({ $0.schedule == .controlled }) else { return nil }
+            let asked = runHuntNs != nil ? "--hunt" : "its `hunt`"
+            return "warning: experiment '\(e.name)' runs controlled, so \(asked) has no effect on it: a hunt reruns a free-running "
+                + "failure under control, and a controlled failure already records its schedule and trace (docs/traces.md)"
+        }
+    }
 }

@@ -29,6 +29,8 @@ enum ControlledTrialSupport {
                     settings: TrialSettings, scenario: Bool = false) -> Outcome {
         var registry = StressRegistry.builtIn
         registry.register(workload: ControlledProbeWorkload.self)
+        registry.register(workload: TimedWaitWorkload.self)
+        registry.register(workload: SemaphoreHandOffWorkload.self)
         registry.register(scenario: MainThreadRoleScenario.self)
         guard let entry = registry.strategy(named: strategy) else { return Outcome(error: TestError("no strategy \(strategy)")) }
         let stalled = StallBox()

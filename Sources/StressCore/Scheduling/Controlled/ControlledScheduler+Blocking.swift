@@ -14,6 +14,7 @@ extension ControlledScheduler {
         sequence &+= 1
         waitSequence[me] = sequence
         timedOut[me] = false
+        waitedSince[me] = log.count
         // Some workers waiting for each other in a circle while the rest go
         // on: a deadlock of those, found now rather than when all are stuck.
         if kind == .blocked, let cycle = cycle(through: me, waitingFor: key) {

@@ -8,10 +8,17 @@ extension ControlledScheduler {
         if spuriousProbability > 0 { maybeWakeSpuriously() }
         runnable.removeAll(keepingCapacity: true)
         var oldest = -1
-        for w in 0..<workers where status[w] == .runnable {
-            runnable.append(w)
-            if oldest < 0 || lastRan[w] < lastRan[oldest] { oldest = w }
+        var earliest = -1
+        for w in 0..<workers {
+            if status[w] == .runnable {
+                runnable.append(w)
+                if oldest < 0 || lastRan[w] < lastRan[oldest] { oldest = w }
+            } else if status[w] == .timedWaiting, earliest < 0 || waitSequence[w] < waitSequence[earliest] {
+                earliest = w
+            }
         }
+        // The timed waiter whose wait may time out at this decision (-1: none).
+        let late = earliest < 0 ? -1 : timeoutCandidate(earliest: earliest)
         let index = log.count
         if !roundEpochs && index > 0 && index % Self.epochLength == 0 {
             // A workload's execution that reached the epoch's end was a full
@@ -30,17 +37,17 @@ extension ControlledScheduler {
         if let deviations {
             chosen = nonPreemptiveChoice(current: current)
             if let wanted = deviations[ScheduleDeviation.Place(current: current, ordinal: ordinal)],
-               (0..<workers).contains(wanted), status[wanted] == .runnable {
+               (0..<workers).contains(wanted), status[wanted] == .runnable || wanted == late {
                 chosen = wanted
             }
         } else if let forced, !diverged, index < forced.count {
             chosen = forced[index]
-            if !(0..<workers).contains(chosen) || status[chosen] != .runnable {
+            if !(0..<workers).contains(chosen) || (status[chosen] != .runnable && chosen != late) {
                 diverged = true
-                chosen = fallbackChoice(current: current, oldest: oldest)
+                chosen = fallbackChoice(current: current, oldest: oldest, late: late)
             }
         } else {
-            chosen = fallbackChoice(current: current, oldest: oldest)
+            chosen = fallbackChoice(current: current, oldest: oldest, late: late)
             // A holder that keeps passing points while no operation ends
             // anywhere is spinning: let another run.
             if chosen == current, sinceSwitch >= Self.spinLimit, sinceOperationEnd >= Self.spinLimit, runnable.count > 1 {
@@ -54,7 +61,8 @@ extension ControlledScheduler {
             sinceSwitch = 0
             if current >= 0 { noteSwitch(from: current, spinning: spinning) }
         }
-        if choices != nil { noteChoice(current: current, chosen: chosen, ordinal: ordinal, spinning: spinning) }
+        if choices != nil { noteChoice(current: current, chosen: chosen, ordinal: ordinal, spinning: spinning, late: late) }
+        if chosen == late { timeOut(late) }
         lastRan[chosen] = index
         log.append(chosen)
         journal?.note(chosen)
@@ -64,16 +72,42 @@ extension ControlledScheduler {
         return chosen
     }
 
-    /// The choice past the forced decisions: the policy's, or the
-    /// non-preemptive one.
-    private func fallbackChoice(current: Int, oldest: Int) -> Int {
-        fallback == .policy ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
-            : nonPreemptiveChoice(current: current)
+    /// The choice past the forced decisions: the policy's (which may time
+    /// out `late`'s wait instead, when there is one), or the non-preemptive
+    /// one (which never does: shrinking and exploration time a wait out
+    /// only as a deviation of their own).
+    private func fallbackChoice(current: Int, oldest: Int, late: Int) -> Int {
+        guard fallback == .policy else { return nonPreemptiveChoice(current: current) }
+        return late < 0 ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+            : policy.nextWorker(among: runnable, orTimeOut: late, oldest: oldest)
+    }
+
+    /// The timed waiter whose wait may time out at this decision, while
+    /// others could run, or -1: the one whose wait began first (`earliest`;
+    /// deadlines are taken to come in the order the waits began, see the
+    /// guide), once another worker has run since it began to wait. Timing a
+    /// wait out at the very decision it blocks at would let a waiter that
+    /// waits again in a loop time out for ever while nobody else moves, which
+    /// no real clock allows; after one decision of another worker, it is a
+    /// deadline that passed while the others were slow.
+    func timeoutCandidate(earliest: Int) -> Int {
+        for w in 0..<workers where w != earliest && lastRan[w] >= waitedSince[earliest] { return earliest }
+        return -1
+    }
+
+    /// `waiter`'s deadline passes now (the decision chose it): it runs, and
+    /// its wait reports a timeout. For exploration, the transition touches
+    /// what it waited on, so that it never commutes with a signal of it.
+    private func timeOut(_ waiter: Int) {
+        status[waiter] = .runnable
+        timedOut[waiter] = true
+        note(waiter, .timedOut, .key(waitKey[waiter]))
+        touch(waitKey[waiter])
     }
 
     /// Keeps the decision's alternatives, for exploration, and the
     /// footprint of the transition the last decision began.
-    private func noteChoice(current: Int, chosen: Int, ordinal: Int, spinning: Bool) {
+    private func noteChoice(current: Int, chosen: Int, ordinal: Int, spinning: Bool, late: Int) {
         guard var list = choices else { return }
         choices = nil
         if let last = list.indices.last {
@@ -84,7 +118,7 @@ extension ControlledScheduler {
         }
         var mask: UInt64 = 0
         for w in 0..<workers where status[w] == .runnable { mask |= 1 << UInt64(w) }
-        list.append(Choice(current: current, runnable: mask, chosen: chosen, ordinal: ordinal, spun: spinning))
+        list.append(Choice(current: current, runnable: mask, chosen: chosen, ordinal: ordinal, spun: spinning, timeout: late))
         choices = list
         if current >= 0 { pausedAt[current] = decidingAt }
         transitionStart = chosen == current ? decidingAt : pausedAt[chosen]
@@ -93,8 +127,9 @@ extension ControlledScheduler {
     }
 
     /// `me` cannot or will not run on (blocked, or finished): the token goes
-    /// to the policy's choice among the runnable workers. When nobody can
-    /// run: a timed waiter's deadline passes; else, while a worker runs
+    /// to the policy's choice among the runnable workers (or a timed wait
+    /// the policy times out). When nobody can run: the earliest timed
+    /// waiter's deadline passes; else, while a worker runs
     /// uncontrolled (escaped), nobody holds the token until it comes back;
     /// else, if the trial is stopping, control ends; else it is a deadlock,
     /// reported now. With `park`, returns once `me` holds the token again.
@@ -103,6 +138,7 @@ extension ControlledScheduler {
             if let late = earliestTimedWaiter() {
                 status[late] = .runnable
                 timedOut[late] = true
+                note(late, .timedOut, .key(waitKey[late]))
                 continue
             }
             if status.contains(.escaped) {

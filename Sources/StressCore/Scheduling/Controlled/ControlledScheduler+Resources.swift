@@ -66,7 +66,8 @@ extension ControlledScheduler {
 
     /// A condition wait: `me` gave up `lock` (the caller released the real
     /// lock first), waits on `condition` until signalled (or, `timed`, until
-    /// nothing else can run: the virtual clock's deadline), then takes `lock`
+    /// its virtual deadline passes: when the policy chooses so, or when
+    /// nothing else can run), then takes `lock`
     /// again in the model (the caller then takes the real one, which is
     /// free). Returns whether a signal (not the deadline) ended the wait; nil
     /// when control ended (the caller then treats it as a spurious wake-up).

@@ -26,6 +26,9 @@ extension ControlledScheduler {
         var ordinal: Int
         /// Whether the switch was forced on a spinning worker, not chosen.
         var spun: Bool
+        /// The timed waiter whose wait could time out here instead (-1:
+        /// none): choosing it is that timeout.
+        var timeout = -1
         /// What the chosen worker did until the next decision (known once
         /// that decision is made).
         var footprint = Footprint.opaque
@@ -33,8 +36,12 @@ extension ControlledScheduler {
         /// Whether `worker` could run here.
         func canRun(_ worker: Int) -> Bool { runnable & (1 << UInt64(worker)) != 0 }
 
-        /// Whether choosing `worker` here preempts the current worker.
-        func preempts(choosing worker: Int) -> Bool { current >= 0 && canRun(current) && worker != current }
+        /// Whether choosing `worker` here preempts the current worker, or
+        /// times a wait out while another could run: either is a deliberate
+        /// deviation, which bounded search counts.
+        func preempts(choosing worker: Int) -> Bool {
+            (current >= 0 && canRun(current) && worker != current) || (worker == timeout && timeout >= 0)
+        }
 
         /// The non-preemptive choice here.
         var defaultChoice: Int {

@@ -45,7 +45,8 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         /// Waits on a condition (``waitKey``) to be signalled.
         case waiting
         /// Waits on a condition, with a deadline (virtual: it passes when
-        /// nothing else can run).
+        /// the policy chooses so, or when nothing else can run; see
+        /// ``timeoutCandidate(earliest:)``).
         case timedWaiting
         /// Blocked outside any scheduling point (see ``EscapeMonitor``):
         /// running uncontrolled until it reaches its next point.
@@ -91,6 +92,8 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     var waitSequence: [UInt64]
     /// Set for a timed waiter whose deadline passed rather than a signal.
     var timedOut: [Bool]
+    /// The decision count when each waiter began to wait.
+    var waitedSince: [Int]
     /// The decision at which each worker last ran (for first come, first served).
     var lastRan: [Int]
     var sequence: UInt64 = 0
@@ -218,6 +221,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         waitKey = Array(repeating: 0, count: workers)
         waitSequence = Array(repeating: 0, count: workers)
         timedOut = Array(repeating: false, count: workers)
+        waitedSince = Array(repeating: 0, count: workers)
         lastRan = Array(repeating: -1, count: workers)
         runnable = []
         runnable.reserveCapacity(workers)

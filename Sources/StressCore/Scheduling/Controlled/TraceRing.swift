@@ -59,6 +59,9 @@ struct TraceRing {
     private(set) var count = 0
     /// Switches away from a worker that could have gone on, so far.
     private(set) var preemptions = 0
+    /// Set by a failed check (``seal()``): the trace ends at it, as a
+    /// program ends at a failed assert, and what the round does after is left out.
+    private(set) var sealed = false
 
     init(capacity: Int) {
         self.capacity = Swift.max(1, capacity)
@@ -67,6 +70,7 @@ struct TraceRing {
     }
 
     mutating func append(_ entry: Entry) {
+        guard !sealed else { return }
         if entries.count < capacity {
             entries.append(entry)
         } else {
@@ -75,6 +79,9 @@ struct TraceRing {
         count &+= 1
         if entry.kind == .switch, case .preempted? = entry.reason { preemptions &+= 1 }
     }
+
+    /// Notes no more events: the last one is where the trace ends.
+    mutating func seal() { sealed = true }
 
     /// Gives the last event the state's description.
     mutating func describeLast(_ state: String) {

@@ -81,6 +81,7 @@ extension TraceLine {
         case .release: return "  release " + name
         case .wait: return "  wait on " + name
         case .signal: return "  signal " + name
+        case .timedOut: return "  timed out on " + name
         case .point: return name.isEmpty ? "  fuzzPoint()" : "  fuzzPoint(\"\(name)\")"
         case .value:
             // `read count -> 0`; a name that ends in `=` reads as an
@@ -91,7 +92,10 @@ extension TraceLine {
             if event.preempted != true, name == "finished", event.state == nil { return nil }
             return "  -- switch (\(name.isEmpty ? (event.preempted == true ? "preempted" : "blocked") : name)) --"
         case .stuck: return "  stuck waiting for " + name
-        case .crash: return "  -- crashed (\(name)) --"
+        // A controlled trial killed by its timeout ends on a `crash` event
+        // named for that (``PlanRunner/recoveringSchedule``): no "crashed".
+        case .crash: return name.hasPrefix("timed out") ? "  -- \(name) --" : "  -- crashed (\(name)) --"
+        case .check: return "  check failed"
         }
     }
 

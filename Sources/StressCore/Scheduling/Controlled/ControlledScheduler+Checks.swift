@@ -1,0 +1,17 @@
+/// A check of the code under test that fails the execution where it stands,
+/// as C's `assert` ends a program (``reportFailedCheck(_:file:line:)``).
+extension ControlledScheduler {
+    /// Check `file:line` failed on `me`, the token's holder: the trace ends
+    /// with it (later events are not noted) and the trial stops, so this
+    /// round is the trial's last. The remaining roles finish the round under
+    /// control, which keeps the decisions, and so a replay, the same.
+    func checkFailed(_ me: Int, file: StaticString, line: UInt) {
+        lockState()
+        defer { unlockState() }
+        guard !isReleased, token.load(ordering: .relaxed) == me else { return }
+        trace.append(TraceRing.Entry(worker: Int32(me), kind: .check, subject: .label("check failed"), reason: nil, value: 0,
+                                     hasValue: false, file: file, line: UInt32(truncatingIfNeeded: line)))
+        trace.seal()
+        control?.enter(TrialControl.stop)
+    }
+}
