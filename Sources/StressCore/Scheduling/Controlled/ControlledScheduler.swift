@@ -34,30 +34,6 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     // @unchecked: every mutable field below is read and written only under
     // the state lock (a spin lock on an atomic, acquire and release).
 
-    /// What a worker is doing, in the scheduler's eyes.
-    enum Status: UInt8 {
-        /// Not at the start yet.
-        case absent
-        /// May run when chosen.
-        case runnable
-        /// Waits for a resource of the model (``waitKey``) to free.
-        case blocked
-        /// Waits on a condition (``waitKey``) to be signalled.
-        case waiting
-        /// Waits on a condition, with a deadline (virtual: it passes when
-        /// the policy chooses so, or when nothing else can run; see
-        /// ``timeoutCandidate(earliest:)``).
-        case timedWaiting
-        /// Blocked outside any scheduling point (see ``EscapeMonitor``):
-        /// running uncontrolled until it reaches its next point.
-        case escaped
-        /// Left its loop.
-        case finished
-        /// The main thread with no block of the trial to run: neither
-        /// runnable nor stuck (see ``mainSlot``).
-        case idle
-    }
-
     /// The participants the policy picks among: the trial's workers, then
     /// the main thread (``mainSlot``) when it takes part.
     let workers: Int
