@@ -95,6 +95,9 @@ struct WaitForGraph {
         }
     }
 
+    /// The participants waiting for a signal (a condition's).
+    var signalWaiters: Set<Int> { Set(signalWaits.keys) }
+
     private mutating func hold(_ key: UInt64, by p: Int, shared: Bool, _ name: String) {
         if !(holders[key] ?? []).contains(where: { $0.participant == p }) { holders[key, default: []].append((p, shared)) }
         if !(heldNames[p] ?? []).contains(name) { heldNames[p, default: []].append(name) }

@@ -62,7 +62,12 @@ extension Watchdog {
         for w in idle { snapshot[w].kernel = KernelThreads.state(of: board.thread(w).id) }
         var afterGrace = false
         let graph = graph(snapshot)
-        if !publishedDeadlock(graph, snapshot, progress, now: now) && runners.count == idle.count {
+        let deadlocked = publishedDeadlock(graph, snapshot, progress, now: now)
+        if deadlocked && signalledButNotRun(graph.stuckForGood().intersection(graph.signalWaiters)) {
+            quiet.inARow = 0
+            return nil
+        }
+        if !deadlocked && runners.count == idle.count {
             let asleep = idle.allSatisfy { snapshot[$0].kernel?.isAsleep == true }
                 && KernelThreads.othersAsleep(ignoring: quiet.harnessThreads.union(cannotWake(graph, snapshot, idle: idle))) == true
             quiet.inARow = asleep ? quiet.inARow + 1 : 0
@@ -93,6 +98,19 @@ extension Watchdog {
                 + " while another thread of the process could still run"
         }
         return stall
+    }
+
+    /// Whether one of `waiters`, each publishing a wait for a signal, is not
+    /// asleep in the kernel, where the platform tells: it was signalled and
+    /// has not run since. Until it runs it still publishes its wait, and on
+    /// a loaded machine that can last longer than `deadlock_after`, while
+    /// every worker that could signal it has finished: a deadlock by what is
+    /// published, but not one. (A waiter stuck for good sleeps on a futex.)
+    private func signalledButNotRun(_ waiters: Set<Int>) -> Bool {
+        waiters.contains { p in
+            guard p < board.participants else { return false }
+            return KernelThreads.state(of: board.thread(p).id).map { !$0.isAsleep } ?? false
+        }
     }
 
     /// Whether what the participants publish shows a deadlock: some are
