@@ -3,7 +3,9 @@
 # decision of a 2-role scenario with about 10 scheduling points a role
 # (scripts/controlled-speed.yaml: `empty` with 8 empty steps a role), and of
 # `lazy-init` under `rwlock` (Plans/scenarios.yaml, about 12 points a role,
-# with the model's lock in it), under `--schedule controlled` with `--fuzz off`
+# with the model's lock in it), and of the quick start's counter with one
+# worker (no hand-off at all: the scheduler's own cost a decision; its
+# "rounds" are operations), under `--schedule controlled` with `--fuzz off`
 # (first come, first served: a switch at nearly every point) and `--fuzz pct`,
 # on all CPUs and under `taskset -c 0`; plus one hand-off's cost alone
 # (scripts/controlled-handoff.c: two threads passing the token through the
@@ -53,11 +55,13 @@ doc = json.load(open(sys.argv[1]))
 trials = doc["trials"] if isinstance(doc, dict) else doc
 for t in trials:
     m, s = t.get("measurement") or {}, t.get("schedule") or {}
-    ops, ns, dec = m.get("totalOps"), m.get("elapsedNs"), s.get("decisions")
+    # A scenario's rounds (its totalOps counts every role's operation); a
+    # workload's operations.
+    ops, ns, dec = t.get("rounds") or m.get("totalOps"), m.get("elapsedNs"), s.get("decisions")
     if not (ops and ns and dec):
         print(f"{t['outcome']}, no measurement")
         continue
-    print(f"{t['outcome']:8} {ops:>7} rounds {dec:>7} decisions ({dec / ops:4.1f} a round) "
+    print(f"{t['outcome']:8} {ops:>8} rounds {dec:>7} decisions ({dec / ops:4.1f} a round) "
           f"{ops / (ns / 1e9):>9,.0f} rounds/s {ns / dec:>7,.0f} ns a decision  controlled {s.get('controlled')}")
 PY
 }
@@ -79,7 +83,8 @@ else
     echo "(cannot build scripts/controlled-handoff.c with $cc: skipped)"
 fi
 
-for target in "scripts/controlled-speed.yaml empty-steps/unsynchronized" "Plans/scenarios.yaml lazy-init/rwlock"; do
+for target in "scripts/controlled-speed.yaml empty-steps/unsynchronized" "Plans/scenarios.yaml lazy-init/rwlock" \
+              "Plans/quickstart.yaml counter/pthread-mutex/t1"; do
     set -- $target
     for cpus in all one; do
         [ "$cpus" = one ] && [ ${#pin[@]} -eq 0 ] && continue
