@@ -100,19 +100,7 @@ final class CrashedControlledTrialTests: XCTestCase {
     /// A Swift runtime trap in the code under test (`fatalError`), worker 0's
     /// third operation, inside its critical section.
     func testARuntimeTrapInTheCodeUnderTestEndsTheTraceOnTheTrappingWorker() throws {
-        let report = try PlanRunner.run(yaml: """
-            experiments:
-              - workload: _fault
-                parameters: { mode: trap, where: critical-section, after_ops: 3 }
-                strategies: [pthread-mutex]
-                threads: [2]
-                ops: 50
-                warmup: 0
-                schedule: controlled
-                fuzz: yield
-                seed: 5
-            """, file: "crash.yaml", registry: TestSupport.registry, options: RunOptions(isolation: TestSupport.childIsolation))
-        let r = try XCTUnwrap(report.trials.first)
+        let r = try runFault("trap")
         XCTAssertEqual(r.outcome, .crashed, WorkloadTestSupport.describe(r))
         XCTAssertTrue(r.failure?.outputTail.contains { $0.contains("Fatal error: injected trap at op #3") } == true)
         let trace = try XCTUnwrap(r.trace)
@@ -127,21 +115,7 @@ final class CrashedControlledTrialTests: XCTestCase {
     /// it keeps its schedule, the replay line and a trace ending where it
     /// stopped, as a crash does.
     func testAControlledTrialKilledByItsTimeoutKeepsItsScheduleAndTrace() throws {
-        let report = try PlanRunner.run(yaml: """
-            experiments:
-              - workload: _fault
-                parameters: { mode: stop, where: critical-section, after_ops: 3 }
-                strategies: [pthread-mutex]
-                threads: [2]
-                ops: 50
-                warmup: 0
-                schedule: controlled
-                fuzz: yield
-                seed: 5
-                timeout: 2s
-                deadlock_after: 1s
-            """, file: "stop.yaml", registry: TestSupport.registry, options: RunOptions(isolation: TestSupport.childIsolation))
-        let r = try XCTUnwrap(report.trials.first)
+        let r = try runFault("stop", file: "stop.yaml", limits: "timeout: 2s, deadlock_after: 1s")
         XCTAssertEqual(r.outcome, .timeout, WorkloadTestSupport.describe(r))
         let encoded = try XCTUnwrap(r.schedule?.encoded, "the journal's decisions")
         XCTAssertGreaterThan(r.schedule?.decisions ?? 0, 0)
@@ -155,5 +129,17 @@ final class CrashedControlledTrialTests: XCTestCase {
         XCTAssertFalse(details.contains("crashed ("), details)
         XCTAssertTrue(details.contains("replay: stressbench replay stop.yaml --only \(r.trial.id) --seed \(r.trial.seed) --schedule \(encoded)"), details)
     }
-}
 
+    /// One controlled trial of the `_fault` workload, `mode` striking worker
+    /// 0's operation #3 inside its critical section (2 workers, `pthread-mutex`,
+    /// fuzz yield, seed 5), in a child process; `limits` adds plan keys.
+    private func runFault(_ mode: String, file: String = "crash.yaml", limits: String? = nil) throws -> TrialResult {
+        let report = try PlanRunner.run(yaml: """
+            experiments:
+              - {workload: _fault, parameters: {mode: \(mode), where: critical-section, after_ops: 3}, strategies: [pthread-mutex],
+                 threads: [2], ops: 50, warmup: 0, schedule: controlled, fuzz: yield, seed: 5\(limits.map { ", " + $0 } ?? "")}
+            """, file: file, registry: TestSupport.registry, options: RunOptions(isolation: TestSupport.childIsolation))
+        XCTAssertEqual(report.trials.count, 1)
+        return try XCTUnwrap(report.trials.first)
+    }
+}
