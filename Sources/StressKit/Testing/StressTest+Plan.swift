@@ -19,6 +19,11 @@ extension StressTest {
     func plan(at site: StressTestCallSite) throws(StressTestError) -> Plan {
         var found = problems
         if case .unavailable(let reason) = isolation { found.append(.init(setting: "isolated()", reason)) }
+        if interposes == true, isolation == .inProcess {
+            found.append(.init(setting: "interpose()", "the interposer is preloaded (LD_PRELOAD) into the process a trial "
+                               + "runs in, which must then be a child process: add .isolated() (StressKitTesting), "
+                               + "or .isolated(in: self) in an XCTest method"))
+        }
         if let all = expectedOutcomes, !expectedPerStrategy.isEmpty {
             // The plan's `expect` is either one list or a mapping; the list
             // given beside a mapping applies to the strategies it leaves out.
@@ -67,6 +72,7 @@ extension StressTest {
         add("max_decisions", maxDecisionCount.map { Self.plain(String($0)) })
         add("explore", exploreKeys.map { keys in Node(keys.map { (Self.plain($0.key), Self.plain($0.value)) }) })
         add("hunt", huntSeconds.map { Self.plain("\($0)s") })
+        add("interpose", interposes.map { Self.plain(String($0)) })
         add("shrink", shrinkSeconds.map { $0 == 0 ? Self.plain("false") : Node([(Self.plain("seconds"), Self.plain(String($0)))]) })
         if !expectedPerStrategy.isEmpty {
             add("expect", Node(expectedPerStrategy.map { (Self.text($0.key), Self.outcomes($0.outcomes)) }))

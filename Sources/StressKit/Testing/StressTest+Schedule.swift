@@ -13,6 +13,20 @@ extension StressTest {
     /// - Returns: This test with the schedule set.
     public func schedule(_ mode: ScheduleMode) -> StressTest { with { $0.scheduleMode = mode } }
 
+    /// Runs each trial with the pthread interposer preloaded (the plan's
+    /// `interpose: true`): the code under test's own `NSLock`,
+    /// `NSRecursiveLock`, `NSCondition` and pthread mutex, condition and
+    /// read-write lock calls then publish what each thread holds and waits
+    /// for, are fuzz points, and under ``schedule(_:)`` `.controlled` are
+    /// scheduling points, without a change to that code. Linux only; the
+    /// library is preloaded into a trial's process, so the test must be
+    /// isolated too (`.isolated()` from `StressKitTesting`), and running an
+    /// in-process test that asks for it throws a ``StressTestError`` saying so.
+    ///
+    /// - Parameter on: Whether to preload the interposer (default `true`).
+    /// - Returns: This test with the interposer asked for.
+    public func interpose(_ on: Bool = true) -> StressTest { with { $0.interposes = on } }
+
     /// The most scheduling decisions a controlled trial makes before it ends
     /// (20,000 unless set): its length, the same on every machine.
     ///

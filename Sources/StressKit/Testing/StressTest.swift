@@ -80,6 +80,8 @@ public struct StressTest: Sendable {
     /// ``hunt(seconds:)``: the plan's `hunt` in seconds, 0 for off; nil
     /// leaves it out (no hunt).
     var huntSeconds: Int?
+    /// ``interpose(_:)``: the plan's `interpose`; nil leaves it out.
+    var interposes: Bool?
     var expectedOutcomes: [TrialOutcome]?
     var expectedPerStrategy: [(key: String, outcomes: [TrialOutcome])] = []
     var rerunTrial: (id: String, seed: UInt64?)?
