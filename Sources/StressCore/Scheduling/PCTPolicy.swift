@@ -34,8 +34,10 @@ struct PCTScheduler: ExecutionScheduler {
     private var lowest: Int
     private var picks: UInt64 = 0
     private var last = -1
+    private let seed: UInt64
 
     init(settings: FuzzSettings, seed: UInt64, workers: Int) {
+        self.seed = seed
         // A plan's `pct_depth` is the depth searched (2: one change point,
         // the setting PCT's bound 1/(n·k) is stated for); none: the default.
         draws = SchedulingDraws(seed: seed, workers: workers,
@@ -56,6 +58,16 @@ struct PCTScheduler: ExecutionScheduler {
         let chosen = runnable.max { draws.priority[$0] < draws.priority[$1] } ?? oldest
         last = chosen
         return chosen
+    }
+
+    /// The queue workers get seeded priorities among the thread workers'
+    /// (from a stream of their own: the seed's other draws stay put), so
+    /// that a block submitted with `async` runs sometimes before and
+    /// sometimes after the submitter's next steps, seed by seed.
+    mutating func admitQueueWorkers(first: Int, count: Int) {
+        var random = SplitMix64(seed: SplitMix64.derive(seed, 0x0E0E_0A5C))
+        draws.priority.removeLast(Swift.max(0, draws.priority.count - first))
+        for _ in 0..<count { draws.priority.append(first + random.next(below: first + count)) }
     }
 
     /// Spreads the change points over `length` picks (the same draws, so the

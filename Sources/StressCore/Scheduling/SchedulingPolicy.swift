@@ -77,10 +77,18 @@ package protocol ExecutionScheduler {
     /// controlled scheduling, where the length can be measured; by default
     /// ignored.
     mutating func expectLength(_ picks: Int)
+
+    /// Told, under controlled scheduling, that workers `first..<first+count`
+    /// are queue workers (they run blocks submitted with `async`), not the
+    /// queue of outside jobs that index `first` is on the harness executor:
+    /// a policy that ranks workers ranks them too. By default ignored.
+    mutating func admitQueueWorkers(first: Int, count: Int)
 }
 
 extension ExecutionScheduler {
     mutating func delay(for worker: Int, now: UInt64) -> Perturbation { .none }
+
+    mutating func admitQueueWorkers(first: Int, count: Int) {}
 
     mutating func expectLength(_ picks: Int) {}
 }

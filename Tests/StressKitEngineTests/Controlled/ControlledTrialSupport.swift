@@ -29,6 +29,7 @@ enum ControlledTrialSupport {
                     settings: TrialSettings, scenario: Bool = false) -> Outcome {
         var registry = StressRegistry.builtIn
         registry.register(workload: ControlledProbeWorkload.self)
+        registry.register(workload: ControlledQueueWorkload.self)
         guard let entry = registry.strategy(named: strategy) else { return Outcome(error: TestError("no strategy \(strategy)")) }
         let stalled = StallBox()
         let specs = scenario ? registry.scenario(named: name)?.descriptor.parameters ?? [] : registry.workload(named: name)?.descriptor.parameters ?? []

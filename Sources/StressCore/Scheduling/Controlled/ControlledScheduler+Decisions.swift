@@ -110,8 +110,12 @@ extension ControlledScheduler {
                 if park { parkUntilTurn(me) }
                 return
             }
-            let live = (0..<workers).filter { status[$0] != .finished && status[$0] != .absent }
-            if live.isEmpty { return }
+            // An idle queue worker waits for a block only a live worker could submit.
+            let live = (0..<workers).filter { status[$0] != .finished && status[$0] != .absent && status[$0] != .idle }
+            if live.isEmpty {
+                retireQueueWorkers()
+                return
+            }
             if control?.current == TrialControl.stop {
                 release()
                 return

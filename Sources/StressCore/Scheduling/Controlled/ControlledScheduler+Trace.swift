@@ -181,7 +181,8 @@ extension ControlledScheduler {
         case .runnable: reason = spinning ? .spinning : .preempted
         case .blocked: reason = .blocked(waitKey[current])
         case .waiting, .timedWaiting: reason = .waiting(waitKey[current])
-        case .finished: reason = .finished
+        // A queue worker with no block left ends its turn as a worker ends its loop.
+        case .finished, .idle: reason = .finished
         case .absent, .escaped: return
         }
         // A preemption at a point the code under test placed shows that place.

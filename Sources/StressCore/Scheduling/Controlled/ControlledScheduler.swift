@@ -52,6 +52,11 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         case escaped
         /// Left its loop.
         case finished
+        /// A queue worker with no block it may start (see
+        /// ``submit(_:queue:concurrent:barrier:delayed:run:)``): not
+        /// runnable, and not live either (a trial whose workers all
+        /// finished with idle queue workers is over, not deadlocked).
+        case idle
     }
 
     let workers: Int
@@ -163,6 +168,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     private let spins: Int
     /// What ran where the scheduler could not see it (any thread may add).
     private let escapes = Mutex<[String]>([])
+    /// The blocks submitted with `async` under control, and whether the
+    /// queue workers have been retired (no block can come any more).
+    var queueBook = QueueBook()
+    let queuesRetired = Atomic<Bool>(false)
+    /// What the code under test reported from the queue workers' blocks.
+    let queueViolations = Mutex<(count: Int, samples: [ViolationSample])>((0, []))
 
     /// A scheduler for `workers` thread workers, deciding by the policy
     /// `makePolicy` makes (or following `forced` first), making at most
@@ -173,8 +184,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
          fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil,
          participants: [Int]? = nil) {
         self.fallback = fallback
-        var participating = Array(repeating: participants == nil, count: workers)
-        for w in participants ?? [] where w >= 0 && w < workers { participating[w] = true }
+        // The thread workers, then the queue workers (``QueueBook``), which
+        // take part only once a block is submitted.
+        let threads = workers
+        let workers = threads + QueueBook.slots
+        var participating = Array(repeating: participants == nil, count: threads) + Array(repeating: false, count: QueueBook.slots)
+        for w in participants ?? [] where w >= 0 && w < threads { participating[w] = true }
         self.participating = participating
         self.participants = participating.count(where: { $0 })
         if recordsChoices {
@@ -213,7 +228,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         // of its own; on fewer, a spinning waiter takes the holder's CPU and a
         // hand-off costs a time slice, so waiters park at once.
         let cpus = Int(stress_usable_cpus())
-        spins = cpus > 1 && workers <= cpus ? 2_000 : 0
+        spins = cpus > 1 && threads <= cpus ? 2_000 : 0
     }
 
     deinit { batons.deallocate() }
@@ -234,7 +249,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         arrived += 1
         if arrived == participants {
             decidingAt = Self.decidedAtArrival
-            for w in 0..<workers { status[w] = participating[w] ? .runnable : .finished }
+            for w in 0..<workers { status[w] = participating[w] ? .runnable : isQueueWorker(w) ? .idle : .finished }
             pass(to: decide(current: -1))
         }
         unlockState()
@@ -359,7 +374,8 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         let baton = batons + me
         while token.load(ordering: .acquiring) != me && !released.load(ordering: .acquiring) {
             let seen = stress_baton_turn(baton)
-            if token.load(ordering: .acquiring) == me || released.load(ordering: .acquiring) { break }
+            if token.load(ordering: .acquiring) == me || released.load(ordering: .acquiring)
+                || queuesRetired.load(ordering: .acquiring) { break }
             stress_baton_wait(baton, seen, Int32(spins))
         }
     }
@@ -391,6 +407,20 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// their ordinary paths), and those parked are woken.
     func release() {
         released.store(true, ordering: .releasing)
+        wakeAll()
+    }
+
+    /// Wakes every parked worker, to look again at why it waits.
+    func wakeAll() {
         for w in 0..<workers { stress_baton_pass(batons + w) }
+    }
+
+    /// Books what the code under test reported from a queue worker's blocks.
+    func noteQueueViolations(_ context: AmbientContext) {
+        guard context.violationCount > 0 else { return }
+        queueViolations.withLockSeen {
+            $0.count += context.violationCount
+            $0.samples += context.samples.prefix(Swift.max(0, 8 - $0.samples.count))
+        }
     }
 }

@@ -1,0 +1,76 @@
+import Dispatch
+@testable import StressCore
+
+/// Work submitted with `StressQueue.async`, in the shapes library code has
+/// (setters `async`, getters `sync`, a closed loop that drains the queue):
+/// `shape` picks one. Each worker counts the writes it submitted and the
+/// blocks count those that ran, per worker.
+/// - `closed-loop`: a serial queue; each operation submits an increment with
+///   `async`, then reads its count back with `sync` (correct: FIFO makes the
+///   read see the write);
+/// - `barrier-loop`: the same on a concurrent queue, writes as barrier
+///   blocks, reads as plain `sync` (correct);
+/// - `read-outside`: the increment is submitted with `async`, and the count
+///   is read without going through the queue (wrong: the block may not have
+///   run yet);
+/// - `after`: increments submitted with `asyncAfter` a minute ahead, no read
+///   (correct once drained: the final check counts them).
+/// The final check: every submitted block ran before the trial ended.
+struct ControlledQueueWorkload: Workload {
+    static let descriptor = WorkloadDescriptor(
+        name: "test-controlled-queue", summary: "blocks submitted with StressQueue.async, drained by sync",
+        parameters: [.choice("shape", "what the workers do", default: "closed-loop",
+                             choices: ["closed-loop", "barrier-loop", "read-outside", "after"])])
+
+    final class State: @unchecked Sendable {
+        // @unchecked: `applied` is written only by blocks on the queue and
+        // read through it (or, in `read-outside`, deliberately not);
+        // `submitted[t]` only by worker t. Under control one runs at a time.
+        let serial = StressQueue(label: "probe.async-serial")
+        let concurrent = StressQueue(label: "probe.async-concurrent", attributes: .concurrent)
+        var applied: [Int]
+        var submitted: [Int]
+
+        init(threads: Int) {
+            applied = Array(repeating: 0, count: threads)
+            submitted = Array(repeating: 0, count: threads)
+        }
+    }
+
+    let shape: String
+    init(parameters: WorkloadParameters) throws { shape = try parameters.text("shape") }
+    func makeState(threads: Int) -> State { State(threads: threads) }
+
+    func operations() -> [StressOperation<State>] {
+        let shape = self.shape
+        return [StressOperation("submit", weight: 1, steps: [
+            .unguarded("call") { s, frame in
+                let t = frame.thread
+                s.submitted[t] += 1
+                let expected = s.submitted[t]
+                switch shape {
+                case "closed-loop":
+                    s.serial.async { s.applied[t] += 1 }
+                    let seen = s.serial.sync { s.applied[t] }
+                    return seen == expected ? .next : .violation("sync read \(seen) after \(expected) writes submitted before it")
+                case "barrier-loop":
+                    s.concurrent.async(flags: .barrier) { s.applied[t] += 1 }
+                    let seen = s.concurrent.sync { s.applied[t] }
+                    return seen == expected ? .next : .violation("sync read \(seen) after \(expected) writes submitted before it")
+                case "read-outside":
+                    s.serial.async { s.applied[t] += 1 }
+                    fuzzPoint()
+                    let seen = s.applied[t]
+                    return seen == expected ? .next : .violation("read \(seen) outside the queue after \(expected) writes submitted")
+                default:
+                    s.serial.asyncAfter(deadline: .now() + 60) { s.applied[t] += 1 }
+                    return .next
+                }
+            },
+        ])]
+    }
+
+    func finalCheck(_ state: State, _ totals: RunTotals) -> [String] {
+        state.applied == state.submitted ? [] : ["blocks ran \(state.applied), submitted \(state.submitted): not drained"]
+    }
+}
