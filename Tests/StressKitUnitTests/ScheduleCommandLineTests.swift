@@ -103,9 +103,9 @@ final class ScheduleCommandLineTests: XCTestCase {
               - name: sb
                 scenario: store-buffering
                 strategies: [unsynchronized]
-              - name: async-writes
+              - name: tasks
                 workload: counter
-                strategies: [serial-queue-async]
+                strategies: [actor]
                 threads: 1
             """)
         var options = RunOptions(isolation: .inProcess)
@@ -117,7 +117,7 @@ final class ScheduleCommandLineTests: XCTestCase {
         let reasons = trials.map { ControlledScheduleLimits.problem(of: $0, registry: TestSupport.registry) ?? "" }
         XCTAssertTrue(reasons[0].hasPrefix("a paced load"), reasons[0])
         XCTAssertTrue(reasons[1].hasPrefix("scenario 'store-buffering' is a memory-model litmus test"), reasons[1])
-        XCTAssertTrue(reasons[2].hasPrefix("strategy 'serial-queue-async': it submits writes asynchronously"), reasons[2])
+        XCTAssertTrue(reasons[2].hasPrefix("strategy 'actor': its workers are tasks"), reasons[2])
         let problem = try XCTUnwrap(runner.scheduleProblem(trials))
         XCTAssertTrue(problem.hasPrefix("a recorded schedule (--schedule) makes a controlled trial, which cannot run trial paced/mutex/t1/r0 "
                                         + "(and 2 more of the 3 selected trials)"), problem)
@@ -167,7 +167,7 @@ final class ScheduleCommandLineTests: XCTestCase {
             ("wa:2", nil, "run 1 of the schedule, 'wa:2', is not w<worker>:<count>"),
             ("0:2", nil, "run 1 of the schedule, '0:2', is not w<worker>:<count>"),
             ("w0:1:2", nil, "run 1 of the schedule, 'w0:1:2', is not w<worker>:<count>"),
-            ("w0:1,w2:1", 2, "run 2 of the schedule, 'w2:1', names worker 2, but the trial has 2 worker(s) (w0 to w1)"),
+            ("w0:1,w9:1", 2, "run 2 of the schedule, 'w9:1', names worker 9, but the trial has 2 worker(s) (w0 to w1) and 4 queue workers (w2 to w5)"),
             ("w0:100000001", nil, "the schedule has more than 100,000,000 decisions"),
         ]
         for (text, workers, expected) in cases {

@@ -64,6 +64,18 @@ final class ControlledQueueTests: XCTestCase {
         XCTAssertEqual(forced.output?.schedule.encoded, output.schedule.encoded)
     }
 
+    /// A worker that holds a lock and waits for a queue whose block wants
+    /// that lock: a deadlock with the queue's worker, found when its cycle
+    /// closes, naming the queue worker.
+    func testADeadlockWithAQueuedBlockIsFoundAtOnce() throws {
+        for fuzz in [FuzzProfile.pct, .chaos] {
+            let outcome = run("lock-inversion", threads: 2, seed: 1, fuzz: fuzz)
+            let stall = try XCTUnwrap(outcome.stall, "\(fuzz): \(String(describing: outcome.output?.violations))")
+            XCTAssertEqual(stall.kind, .deadlock)
+            XCTAssertTrue(stall.summary.contains("the queue worker of the queue 'probe.async-serial'"), stall.summary)
+        }
+    }
+
     /// The strategies that write with `async` run under control: no
     /// violation on the counter, control full, by seed.
     func testTheAsyncStrategiesRunUnderControl() throws {

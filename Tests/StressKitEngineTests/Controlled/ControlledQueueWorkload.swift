@@ -14,13 +14,16 @@ import Dispatch
 ///   is read without going through the queue (wrong: the block may not have
 ///   run yet);
 /// - `after`: increments submitted with `asyncAfter` a minute ahead, no read
-///   (correct once drained: the final check counts them).
+///   (correct once drained: the final check counts them);
+/// - `lock-inversion`: a worker holds a lock while it submits a block that
+///   takes the same lock, then waits for the queue with `sync` (a deadlock
+///   between the worker and the queue's block).
 /// The final check: every submitted block ran before the trial ended.
 struct ControlledQueueWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-controlled-queue", summary: "blocks submitted with StressQueue.async, drained by sync",
         parameters: [.choice("shape", "what the workers do", default: "closed-loop",
-                             choices: ["closed-loop", "barrier-loop", "read-outside", "after"])])
+                             choices: ["closed-loop", "barrier-loop", "read-outside", "after", "lock-inversion"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: `applied` is written only by blocks on the queue and
@@ -28,6 +31,7 @@ struct ControlledQueueWorkload: Workload {
         // `submitted[t]` only by worker t. Under control one runs at a time.
         let serial = StressQueue(label: "probe.async-serial")
         let concurrent = StressQueue(label: "probe.async-concurrent", attributes: .concurrent)
+        let lock = StressLock(name: "probe.async-lock")
         var applied: [Int]
         var submitted: [Int]
 
@@ -62,6 +66,12 @@ struct ControlledQueueWorkload: Workload {
                     fuzzPoint()
                     let seen = s.applied[t]
                     return seen == expected ? .next : .violation("read \(seen) outside the queue after \(expected) writes submitted")
+                case "lock-inversion":
+                    s.lock.lock()
+                    s.serial.async { s.lock.withLock { s.applied[t] += 1 } }
+                    s.serial.sync {}
+                    s.lock.unlock()
+                    return .next
                 default:
                     s.serial.asyncAfter(deadline: .now() + 60) { s.applied[t] += 1 }
                     return .next

@@ -12,6 +12,15 @@ extension ControlledScheduler {
     /// The first queue worker's index (after the thread workers).
     var firstQueueWorker: Int { workers - QueueBook.slots }
 
+    /// The name of each queue worker that has served a queue, for a stall's summary.
+    func queueWorkerNames() -> [Int: String] {
+        var names: [Int: String] = [:]
+        for queue in queueBook.queues {
+            for w in queue.slots { names[w] = "the queue worker of " + PrimitiveNames.describe(queue.key) }
+        }
+        return names
+    }
+
     /// Whether `w` is a queue worker.
     func isQueueWorker(_ w: Int) -> Bool { w >= firstQueueWorker }
 

@@ -228,10 +228,14 @@ extension ControlledScheduler {
         var traceEventCount: Int
         var preemptions: Int
         var choices: [Choice]?
+        /// The names of the queue workers that have served a queue, by index
+        /// ("the queue worker of the queue 'x'").
+        var names: [Int: String] = [:]
     }
 
     /// ``StallDetail`` now, under the state lock.
     func stallDetailLocked() -> StallDetail {
-        StallDetail(trace: traceEventsLocked(), traceEventCount: trace.count, preemptions: trace.preemptions, choices: choices)
+        StallDetail(trace: traceEventsLocked(), traceEventCount: trace.count, preemptions: trace.preemptions, choices: choices,
+                    names: queueWorkerNames())
     }
 }

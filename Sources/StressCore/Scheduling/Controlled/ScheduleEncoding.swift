@@ -20,9 +20,15 @@ package enum ScheduleEncoding {
         return text
     }
 
+    /// The queue workers a controlled trial has after its thread workers
+    /// (they run the blocks submitted with `StressQueue.async`), which a
+    /// schedule may name too.
+    package static let queueWorkers = QueueBook.slots
+
     /// The decisions `text` encodes, one worker index per decision. The
-    /// empty text is no decision at all. Workers must be below `workers`
-    /// when given.
+    /// empty text is no decision at all. Given the trial's thread workers
+    /// (`workers`), a worker must be one of them or of the queue workers
+    /// after them.
     package static func decode(_ text: String, workers: Int? = nil) throws(ParseError) -> [Int] {
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else { return [] }
@@ -35,9 +41,10 @@ package enum ScheduleEncoding {
                 throw ParseError(description: "run \(i + 1) of the schedule, '\(run)', is not w<worker>:<count> "
                                  + "(for example w0:2,w1:3: worker 0 twice, then worker 1 three times)")
             }
-            if let workers, worker >= workers {
+            if let workers, worker >= workers + queueWorkers {
                 throw ParseError(description: "run \(i + 1) of the schedule, '\(run)', names worker \(worker), "
-                                 + "but the trial has \(workers) worker(s) (w0 to w\(workers - 1))")
+                                 + "but the trial has \(workers) worker(s) (w0 to w\(workers - 1)) and \(queueWorkers) queue "
+                                 + "workers (w\(workers) to w\(workers + queueWorkers - 1))")
             }
             guard decisions.count + count <= 100_000_000 else {
                 throw ParseError(description: "the schedule has more than 100,000,000 decisions")
