@@ -20,7 +20,7 @@ final class ControlledQueueTests: XCTestCase {
     /// violation under any policy and seed, control stays full, and every
     /// block ran before the final check.
     func testAClosedLoopPassesUnderEveryPolicyWithFullControl() throws {
-        for shape in ["closed-loop", "barrier-loop", "after"] {
+        for shape in ["closed-loop", "barrier-loop", "after", "operations"] {
             for fuzz in policies {
                 for seed in UInt64(1)...8 {
                     let outcome = run(shape, seed: seed, fuzz: fuzz)
@@ -48,6 +48,18 @@ final class ControlledQueueTests: XCTestCase {
                 XCTAssertEqual(again.firstMessage, first.firstMessage, "\(fuzz)")
             }
         }
+    }
+
+    /// An `OperationQueue`-shaped queue read without waiting for its
+    /// operations: found by a fixed seed every time, with the same schedule.
+    func testAnOperationReadBeforeTheQueueIsWaitedForIsFound() throws {
+        let first = run("operations-unwaited", seed: 3, fuzz: .pct)
+        let output = try XCTUnwrap(first.output, "\(String(describing: first.error))")
+        XCTAssertGreaterThan(output.violations.count, 0)
+        XCTAssertEqual(output.schedule.controlled, .full)
+        let again = run("operations-unwaited", seed: 3, fuzz: .pct)
+        XCTAssertEqual(again.output?.schedule.encoded, output.schedule.encoded)
+        XCTAssertEqual(again.firstMessage, first.firstMessage)
     }
 
     /// The queue workers are participants of the schedule after the thread

@@ -15,6 +15,9 @@ import Dispatch
 ///   run yet);
 /// - `after`: increments submitted with `asyncAfter` a minute ahead, no read
 ///   (correct once drained: the final check counts them);
+/// - `operations`: the closed loop on a serial ``StressQueue/Operations``:
+///   `addOperation`, then `waitUntilAllOperationsAreFinished` (correct);
+/// - `operations-unwaited`: the same, reading without waiting (wrong);
 /// - `lock-inversion`: a worker holds a lock while it submits a block that
 ///   takes the same lock, then waits for the queue with `sync` (a deadlock
 ///   between the worker and the queue's block).
@@ -23,7 +26,8 @@ struct ControlledQueueWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-controlled-queue", summary: "blocks submitted with StressQueue.async, drained by sync",
         parameters: [.choice("shape", "what the workers do", default: "closed-loop",
-                             choices: ["closed-loop", "barrier-loop", "read-outside", "after", "lock-inversion"])])
+                             choices: ["closed-loop", "barrier-loop", "read-outside", "after", "operations", "operations-unwaited",
+                                      "lock-inversion"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: `applied` is written only by blocks on the queue and
@@ -32,6 +36,12 @@ struct ControlledQueueWorkload: Workload {
         let serial = StressQueue(label: "probe.async-serial")
         let concurrent = StressQueue(label: "probe.async-concurrent", attributes: .concurrent)
         let lock = StressLock(name: "probe.async-lock")
+        let operations: StressQueue.Operations = {
+            let operations = StressQueue.Operations()
+            operations.name = "probe.operations"
+            operations.maxConcurrentOperationCount = 1
+            return operations
+        }()
         var applied: [Int]
         var submitted: [Int]
 
@@ -66,6 +76,11 @@ struct ControlledQueueWorkload: Workload {
                     fuzzPoint()
                     let seen = s.applied[t]
                     return seen == expected ? .next : .violation("read \(seen) outside the queue after \(expected) writes submitted")
+                case "operations", "operations-unwaited":
+                    s.operations.addOperation { s.applied[t] += 1 }
+                    if shape == "operations" { s.operations.waitUntilAllOperationsAreFinished() } else { fuzzPoint() }
+                    let seen = s.applied[t]
+                    return seen == expected ? .next : .violation("read \(seen) after \(expected) operations added")
                 case "lock-inversion":
                     s.lock.lock()
                     s.serial.async { s.lock.withLock { s.applied[t] += 1 } }
