@@ -62,6 +62,15 @@ final class ControlledQueueTests: XCTestCase {
         XCTAssertEqual(again.firstMessage, first.firstMessage)
     }
 
+    /// What a block reports with `reportViolation` on its queue worker
+    /// counts for the trial.
+    func testAViolationReportedFromAQueuedBlockCounts() throws {
+        let outcome = run("report-in-block", threads: 2, seed: 1, fuzz: .yield, ops: 3)
+        let output = try XCTUnwrap(outcome.output)
+        XCTAssertEqual(output.violations.count, 6, "\(output.violations.samples.map(\.message))")
+        XCTAssertTrue(output.violations.samples.contains { $0.message == "reported from a block of the queue" })
+    }
+
     /// The queue workers are participants of the schedule after the thread
     /// workers: their decisions are in the encoded schedule, which a forced
     /// replay follows to the same end.

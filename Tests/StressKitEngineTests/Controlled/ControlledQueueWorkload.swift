@@ -18,6 +18,8 @@ import Dispatch
 /// - `operations`: the closed loop on a serial ``StressQueue/Operations``:
 ///   `addOperation`, then `waitUntilAllOperationsAreFinished` (correct);
 /// - `operations-unwaited`: the same, reading without waiting (wrong);
+/// - `report-in-block`: a block reports a violation (`reportViolation`) on
+///   the queue worker that runs it;
 /// - `lock-inversion`: a worker holds a lock while it submits a block that
 ///   takes the same lock, then waits for the queue with `sync` (a deadlock
 ///   between the worker and the queue's block).
@@ -27,7 +29,7 @@ struct ControlledQueueWorkload: Workload {
         name: "test-controlled-queue", summary: "blocks submitted with StressQueue.async, drained by sync",
         parameters: [.choice("shape", "what the workers do", default: "closed-loop",
                              choices: ["closed-loop", "barrier-loop", "read-outside", "after", "operations", "operations-unwaited",
-                                      "lock-inversion"])])
+                                      "report-in-block", "lock-inversion"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: `applied` is written only by blocks on the queue and
@@ -81,6 +83,12 @@ struct ControlledQueueWorkload: Workload {
                     if shape == "operations" { s.operations.waitUntilAllOperationsAreFinished() } else { fuzzPoint() }
                     let seen = s.applied[t]
                     return seen == expected ? .next : .violation("read \(seen) after \(expected) operations added")
+                case "report-in-block":
+                    s.serial.async {
+                        s.applied[t] += 1
+                        reportViolation("reported from a block of the queue")
+                    }
+                    return .next
                 case "lock-inversion":
                     s.lock.lock()
                     s.serial.async { s.lock.withLock { s.applied[t] += 1 } }

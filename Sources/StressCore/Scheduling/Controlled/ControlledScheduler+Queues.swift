@@ -119,6 +119,15 @@ extension ControlledScheduler {
         wakeAll()
     }
 
+    /// Books what the code under test reported from a queue worker's blocks.
+    func noteQueueViolations(_ context: AmbientContext) {
+        guard context.violationCount > 0 else { return }
+        queueViolations.withLockSeen {
+            $0.count += context.violationCount
+            $0.samples += context.samples.prefix(Swift.max(0, 8 - $0.samples.count))
+        }
+    }
+
     /// Joins the queue workers' threads, once the thread workers have
     /// ended: by then every block is drained and they have ended too.
     func joinQueueWorkers() {
@@ -221,6 +230,9 @@ extension ControlledScheduler {
         if block.barrier { queueBook.queues[q].barrierRunning = false }
         queueBook.runningBarrier[w - firstQueueWorker] = nil
         queueBook.queues[q].starting.removeAll { $0 == block.ticket }
+        // A block that ended is progress, as an operation's end is: a long
+        // drain is not a spin, nor a livelock.
+        sinceOperationEnd = 0
         if status[w] == .runnable { status[w] = .idle }
         refreshQueue(q)
         if !queuesBusy { wakeAll(blockedOn: QueueTurnKey.drained) }

@@ -415,12 +415,4 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         for w in 0..<workers { stress_baton_pass(batons + w) }
     }
 
-    /// Books what the code under test reported from a queue worker's blocks.
-    func noteQueueViolations(_ context: AmbientContext) {
-        guard context.violationCount > 0 else { return }
-        queueViolations.withLockSeen {
-            $0.count += context.violationCount
-            $0.samples += context.samples.prefix(Swift.max(0, 8 - $0.samples.count))
-        }
-    }
 }
