@@ -71,6 +71,22 @@ final class ControlledQueueTests: XCTestCase {
         XCTAssertTrue(output.violations.samples.contains { $0.message == "reported from a block of the queue" })
     }
 
+    /// A scenario's round ends only once the blocks its roles submitted
+    /// have run: its arbiter always sees them, under every policy.
+    func testARoundsBlocksRunBeforeItsArbiter() throws {
+        for fuzz in policies {
+            for seed in UInt64(1)...4 {
+                var settings = Support.settings(threads: 2, seed: seed, fuzz: fuzz, maxDecisions: 3_000)
+                settings.stop = .duration(nanoseconds: 60_000_000_000)
+                let outcome = Support.run("test-controlled-queue-round", strategy: "unsynchronized", settings: settings, scenario: true)
+                let output = try XCTUnwrap(outcome.output, "\(fuzz) \(seed): \(String(describing: outcome.error)) \(outcome.stall?.summary ?? "")")
+                XCTAssertEqual(output.violations.count, 0, "\(fuzz) \(seed): \(String(describing: outcome.firstMessage))")
+                XCTAssertEqual(output.schedule.controlled, .full)
+                XCTAssertGreaterThan(output.rounds?.rounds ?? 0, 10, "\(fuzz) \(seed)")
+            }
+        }
+    }
+
     /// The queue workers are participants of the schedule after the thread
     /// workers: their decisions are in the encoded schedule, which a forced
     /// replay follows to the same end.

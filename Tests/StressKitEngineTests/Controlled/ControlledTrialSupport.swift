@@ -30,6 +30,7 @@ enum ControlledTrialSupport {
         var registry = StressRegistry.builtIn
         registry.register(workload: ControlledProbeWorkload.self)
         registry.register(workload: ControlledQueueWorkload.self)
+        registry.register(scenario: ControlledQueueScenario.self)
         guard let entry = registry.strategy(named: strategy) else { return Outcome(error: TestError("no strategy \(strategy)")) }
         let stalled = StallBox()
         let specs = scenario ? registry.scenario(named: name)?.descriptor.parameters ?? [] : registry.workload(named: name)?.descriptor.parameters ?? []
