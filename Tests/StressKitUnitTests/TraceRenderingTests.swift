@@ -88,6 +88,25 @@ final class TraceRenderingTests: XCTestCase {
         XCTAssertNil(TraceText.block(nothing), "nothing to draw")
     }
 
+    /// A controlled trial's queue workers (numbered after its thread
+    /// workers) head their columns with the queue whose blocks they ran.
+    func testAQueueWorkersColumnIsNamedByItsQueue() throws {
+        var result = TraceFixtures.lostUpdateResult()
+        let threads = result.trial.threads
+        result.trace = [
+            TraceEvent(worker: 0, kind: .point, name: "async: block queued"),
+            TraceEvent(worker: 0, kind: .switch, name: "preempted", preempted: true),
+            TraceEvent(worker: threads, kind: .acquire, name: "the queue 'jobs'"),
+            TraceEvent(worker: threads, kind: .release, name: "the queue 'jobs'"),
+        ]
+        let block = try XCTUnwrap(TraceText.block(result))
+        let header = try XCTUnwrap(block.dropFirst().first)
+        XCTAssertTrue(header.contains("| queue 'jobs'"), header)
+        XCTAssertTrue(header.hasPrefix("| worker 0"), header)
+        XCTAssertEqual(TraceText.queueWorkerNames([TraceEvent(worker: threads + 1, kind: .point, name: "x")], threads: threads),
+                       [threads + 1: "queue worker \(threads + 1)"])
+    }
+
     /// A long run of one worker keeps its first 2 and last 4 lines, and one
     /// line between them counts the events and operations it leaves out.
     func testALongRunOfOneWorkerFoldsIntoOneLine() throws {
