@@ -159,7 +159,9 @@ def speed(path):
     for t in results(path):
         m = t.get("measurement") or {}
         s = t.get("schedule") or {}
-        ops, elapsed, decisions = m.get("totalOps"), m.get("elapsedNs"), s.get("decisions")
+        # A scenario's rounds (the record's `rounds`); totalOps counts every
+        # role's operations, twice the rounds of a 2-role scenario.
+        ops, elapsed, decisions = t.get("rounds") or m.get("totalOps"), m.get("elapsedNs"), s.get("decisions")
         if not (ops and elapsed and decisions):
             print(f"{t['trial']['id']}: {t['outcome']}, no measurement (ops {ops}, elapsed {elapsed}, decisions {decisions})")
             continue

@@ -37,6 +37,10 @@ struct EveryNthViolationWorkload: Workload {
 
         func run(_ state: State, _ frame: inout OpFrame) -> StepResult {
             guard frame.r0 == 0 else { return .violation("register not reset: \(frame.r0)") }
+            // A register past r3 too: this kernel is no `FourRegisterKernel`,
+            // so its loop must zero them before every operation.
+            guard frame[register: 7] == 0 else { return .violation("register 7 not reset: \(frame[register: 7])") }
+            frame[register: 7] = 1
             let word = SiteWord(raw: stress_load_relaxed(frame.probe.slot))
             guard word.phase == insidePhase || word.phase == batchPhase, word.isWrite == write, word.site == frame.siteBase else {
                 return .violation("site word \(word.phase) write \(word.isWrite) site \(word.site ?? -1)")
@@ -275,6 +279,25 @@ final class SpecializedLoopTests: XCTestCase {
     /// (in batches, each operation recorded one late, on the CPU's counter; one
     /// at a time on the monotonic clock) each has its service time and, for a
     /// guarded step, its acquire wait, and each worker its stall.
+    /// The counter's kernels skip the kernel loop's look at registers 4 and
+    /// up per operation (they never write them); a kernel that is not marked
+    /// keeps it (the test kernel above writes register 7 and finds it zeroed
+    /// at every operation's start).
+    func testOnlyKernelsThatLeaveTheExtraRegistersAloneSkipTheirReset() {
+        // Asked as the loop asks it, of a generic kernel type.
+        func skipsTheLook<K: StepKernel>(_: K.Type) -> Bool { K.self is any FourRegisterKernel.Type }
+        XCTAssertTrue(skipsTheLook(CounterWorkload.Add.self))
+        XCTAssertTrue(skipsTheLook(CounterWorkload.Guarded<CounterWorkload.Load>.self))
+        XCTAssertTrue(skipsTheLook(CounterWorkload.AtomicSplitStore.self))
+        XCTAssertFalse(skipsTheLook(EveryNthViolationWorkload.Kernel.self))
+        var frame = OpFrame(thread: 0, seed: 1)
+        frame[register: 9] = 5
+        frame.resetFourRegisters(number: 1)
+        XCTAssertEqual(frame[register: 9], 5, "left for the batch's one reset")
+        frame.resetExtraRegisters()
+        XCTAssertEqual(frame[register: 9], 0)
+    }
+
     func testKernelLoopCountsWhatTheGeneralLoopCounts() throws {
         var registry = StressRegistry.builtIn
         registry.register(strategy: CountingLockStrategy.self)

@@ -180,18 +180,22 @@ void stress_unpark(uint32_t *word);
 
 /// One worker's baton under controlled scheduling: `turn` counts the times
 /// the run token was handed to it, `sleeping` says it is parked in the
-/// kernel (so a hand-off wakes it only then). On a cache line of its own.
+/// kernel (so a hand-off wakes it only then), `backoff` how far its waits
+/// cut their spin budget (halved per step; its own worker's field only). On
+/// a cache line of its own.
 typedef struct stress_baton {
     uint32_t turn;
     uint32_t sleeping;
-    uint32_t padding[14];
+    uint32_t backoff;
+    uint32_t padding[13];
 } stress_baton;
 
 /// The baton's hand-off count now (acquire).
 static inline uint32_t stress_baton_turn(stress_baton *b) { return __atomic_load_n(&b->turn, __ATOMIC_ACQUIRE); }
 
 /// Waits until the baton's count is no longer `seen`: spins up to `spins`
-/// times, then parks in the kernel.
+/// times (fewer while recent waits showed spinning does not pay), then
+/// parks in the kernel.
 void stress_baton_wait(stress_baton *b, uint32_t seen, int spins);
 
 /// Counts a hand-off to the baton's worker and wakes it if it is parked.

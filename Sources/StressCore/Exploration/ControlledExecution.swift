@@ -40,6 +40,10 @@ final class ControlledExecution: Sendable {
     /// each keeps its parked threads.
     private let abandoned = Atomic<Int>(0)
     static let abandonLimit = 32
+    /// The threads the runs reuse (each run's own, its workers', its
+    /// monitor's): a search runs many short runs, and starting threads was
+    /// the largest part of each.
+    private let threads = ThreadPool()
 
     init(run: @escaping Run) { self.run = run }
 
@@ -50,7 +54,7 @@ final class ControlledExecution: Sendable {
     func callAsFunction(_ settings: TrialSettings, limitNs: UInt64) -> Outcome {
         let slot = OutcomeSlot()
         let run = self.run
-        let thread = OSThread.spawn {
+        let thread = threads.spawn {
             do {
                 let output = try run(settings) { report in slot.fill(.stalled(report)) }
                 slot.fill(output.violations.count > 0 ? .violated(output) : .passed(output))

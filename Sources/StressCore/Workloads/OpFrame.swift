@@ -81,12 +81,27 @@ public struct OpFrame: Sendable {
     /// dead, and the compiler drops them) and a register move where it does.
     @inline(__always)
     mutating func resetForOperation(number: Int) {
-        opNumber = number
-        r0 = 0; r1 = 0; r2 = 0; r3 = 0
+        resetFourRegisters(number: number)
         // Cleared here, not by the call ``beginOperation(number:)`` makes: a
         // call that takes the frame's address, even on a path never taken,
         // keeps the whole frame in memory, so every operation would store its
         // number and registers there before the lock.
+        resetExtraRegisters()
+    }
+
+    /// ``resetForOperation(number:)`` without the look at registers 4 and
+    /// up, for a kernel that never writes them (``FourRegisterKernel``):
+    /// they were zeroed before its batch.
+    @inline(__always)
+    mutating func resetFourRegisters(number: Int) {
+        opNumber = number
+        r0 = 0; r1 = 0; r2 = 0; r3 = 0
+    }
+
+    /// Zeroes registers 4 and up if an operation wrote one: once before a
+    /// batch of a ``FourRegisterKernel``.
+    @inline(__always)
+    mutating func resetExtraRegisters() {
         if extraUsed {
             extra = ExtraRegisters()
             extraUsed = false

@@ -116,6 +116,24 @@ extension _MeasuredLoop {
     private func kernelBatch<S: BlockingStrategy, K: StepKernel>(
         _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State, frame: inout OpFrame
     ) -> (ran: Int, violation: String?) {
+        // A kernel that never writes registers 4 and up gets them zeroed once,
+        // here, and its loop no look at them per operation. The cast is of a
+        // type this copy of the function knows, so it folds to a constant and
+        // only one of the two loops is compiled.
+        if K.self is any FourRegisterKernel.Type {
+            frame.resetExtraRegisters()
+            return Self.kernelBatch(count, first, access, strategy, kernel, state, fourRegisters: true, &frame)
+        }
+        return Self.kernelBatch(count, first, access, strategy, kernel, state, fourRegisters: false, &frame)
+    }
+
+    /// ``kernelBatch(_:_:_:_:_:_:frame:)``'s loops, with `fourRegisters`
+    /// a constant of the caller's (see ``FourRegisterKernel``).
+    @inline(__always)
+    private static func kernelBatch<S: BlockingStrategy, K: StepKernel>(
+        _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State,
+        fourRegisters: Bool, _ frame: inout OpFrame
+    ) -> (ran: Int, violation: String?) {
         // Each case hands the one step sequence a constant access, so its
         // switch folds away and each loop is that access's alone.
         switch access {
@@ -127,18 +145,18 @@ extension _MeasuredLoop {
         // variable, nslock's loop loaded the table's count, the lock and its
         // class on every operation.
         case .read(0):
-            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.read(0), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.read(0), strategy, kernel, state, &frame) }
         case .write(0):
-            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.write(0), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.write(0), strategy, kernel, state, &frame) }
         case .read(let r):
-            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.read(r), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.read(r), strategy, kernel, state, &frame) }
         case .write(let r):
-            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.write(r), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.write(r), strategy, kernel, state, &frame) }
         case .unguarded:
-            return Self.kernelLoop(count, first, &frame) { frame in Self.kernelStep(.unguarded, strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.unguarded, strategy, kernel, state, &frame) }
         case .nestedWrite(let outer, let inner):
-            return Self.kernelLoop(count, first, &frame) { frame in
-                Self.kernelStep(.nestedWrite(outer: outer, inner: inner), strategy, kernel, state, &frame)
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in
+                kernelStep(.nestedWrite(outer: outer, inner: inner), strategy, kernel, state, &frame)
             }
         case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
             // The engine runs programs with these in its general loop only.
@@ -159,14 +177,16 @@ extension _MeasuredLoop {
     /// frame's reset (``OpFrame/resetForOperation(number:)``) and `body`,
     /// nothing else. A violation ends the batch at once, so that
     /// the trial's phase is looked at again before the next operation.
+    /// With `fourRegisters`, registers 4 and up are not looked at
+    /// (``FourRegisterKernel``).
     @inline(__always)
     private static func kernelLoop(
-        _ count: Int, _ first: Int, _ frame: inout OpFrame, _ body: (inout OpFrame) -> StepResult
+        _ count: Int, _ first: Int, _ fourRegisters: Bool, _ frame: inout OpFrame, _ body: (inout OpFrame) -> StepResult
     ) -> (ran: Int, violation: String?) {
         let last = first &+ count
         var number = first
         repeat {
-            frame.resetForOperation(number: number)
+            if fourRegisters { frame.resetFourRegisters(number: number) } else { frame.resetForOperation(number: number) }
             number &+= 1
             if case .violation(let message) = body(&frame) { return (number &- first, message) }
         } while number != last

@@ -33,6 +33,10 @@ import Synchronization
 final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     // @unchecked: every mutable field below is read and written only under
     // the state lock (a spin lock on an atomic, acquire and release).
+    // @exclusivity(unchecked) on each, for the same reason: the lock already
+    // makes every access exclusive, and Swift's dynamic checks of a class's
+    // stored properties (a thread-local access set, entered and left at each
+    // access) cost about half of a decision.
 
     /// The participants the policy picks among: the trial's workers
     /// (`0..<threads`), the main thread's slot (``mainSlot``, index
@@ -46,9 +50,9 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// Main-queue blocks submitted under control and not yet finished, and
     /// whether the main thread runs one now (it then holds the main queue in
     /// the model).
-    var mainPending = 0
-    var mainInBlock = false
-    var policy: any ExecutionScheduler
+    @exclusivity(unchecked) var mainPending = 0
+    @exclusivity(unchecked) var mainInBlock = false
+    @exclusivity(unchecked) var policy: any ExecutionScheduler
     /// A fresh policy for each epoch of ``epochLength`` decisions: a long
     /// trial is many executions as PCT counts them (new priorities, new
     /// change points), not one whose change points all fall in its first
@@ -62,81 +66,81 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// measured so far: the length later executions' policies spread their
     /// choices over, as Shuttle's PCT learns its step bound from earlier
     /// executions.
-    var executionStart = 0
-    var longestExecution = 0
-    var status: [Status]
-    var waitKey: [UInt64]
+    @exclusivity(unchecked) var executionStart = 0
+    @exclusivity(unchecked) var longestExecution = 0
+    @exclusivity(unchecked) var status: [Status]
+    @exclusivity(unchecked) var waitKey: [UInt64]
     /// When each waiter began to wait (for first-in, first-out signals).
-    var waitSequence: [UInt64]
+    @exclusivity(unchecked) var waitSequence: [UInt64]
     /// Set for a timed waiter whose deadline passed rather than a signal.
-    var timedOut: [Bool]
+    @exclusivity(unchecked) var timedOut: [Bool]
     /// The decision count when each waiter began to wait.
-    var waitedSince: [Int]
+    @exclusivity(unchecked) var waitedSince: [Int]
     /// The decision at which each worker last ran (for first come, first served).
-    var lastRan: [Int]
-    var sequence: UInt64 = 0
+    @exclusivity(unchecked) var lastRan: [Int]
+    @exclusivity(unchecked) var sequence: UInt64 = 0
     /// The shadow model of every resource the workers take.
-    var resources = ShadowResources()
-    var runnable: [Int]
-    var log: DecisionLog
+    @exclusivity(unchecked) var resources = ShadowResources()
+    @exclusivity(unchecked) var runnable: [Int]
+    @exclusivity(unchecked) var log: DecisionLog
     let forced: [Int]?
-    var diverged = false
+    @exclusivity(unchecked) var diverged = false
     /// Who decides past the forced decisions: the seed's policy, or (for
     /// shrinking and exploration) no preemption at all.
-    var fallback = Fallback.policy
+    @exclusivity(unchecked) var fallback = Fallback.policy
     /// The events so far, for a failure's trace.
-    var trace: TraceRing
+    @exclusivity(unchecked) var trace: TraceRing
     /// Each worker's location for its next event (see ``locate(_:file:line:label:)``).
-    var locations: [TraceRing.Location]
+    @exclusivity(unchecked) var locations: [TraceRing.Location]
     /// The operation each worker is in, for the names of its steps.
-    var currentOperation: [Int]
+    @exclusivity(unchecked) var currentOperation: [Int]
     /// Every decision's choice among whom, when exploring (nil otherwise).
-    var choices: [Choice]?
+    @exclusivity(unchecked) var choices: [Choice]?
     /// How the trace names operations and steps (set by the engine).
-    var names: TraceNames?
+    @exclusivity(unchecked) var names: TraceNames?
     /// The workload's state in one line, for the trace (set by the engine
     /// for a workload that describes its state).
-    var describeState: (() -> String?)?
+    @exclusivity(unchecked) var describeState: (() -> String?)?
     /// Shrinking's replays: the worker to choose at each place that
     /// deviates from the non-preemptive schedule, and the decisions each
     /// worker has passed (the last slot: decisions with none current).
-    var deviations: [ScheduleDeviation.Place: Int]?
-    var decisionsOf: [Int]
+    @exclusivity(unchecked) var deviations: [ScheduleDeviation.Place: Int]?
+    @exclusivity(unchecked) var decisionsOf: [Int]
     /// For exploration's footprints: where the current decision is made,
     /// where each worker was paused, where the running transition began,
     /// and the primitives it touched.
-    var decidingAt = ControlledScheduler.decidedElsewhere
-    var pausedAt: [UInt8]
-    var transitionStart = ControlledScheduler.decidedElsewhere
-    var transitionKeys: [UInt64] = []
-    var transitionOverflow = false
+    @exclusivity(unchecked) var decidingAt = ControlledScheduler.decidedElsewhere
+    @exclusivity(unchecked) var pausedAt: [UInt8]
+    @exclusivity(unchecked) var transitionStart = ControlledScheduler.decidedElsewhere
+    @exclusivity(unchecked) var transitionKeys: [UInt64] = []
+    @exclusivity(unchecked) var transitionOverflow = false
     let maxDecisions: Int
-    var control: TrialControl?
+    @exclusivity(unchecked) var control: TrialControl?
     /// Called once, with the stuck workers, when every live worker is blocked.
     let onDeadlock: @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void
     /// Called once when no operation ends for ``livelockLimit`` points.
-    var onLivelock: (@Sendable (_ worker: Int, _ points: Int, _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void)?
-    var stallReported = false
+    @exclusivity(unchecked) var onLivelock: (@Sendable (_ worker: Int, _ points: Int, _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void)?
+    @exclusivity(unchecked) var stallReported = false
     /// Spurious wake-ups: their probability per decision, the seeded stream
     /// that draws them, and which waiters wait on a condition (the only
     /// waits that may end without a signal).
     let spuriousProbability: Double
-    var spuriousDraws: SplitMix64
-    var onCondition: [Bool]
+    @exclusivity(unchecked) var spuriousDraws: SplitMix64
+    @exclusivity(unchecked) var onCondition: [Bool]
     /// A scenario's barriers: arrivals so far and the last decision.
-    var meetings: [(key: UInt64, arrived: Int, decision: Int)] = []
+    @exclusivity(unchecked) var meetings: [(key: UInt64, arrived: Int, decision: Int)] = []
     /// Whether rounds, not counts of decisions, delimit the executions.
-    var roundEpochs = false
+    @exclusivity(unchecked) var roundEpochs = false
     /// Points passed since any worker last ended an operation, and by the
     /// holder since it got the token. A holder that passes ``spinLimit``
     /// points while nobody ends anything is taken to spin (on a flag, a
     /// `try` loop) and another worker is picked, as Lincheck switches away
     /// from a spinning thread; past ``livelockLimit`` it is a livelock.
-    var sinceOperationEnd = 0
-    var sinceSwitch = 0
+    @exclusivity(unchecked) var sinceOperationEnd = 0
+    @exclusivity(unchecked) var sinceSwitch = 0
     static let spinLimit = 64
     static let livelockLimit = 100_000
-    var arrived = 0
+    @exclusivity(unchecked) var arrived = 0
     /// Whether each worker takes part (the others are idle in a shrinking
     /// run, and count as finished from the start), and how many do.
     let participating: [Bool]
@@ -144,9 +148,9 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// Where the decisions also go, for the parent to read should the
     /// process die (``CrashJournal``); and the decision count at which a
     /// replay of a crashed run halts (-1: never) and whom it tells.
-    var journal: CrashJournal?
-    var haltAt = -1
-    var onHalt: (@Sendable (_ schedule: ScheduleRecord, _ trace: [TraceEvent]) -> Void)?
+    @exclusivity(unchecked) var journal: CrashJournal?
+    @exclusivity(unchecked) var haltAt = -1
+    @exclusivity(unchecked) var onHalt: (@Sendable (_ schedule: ScheduleRecord, _ trace: [TraceEvent]) -> Void)?
 
     // The shared words: the state lock, the token, the decisions made (for
     // the escape monitor), control's end, and each worker's baton.

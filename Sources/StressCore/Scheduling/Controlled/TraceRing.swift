@@ -31,7 +31,8 @@ struct TraceRing {
         case spinning
     }
 
-    /// One event, raw.
+    /// One event, raw: plain values only (no reference, no `String`), so
+    /// that noting one is a copy of bytes, with no retain or release.
     struct Entry {
         var worker: Int32
         var kind: TraceEvent.Kind
@@ -41,8 +42,6 @@ struct TraceRing {
         var hasValue: Bool
         var file: StaticString?
         var line: UInt32
-        /// The workload's state after this event, where it describes it.
-        var state: String?
     }
 
     /// Where the code under test said it is, for the worker's next event
@@ -55,6 +54,10 @@ struct TraceRing {
 
     let capacity: Int
     private var entries: [Entry]
+    /// The workload's state after each kept event, where it describes it, in
+    /// the slots of ``entries`` (empty until the first description: most
+    /// trials have none).
+    private var states: [String?] = []
     /// Events noted so far (past ``capacity`` the oldest are overwritten).
     private(set) var count = 0
     /// Switches away from a worker that could have gone on, so far.
@@ -73,8 +76,11 @@ struct TraceRing {
         guard !sealed else { return }
         if entries.count < capacity {
             entries.append(entry)
+            if !states.isEmpty { states.append(nil) }
         } else {
-            entries[count % capacity] = entry
+            let slot = count % capacity
+            entries[slot] = entry
+            if !states.isEmpty { states[slot] = nil }
         }
         count &+= 1
         if entry.kind == .switch, case .preempted? = entry.reason { preemptions &+= 1 }
@@ -86,19 +92,20 @@ struct TraceRing {
     /// Gives the last event the state's description.
     mutating func describeLast(_ state: String) {
         guard count > 0 else { return }
-        entries[(count - 1) % capacity].state = state
+        if states.isEmpty { states = Array(repeating: nil, count: entries.count) }
+        states[(count - 1) % capacity] = state
     }
 
-    /// The kept events, oldest first.
-    var kept: [Entry] {
-        guard count > capacity else { return entries }
+    /// The kept events' slots in ``entries``, oldest first.
+    private var keptSlots: [Int] {
+        guard count > capacity else { return Array(entries.indices) }
         let start = count % capacity
-        return Array(entries[start...] + entries[..<start])
+        return Array(start..<capacity) + Array(0..<start)
     }
 
     /// The kept events as the record gives them, named by `names`.
     func events(names: TraceNames) -> [TraceEvent] {
-        kept.map { names.event($0) }
+        keptSlots.map { names.event(entries[$0], state: states.isEmpty ? nil : states[$0]) }
     }
 }
 
@@ -108,10 +115,10 @@ struct TraceNames {
     /// Each operation's name, and its steps' names.
     let operations: [(name: String, steps: [String])]
 
-    func event(_ e: TraceRing.Entry) -> TraceEvent {
+    func event(_ e: TraceRing.Entry, state: String?) -> TraceEvent {
         var event = TraceEvent(worker: Int(e.worker), kind: e.kind, name: name(e.subject),
                                value: e.hasValue ? e.value : nil, file: e.file.map { "\($0)" },
-                               line: e.file == nil ? nil : Int(e.line), state: e.state)
+                               line: e.file == nil ? nil : Int(e.line), state: state)
         if let reason = e.reason {
             switch reason {
             case .preempted:

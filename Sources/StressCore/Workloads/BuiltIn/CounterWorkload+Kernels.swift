@@ -150,3 +150,15 @@ extension CounterWorkload {
         }
     }
 }
+
+// None of the counter's kernels uses a register past r3 (the loop then skips
+// a look per operation, see ``FourRegisterKernel``).
+extension CounterWorkload.Add: FourRegisterKernel {}
+extension CounterWorkload.Load: FourRegisterKernel {}
+extension CounterWorkload.SplitLoad: FourRegisterKernel {}
+extension CounterWorkload.SplitStore: FourRegisterKernel {}
+extension CounterWorkload.Guarded: FourRegisterKernel where Inner: FourRegisterKernel {}
+extension CounterWorkload.AtomicAdd: FourRegisterKernel {}
+extension CounterWorkload.AtomicLoad: FourRegisterKernel {}
+extension CounterWorkload.AtomicSplitLoad: FourRegisterKernel {}
+extension CounterWorkload.AtomicSplitStore: FourRegisterKernel {}
