@@ -164,7 +164,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     private let escapes = Mutex<[String]>([])
     /// The blocks submitted with `async` under control, and whether the
     /// queue workers have been retired (no block can come any more).
-    var queueBook = QueueBook()
+    @exclusivity(unchecked) var queueBook = QueueBook()
     let queuesRetired = Atomic<Bool>(false)
     /// What the code under test reported from the queue workers' blocks.
     let queueViolations = Mutex<(count: Int, samples: [ViolationSample])>((0, []))
