@@ -162,7 +162,7 @@ struct TrialOverrides: ParsableArguments {
 
     /// A usage error when `--schedule controlled` (or a recorded schedule)
     /// would apply to a selected trial that a controlled schedule cannot run:
-    /// an actor's, one with asynchronous writes, a paced one, a litmus test.
+    /// an actor's, a paced one, a litmus test.
     func checkSchedule(_ selected: [TrialSpec], runner: PlanRunner) throws {
         if let problem = runner.scheduleProblem(selected) { throw CommandError.usage(problem) }
     }

@@ -103,9 +103,9 @@ final class ScheduleCommandLineTests: XCTestCase {
               - name: sb
                 scenario: store-buffering
                 strategies: [unsynchronized]
-              - name: async-writes
+              - name: tasks
                 workload: counter
-                strategies: [serial-queue-async]
+                strategies: [actor]
                 threads: 1
             """)
         var options = RunOptions(isolation: .inProcess)
@@ -117,7 +117,7 @@ final class ScheduleCommandLineTests: XCTestCase {
         let reasons = trials.map { ControlledScheduleLimits.problem(of: $0, registry: TestSupport.registry) ?? "" }
         XCTAssertTrue(reasons[0].hasPrefix("a paced load"), reasons[0])
         XCTAssertTrue(reasons[1].hasPrefix("scenario 'store-buffering' is a memory-model litmus test"), reasons[1])
-        XCTAssertTrue(reasons[2].hasPrefix("strategy 'serial-queue-async': it submits writes asynchronously"), reasons[2])
+        XCTAssertTrue(reasons[2].hasPrefix("strategy 'actor': its workers are tasks"), reasons[2])
         let problem = try XCTUnwrap(runner.scheduleProblem(trials))
         XCTAssertTrue(problem.hasPrefix("a recorded schedule (--schedule) makes a controlled trial, which cannot run trial paced/mutex/t1/r0 "
                                         + "(and 2 more of the 3 selected trials)"), problem)
@@ -157,6 +157,12 @@ final class ScheduleCommandLineTests: XCTestCase {
         XCTAssertEqual(ScheduleEncoding.encode([]), "")
     }
 
+    func testAScheduleMayNameTheMainThreadAndTheQueueWorkersAfterIt() throws {
+        // Two workers: w2 is the main thread, w3 to w6 the queue workers; w7 is none.
+        XCTAssertEqual(try ScheduleEncoding.decode("w0:1,w2:1,w3:1,w6:1", workers: 2), [0, 2, 3, 6])
+        XCTAssertThrowsError(try ScheduleEncoding.decode("w0:1,w7:1", workers: 2))
+    }
+
     func testEveryParseErrorSaysWhichRunIsWrong() {
         let cases: [(String, Int?, String)] = [
             ("x", nil, "run 1 of the schedule, 'x', is not w<worker>:<count>"),
@@ -167,7 +173,8 @@ final class ScheduleCommandLineTests: XCTestCase {
             ("wa:2", nil, "run 1 of the schedule, 'wa:2', is not w<worker>:<count>"),
             ("0:2", nil, "run 1 of the schedule, '0:2', is not w<worker>:<count>"),
             ("w0:1:2", nil, "run 1 of the schedule, 'w0:1:2', is not w<worker>:<count>"),
-            ("w0:1,w3:1", 2, "run 2 of the schedule, 'w3:1', names worker 3, but the trial has 2 worker(s) (w0 to w1, and w2 for the main thread)"),
+            ("w0:1,w9:1", 2, "run 2 of the schedule, 'w9:1', names worker 9, but the trial has 2 worker(s) (w0 to w1), the main thread (w2) "
+             + "and 4 queue workers (w3 to w6)"),
             ("w0:100000001", nil, "the schedule has more than 100,000,000 decisions"),
         ]
         for (text, workers, expected) in cases {

@@ -92,19 +92,15 @@ final class SchedulePlanTests: XCTestCase {
         XCTAssertTrue(message.contains("executor: deterministic"), message)
     }
 
-    func testANamedAsyncWriteStrategyIsRefused() {
+    func testANamedAsyncWriteStrategyRunsUnderControl() {
         let problems = TestSupport.problems("""
             defaults:
               schedule: controlled
             experiments:
               - workload: counter
-                strategies: [serial-queue-async]
+                strategies: [serial-queue-async, rw-queue-async]
             """)
-        XCTAssertEqual(problems.count, 1)
-        XCTAssertEqual(problems.first?.path.description, "experiments[0].strategies[0]")
-        XCTAssertEqual(problems.first?.line, 5)
-        XCTAssertTrue(problems.first?.message.contains("submits writes asynchronously") == true, problems.first?.message ?? "")
-        XCTAssertTrue(problems.first?.message.contains("dispatch's threads") == true, problems.first?.message ?? "")
+        XCTAssertEqual(problems.count, 0, "\(problems)")
     }
 
     func testAllLeavesOutWhatControlCannotRun() throws {
@@ -122,10 +118,10 @@ final class SchedulePlanTests: XCTestCase {
         for name in controlled {
             let d = try XCTUnwrap(registry.strategy(named: name)).descriptor
             XCTAssertEqual(d.execution, .threads, name)
-            XCTAssertFalse(d.asynchronousWrites, name)
         }
+        XCTAssertTrue(controlled.contains("serial-queue-async") && controlled.contains("rw-queue-async"), "\(controlled)")
         let free = plan.experiments[1].strategies
-        XCTAssertTrue(free.contains("actor") && free.contains("serial-queue-async"), "free keeps them: \(free)")
+        XCTAssertTrue(free.contains("actor"), "free keeps them: \(free)")
         XCTAssertEqual(Set(free).subtracting(controlled), Set(free.filter {
             ControlledScheduleLimits.strategyProblem(registry.strategy(named: $0)!.descriptor) != nil
         }), "exactly the uncontrollable ones are left out")

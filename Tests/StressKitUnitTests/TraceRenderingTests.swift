@@ -88,6 +88,30 @@ final class TraceRenderingTests: XCTestCase {
         XCTAssertNil(TraceText.block(nothing), "nothing to draw")
     }
 
+    /// A controlled trial's queue workers (numbered after its thread
+    /// workers and the main thread) head their columns with the queue whose
+    /// blocks they ran; the main thread's column is `main`.
+    func testAQueueWorkersColumnIsNamedByItsQueue() throws {
+        var result = TraceFixtures.lostUpdateResult()
+        let threads = result.trial.threads
+        result.trace = [
+            TraceEvent(worker: 0, kind: .point, name: "async: block queued"),
+            TraceEvent(worker: 0, kind: .switch, name: "preempted", preempted: true),
+            TraceEvent(worker: threads + 1, kind: .acquire, name: "the queue 'jobs'"),
+            TraceEvent(worker: threads + 1, kind: .release, name: "the queue 'jobs'"),
+            TraceEvent(worker: -1, kind: .acquire, name: "the main queue"),
+        ]
+        let block = try XCTUnwrap(TraceText.block(result))
+        let header = try XCTUnwrap(block.dropFirst().first)
+        XCTAssertTrue(header.contains("| queue 'jobs'"), header)
+        XCTAssertTrue(header.contains("| main"), header)
+        XCTAssertTrue(header.contains("| worker 0"), header)
+        XCTAssertEqual(TraceText.queueWorkerNames([TraceEvent(worker: threads + 2, kind: .point, name: "x")], threads: threads),
+                       [threads + 2: "queue worker \(threads + 2)"])
+        XCTAssertEqual(TraceText.queueWorkerNames([TraceEvent(worker: threads, kind: .point, name: "x")], threads: threads), [:],
+                       "index `threads` is the main thread's, never a queue worker's")
+    }
+
     /// A long run of one worker keeps its first 2 and last 4 lines, and one
     /// line between them counts the events and operations it leaves out.
     func testALongRunOfOneWorkerFoldsIntoOneLine() throws {

@@ -81,7 +81,10 @@ public final class StressQueue: @unchecked Sendable {
     }
 
     deinit {
-        if !isMain { PrimitiveNames.unregister(keys[0]) }
+        if !isMain {
+            PrimitiveNames.unregister(keys[0])
+            PrimitiveNames.unregister(QueueTurnKey.of(keys[0]))
+        }
     }
 
     /// Runs `work` on the queue and waits for it, as `DispatchQueue.sync`.
@@ -150,7 +153,11 @@ public final class StressQueue: @unchecked Sendable {
             return try syncToControlledMain(controlled, caller: caller, execute: work)
         }
         if let controlled {
+            // After the blocks submitted before it (first in, first out),
+            // and before those submitted after it.
+            let ticket = isMain ? nil : controlled.scheduler.enterQueueLine(controlled.worker, queue: keys[0])
             for key in keys { controlled.acquire(key, shared: shared) }
+            if let ticket { controlled.scheduler.leaveQueueLine(controlled.worker, queue: keys[0], ticket: ticket) }
         }
         defer {
             if let controlled { for key in keys.reversed() { controlled.release(key) } }
@@ -206,6 +213,8 @@ public final class StressQueue: @unchecked Sendable {
             submitToControlledMain(controlled.scheduler, group: group, qos: qos, flags: flags, execute: work)
             return
         }
+        // A block for any other queue: a queue worker of the schedule runs it.
+        if group == nil, submitUnderControl(flags: flags, delayed: false, work) { return }
         Participation.escaped("a block submitted with async to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
         underlying.async(group: group, qos: qos, flags: flags) { [self] in
             let entry = Participation.enter()
@@ -238,11 +247,38 @@ public final class StressQueue: @unchecked Sendable {
     ) {
         guard stress_trial_is_running() != 0 else { return underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags, execute: work) }
         let shared = isConcurrent && !flags.contains(.barrier)
+        if submitUnderControl(flags: flags, delayed: true, work) { return }
         Participation.escaped("a block submitted with asyncAfter to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
         underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags) { [self] in
             let entry = Participation.enter()
             block(shared: shared, work)
             Participation.leave(entry)
+        }
+    }
+
+    /// Under controlled scheduling, hands `work` to the model's book of
+    /// queued blocks, where a queue worker of the schedule runs it (see
+    /// ``ControlledScheduler/submit(_:queue:concurrent:barrier:delayed:run:)``).
+    /// False when it cannot (not under control, the main queue, no queue
+    /// worker free): the caller submits it to the dispatch queue.
+    private func submitUnderControl(flags: DispatchWorkItemFlags, delayed: Bool,
+                                    _ work: @escaping @Sendable @convention(block) () -> Void) -> Bool {
+        guard !isMain, let controlled = Participation.controlled else { return false }
+        let barrier = flags.contains(.barrier)
+        let shared = isConcurrent && !barrier
+        return controlled.scheduler.submit(controlled.worker, queue: keys[0], concurrent: isConcurrent, barrier: barrier,
+                                           delayed: delayed) { [self] in
+            // On the queue worker's thread: the model grants the queue (and
+            // its targets), then the block runs on the real queue through
+            // `sync`, which cannot wait (as a `sync` from a worker), so
+            // `getSpecific` and `isCurrent` inside it are the queue's.
+            let runner = Participation.controlled
+            if let runner {
+                for key in keys { runner.acquire(key, shared: shared) }
+                runner.scheduler.queueBlockHoldsQueue(runner.worker)
+            }
+            underlying.sync(flags: barrier ? .barrier : []) { block(shared: shared, work) }
+            if let runner { for key in keys.reversed() { runner.release(key) } }
         }
     }
 

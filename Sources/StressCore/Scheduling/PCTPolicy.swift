@@ -34,8 +34,13 @@ struct PCTScheduler: ExecutionScheduler {
     private var lowest: Int
     private var picks: UInt64 = 0
     private var last = -1
+    private let seed: UInt64
+    /// The trial's workers (the priorities' scale).
+    private let threads: Int
 
     init(settings: FuzzSettings, seed: UInt64, workers: Int) {
+        self.seed = seed
+        threads = workers
         // A plan's `pct_depth` is the depth searched (2: one change point,
         // the setting PCT's bound 1/(n·k) is stated for); none: the default.
         draws = SchedulingDraws(seed: seed, workers: workers,
@@ -56,6 +61,20 @@ struct PCTScheduler: ExecutionScheduler {
         let chosen = runnable.max { draws.priority[$0] < draws.priority[$1] } ?? oldest
         last = chosen
         return chosen
+    }
+
+    /// The queue workers get seeded priorities among the thread workers'
+    /// (from a stream of their own: the seed's other draws stay put), so
+    /// that a block submitted with `async` runs sometimes before and
+    /// sometimes after the submitter's next steps, seed by seed. The slots
+    /// before `first` keep theirs: the workers', and the main thread's (the
+    /// rank of the harness executor's queue of outside jobs), so a trial that
+    /// submits no block is scheduled as it always was.
+    mutating func admitQueueWorkers(first: Int, count: Int) {
+        var random = SplitMix64(seed: SplitMix64.derive(seed, 0x0E0E_0A5C))
+        draws.priority.removeLast(Swift.max(0, draws.priority.count - first))
+        while draws.priority.count < first { draws.priority.append(Int.max) }
+        for _ in 0..<count { draws.priority.append(threads + random.next(below: threads + count)) }
     }
 
     /// Spreads the change points over `length` picks (the same draws, so the

@@ -86,6 +86,13 @@ package protocol ExecutionScheduler {
     /// controlled scheduling, where the length can be measured; by default
     /// ignored.
     mutating func expectLength(_ picks: Int)
+
+    /// Told, under controlled scheduling, that workers `first..<first+count`
+    /// are queue workers (they run blocks submitted with `async`; they come
+    /// after the trial's workers and the main thread, whose index is the
+    /// harness executor's queue of outside jobs): a policy that ranks
+    /// workers ranks them too. By default ignored.
+    mutating func admitQueueWorkers(first: Int, count: Int)
 }
 
 extension ExecutionScheduler {
@@ -94,6 +101,8 @@ extension ExecutionScheduler {
     }
 
     mutating func delay(for worker: Int, now: UInt64) -> Perturbation { .none }
+
+    mutating func admitQueueWorkers(first: Int, count: Int) {}
 
     mutating func expectLength(_ picks: Int) {}
 }

@@ -5,7 +5,7 @@ extension PlanRunner {
     /// Whether `result` failed free-running in a way a controlled trial of
     /// the same cell could fail too: a violation, a deadlock or a hang of a
     /// free trial that control can run (``ControlledScheduleLimits``: thread
-    /// workers, no asynchronous writes, no paced load, no litmus test).
+    /// workers, no paced load, no litmus test).
     package func canHunt(_ result: TrialResult) -> Bool {
         let t = result.trial
         return HuntRecord.huntedOutcomes.contains(result.outcome) && t.schedule == .free && t.forcedSchedule == nil

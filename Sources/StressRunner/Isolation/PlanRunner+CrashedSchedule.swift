@@ -31,7 +31,9 @@ extension PlanRunner {
             let death = crashed.outcome == .timeout
                 ? "timed out: killed after \(Quantities.format(nanoseconds: UInt64(crashed.trial.timeoutNanoseconds)))"
                 : crashed.failure?.signal ?? crashed.failure?.exitStatus.map { "exit status \($0)" } ?? "the process died"
-            result.trace = trace + [TraceEvent(worker: contents.lastWorker ?? 0, kind: .crash, name: death)]
+            // The main thread's index (one past the workers) is -1 in a trace.
+            let last = contents.lastWorker.map { $0 == crashed.trial.threads ? -1 : $0 } ?? 0
+            result.trace = trace + [TraceEvent(worker: last, kind: .crash, name: death)]
         }
         return result
     }

@@ -5,8 +5,7 @@ import StressCore
 ///
 /// A controlled trial runs one thread worker at a time and switches only at
 /// the scheduling points the harness sees. So it cannot drive tasks (an
-/// actor strategy), work that runs on dispatch's own threads (fire-and-forget
-/// writes), load paced by the wall clock, or a litmus test, whose weak-memory
+/// actor strategy), load paced by the wall clock, or a litmus test, whose weak-memory
 /// outcomes need two processors running at once.
 package enum ControlledScheduleLimits {
     /// The most decisions `max_decisions` and `--max-decisions` may allow:
@@ -20,10 +19,6 @@ package enum ControlledScheduleLimits {
             return "its workers are tasks, and a controlled schedule drives thread workers; for async code the "
                 + "deterministic executor (executor: deterministic) is the controlled schedule: it picks every next "
                 + "job by the seed (run this strategy with schedule: free)"
-        }
-        if strategy.asynchronousWrites {
-            return "it submits writes asynchronously, and those blocks run on dispatch's threads, which the harness "
-                + "does not schedule (run it with schedule: free)"
         }
         return nil
     }

@@ -32,6 +32,8 @@ enum ControlledTrialSupport {
         registry.register(workload: TimedWaitWorkload.self)
         registry.register(workload: SemaphoreHandOffWorkload.self)
         registry.register(scenario: MainThreadRoleScenario.self)
+        registry.register(workload: ControlledQueueWorkload.self)
+        registry.register(scenario: ControlledQueueScenario.self)
         guard let entry = registry.strategy(named: strategy) else { return Outcome(error: TestError("no strategy \(strategy)")) }
         let stalled = StallBox()
         let specs = scenario ? registry.scenario(named: name)?.descriptor.parameters ?? [] : registry.workload(named: name)?.descriptor.parameters ?? []

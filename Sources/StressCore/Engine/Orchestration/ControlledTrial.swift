@@ -12,10 +12,6 @@ enum ControlledTrial {
             return EngineError("schedule controlled runs thread workers; strategy \(name)'s workers are tasks (or the workload awaits): "
                                + "the deterministic executor (executor: deterministic) is the controlled schedule of async code")
         }
-        if strategy.asynchronousWrites {
-            return EngineError("schedule controlled cannot run strategy \(name): its writes are submitted with async and run on "
-                               + "dispatch threads the harness does not schedule")
-        }
         if settings.load.mode == .paced {
             return EngineError("schedule controlled runs a closed loop: a paced rate is a wall-clock schedule, which one worker "
                                + "at a time cannot keep")
@@ -35,8 +31,11 @@ enum ControlledTrial {
         let scheduler = ControlledScheduler(
             workers: settings.threads,
             policy: { epoch in
-                policy.makeScheduler(settings: settings.fuzz, seed: SplitMix64.derive(settings.seed, 0xC0_47_20_11 &+ epoch),
-                                     workers: settings.threads)
+                var made = policy.makeScheduler(settings: settings.fuzz, seed: SplitMix64.derive(settings.seed, 0xC0_47_20_11 &+ epoch),
+                                                workers: settings.threads)
+                // The queue workers come after the workers and the main thread.
+                made.admitQueueWorkers(first: settings.threads + 1, count: QueueBook.slots)
+                return made
             },
             forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions, lengthGuess: lengthGuess(settings),
             spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock,

@@ -78,6 +78,10 @@ enum ThreadDriver {
             schedule.resolve(settings, board: board)
         }
         for thread in threads { thread.join() }
+        // Under control, the blocks the workers left queued are drained by
+        // then (the last worker's departure hands the token to the queue
+        // workers): their threads end, and the final checks see it all.
+        controlled?.joinQueueWorkers()
         access.strategy.quiesce()
         return reports.collected
     }

@@ -246,6 +246,10 @@ package enum TrialEngine {
         }
         output.violations.count += deferred.count
         output.violations.samples += deferred.samples
+        if let queued = controlled?.queueViolations.withLockSeen({ $0 }) {
+            output.violations.count += queued.count
+            output.violations.samples += queued.samples
+        }
         let firsts = reports.compactMap(\.firstViolationAt) + [deferredFirst].compactMap { $0 }
         output.violations.firstAfterNanoseconds = firsts.min().map { Int($0 &- trialStart) }
         return output

@@ -9,9 +9,13 @@ extension Watchdog {
     func reportControlledDeadlock(stuck: [Int], schedule: ScheduleRecord, detail: ControlledScheduler.StallDetail) {
         let raw = (0..<board.participants).map(board.state)
         let snapshot = Self.judged(raw, raw.map { _ in nil })
-        let partial = stuck.count < board.workers ? stuck : nil
+        // A queue worker (numbered after the thread workers and the main
+        // thread, whose line is the board's `workers`) has no line of the
+        // board: the summary names it (``StallDetail/names``).
+        let onBoard = stuck.filter { $0 <= board.workers }
+        let partial = onBoard.count < board.workers && !onBoard.isEmpty ? onBoard : nil
         var stall = report(snapshot, stalledFor: 0, partial: partial)
-        let who = stuck.map { WaitForGraph.participantName($0, workers: board.workers) }.joined(separator: ", ")
+        let who = stuck.map { detail.names[$0] ?? WaitForGraph.participantName($0, workers: board.workers) }.joined(separator: ", ")
         stall.kind = .deadlock
         stall.summary = "deadlock: \(who) can never go on, each waiting for a resource or a signal only another of them "
             + "(or itself) could give; found at once by controlled scheduling, at decision \(schedule.decisions ?? 0)"

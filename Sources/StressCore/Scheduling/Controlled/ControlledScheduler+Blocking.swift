@@ -109,6 +109,11 @@ extension ControlledScheduler {
         }()
         meetings[i].arrived += 1
         if meetings[i].arrived == parties {
+            // The round's blocks still queued run before the round ends, so
+            // its arbiter sees them.
+            while queuesBusy {
+                guard blockLocked(me, on: QueueTurnKey.drained, as: .blocked) else { return 0 }
+            }
             meetings[i].arrived = 0
             meetings[i].decision = decide()
             signalLocked(key, all: true)

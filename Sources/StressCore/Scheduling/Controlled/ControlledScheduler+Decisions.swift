@@ -72,6 +72,23 @@ extension ControlledScheduler {
         return chosen
     }
 
+    /// A scenario's round begins (told by the worker that decided at the
+    /// round barrier, which holds the state lock there, or before the first
+    /// round, when no worker runs): each round is an execution of its own,
+    /// with a fresh policy (new PCT priorities and change points).
+    func beginRound(_ round: Int) {
+        roundEpochs = true
+        longestExecution = Swift.max(longestExecution, log.count - executionStart)
+        executionStart = log.count
+        var next = makePolicy(UInt64(round) &+ 1 << 32)
+        next.expectLength(expectedLength)
+        policy = next
+    }
+
+    /// The length the next execution's policy spreads its choices over: the
+    /// longest execution measured so far, or the guess before any has been.
+    var expectedLength: Int { longestExecution > 0 ? longestExecution : lengthGuess }
+
     /// The choice past the forced decisions: the policy's (which may time
     /// out `late`'s wait instead, when there is one), or the non-preemptive
     /// one (which never does: shrinking and exploration time a wait out
@@ -146,8 +163,14 @@ extension ControlledScheduler {
                 if park { parkUntilTurn(me) }
                 return
             }
+            // Every worker has finished, and the main thread and the queue
+            // workers are idle: their next block could only come from a
+            // live worker, so none can come, and the queue workers end.
             let live = (0..<workers).filter { status[$0] != .finished && status[$0] != .absent && status[$0] != .idle }
-            if live.isEmpty { return }
+            if live.isEmpty {
+                retireQueueWorkers()
+                return
+            }
             if control?.current == TrialControl.stop {
                 release()
                 return

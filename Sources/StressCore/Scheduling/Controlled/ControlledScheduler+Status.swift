@@ -18,8 +18,11 @@ extension ControlledScheduler {
         case escaped
         /// Left its loop.
         case finished
-        /// The main thread with no block of the trial to run: neither
-        /// runnable nor stuck (see ``mainSlot``).
+        /// The main thread (see ``mainSlot``) or a queue worker (see
+        /// ``submit(_:queue:concurrent:barrier:delayed:run:)``) with no block
+        /// of the trial it may run: neither runnable nor stuck, and not live
+        /// either (a trial whose workers all finished with the others idle
+        /// is over, not deadlocked).
         case idle
     }
 }

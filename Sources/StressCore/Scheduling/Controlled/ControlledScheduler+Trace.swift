@@ -189,7 +189,12 @@ extension ControlledScheduler {
         case .blocked: reason = .blocked(waitKey[current])
         case .waiting, .timedWaiting: reason = .waiting(waitKey[current])
         case .finished: reason = .finished
-        case .absent, .escaped, .idle: return
+        // A queue worker with no block left ends its turn as a worker ends
+        // its loop; the main thread between blocks shows no switch.
+        case .idle:
+            guard isQueueWorker(current) else { return }
+            reason = .finished
+        case .absent, .escaped: return
         }
         // A preemption at a point the code under test placed shows that place.
         let location = status[current] == .runnable && decidingAt == UInt8(FuzzPoint.user.rawValue)
@@ -245,10 +250,14 @@ extension ControlledScheduler {
         var traceEventCount: Int
         var preemptions: Int
         var choices: [Choice]?
+        /// The names of the queue workers that have served a queue, by index
+        /// ("the queue worker of the queue 'x'").
+        var names: [Int: String] = [:]
     }
 
     /// ``StallDetail`` now, under the state lock.
     func stallDetailLocked() -> StallDetail {
-        StallDetail(trace: traceEventsLocked(), traceEventCount: trace.count, preemptions: trace.preemptions, choices: choices)
+        StallDetail(trace: traceEventsLocked(), traceEventCount: trace.count, preemptions: trace.preemptions, choices: choices,
+                    names: queueWorkerNames())
     }
 }

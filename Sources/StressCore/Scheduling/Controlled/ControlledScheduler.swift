@@ -38,8 +38,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     // stored properties (a thread-local access set, entered and left at each
     // access) cost about half of a decision.
 
-    /// The participants the policy picks among: the trial's workers, then
-    /// the main thread (``mainSlot``) when it takes part.
+    /// The participants the policy picks among: the trial's workers
+    /// (`0..<threads`), the main thread's slot (``mainSlot``, index
+    /// `threads`), then the queue workers (``firstQueueWorker`` on; they
+    /// run the blocks submitted with `StressQueue.async`, see ``QueueBook``).
     let workers: Int
     /// The main thread's index, one past the trial's workers, when it takes
     /// part (it serves the main queue; see ``MainThreadService``); -1 when
@@ -160,6 +162,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     private let spins: Int
     /// What ran where the scheduler could not see it (any thread may add).
     private let escapes = Mutex<[String]>([])
+    /// The blocks submitted with `async` under control, and whether the
+    /// queue workers have been retired (no block can come any more).
+    @exclusivity(unchecked) var queueBook = QueueBook()
+    let queuesRetired = Atomic<Bool>(false)
+    /// What the code under test reported from the queue workers' blocks.
+    let queueViolations = Mutex<(count: Int, samples: [ViolationSample])>((0, []))
 
     /// A scheduler for `workers` thread workers, deciding by the policy
     /// `makePolicy` makes (or following `forced` first), making at most
@@ -170,15 +178,22 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
          fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil,
          participants: [Int]? = nil, mainThread: Bool = false) {
         self.fallback = fallback
-        var participating = Array(repeating: participants == nil, count: workers)
-        for w in participants ?? [] where w >= 0 && w < workers { participating[w] = true }
-        // The main thread does not arrive at the start: it is idle until a
-        // main-queue block is submitted.
+        // The trial's workers; the main thread's slot, one past them, which
+        // does not arrive at the start (it is idle until a main-queue block
+        // is submitted) and takes part only where the main thread serves the
+        // main queue; then the queue workers, which take part once a block
+        // is submitted. The main thread's slot is kept where it takes no
+        // part, so that a queue worker's index, and so a schedule that names
+        // it, is the same in every process.
+        let threads = workers
+        var participating = Array(repeating: participants == nil, count: threads)
+        for w in participants ?? [] where w >= 0 && w < threads { participating[w] = true }
         self.participants = participating.count(where: { $0 })
-        mainSlot = mainThread ? workers : -1
-        if mainThread { participating.append(true) }
+        mainSlot = mainThread ? threads : -1
+        participating.append(mainThread)
+        participating += Array(repeating: false, count: QueueBook.slots)
         self.participating = participating
-        let workers = workers + (mainThread ? 1 : 0)
+        let workers = threads + 1 + QueueBook.slots
         if recordsChoices {
             choices = []
             choices?.reserveCapacity(Swift.min(maxDecisions, 1 << 16))
@@ -216,7 +231,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         // of its own; on fewer, a spinning waiter takes the holder's CPU and a
         // hand-off costs a time slice, so waiters park at once.
         let cpus = Int(stress_usable_cpus())
-        spins = cpus > 1 && workers - (mainThread ? 1 : 0) <= cpus ? 2_000 : 0
+        spins = cpus > 1 && threads <= cpus ? 2_000 : 0
     }
 
     deinit { batons.deallocate() }
@@ -237,7 +252,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         arrived += 1
         if arrived == participants {
             decidingAt = Self.decidedAtArrival
-            for w in 0..<workers { status[w] = participating[w] ? .runnable : .finished }
+            for w in 0..<workers { status[w] = participating[w] ? .runnable : isQueueWorker(w) ? .idle : .finished }
             if mainSlot >= 0 { status[mainSlot] = mainPending > 0 ? .runnable : .idle }
             pass(to: decide(current: -1))
         }
@@ -291,23 +306,6 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     func pointInTask(_ worker: Int) async {}
     func count() {}
     func beginMeasuredWindow(board: SiteBoard, settings: TrialSettings, scenario: Bool) {}
-
-    /// A scenario's round begins (told by the worker that decided at the
-    /// round barrier, which holds the state lock there, or before the first
-    /// round, when no worker runs): each round is an execution of its own,
-    /// with a fresh policy (new PCT priorities and change points).
-    func beginRound(_ round: Int) {
-        roundEpochs = true
-        longestExecution = Swift.max(longestExecution, log.count - executionStart)
-        executionStart = log.count
-        var next = makePolicy(UInt64(round) &+ 1 << 32)
-        next.expectLength(expectedLength)
-        policy = next
-    }
-
-    /// The length the next execution's policy spreads its choices over: the
-    /// longest execution measured so far, or the guess before any has been.
-    var expectedLength: Int { longestExecution > 0 ? longestExecution : lengthGuess }
 
     // MARK: - Escapes
 
@@ -363,7 +361,8 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         let baton = batons + me
         while token.load(ordering: .acquiring) != me && !released.load(ordering: .acquiring) {
             let seen = stress_baton_turn(baton)
-            if token.load(ordering: .acquiring) == me || released.load(ordering: .acquiring) { break }
+            if token.load(ordering: .acquiring) == me || released.load(ordering: .acquiring)
+                || queuesRetired.load(ordering: .acquiring) { break }
             stress_baton_wait(baton, seen, Int32(spins))
         }
     }
@@ -395,6 +394,11 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// their ordinary paths), and those parked are woken.
     func release() {
         released.store(true, ordering: .releasing)
+        wakeAll()
+    }
+
+    /// Wakes every parked worker, to look again at why it waits.
+    func wakeAll() {
         for w in 0..<workers { stress_baton_pass(batons + w) }
     }
 }

@@ -48,7 +48,8 @@ final class EscapeMonitor: Sendable {
                 (lastToken, lastMark, since) = (holder, mark, now)
                 continue
             }
-            guard holder >= 0, now &- since >= Self.escapeAfterNs,
+            // A queue worker's thread has no line of the board: not watched.
+            guard holder >= 0, !scheduler.isQueueWorker(holder), now &- since >= Self.escapeAfterNs,
                   KernelThreads.state(of: threadID(of: holder))?.isAsleep == true else { continue }
             scheduler.escape(holder, mark: mark, place: place(of: holder))
             since = now

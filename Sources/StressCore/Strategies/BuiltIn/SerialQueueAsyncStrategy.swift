@@ -12,6 +12,11 @@ import Dispatch
 /// the backlog drains on the queue's thread (before final checks, ``quiesce()``
 /// waits for it). Not reentrant: a nested `sync` onto the queue deadlocks or
 /// traps. FIFO.
+///
+/// The queues are ``StressQueue``s, used as their `DispatchQueue`s while
+/// free-running (so nothing changes there); under controlled scheduling
+/// through the wrapper, whose `async` blocks the schedule's queue workers
+/// run and whose `sync` waits its turn behind them.
 package final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
     public static let descriptor = StrategyDescriptor(
         name: "serial-queue-async",
@@ -19,25 +24,31 @@ package final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
         reentrant: false, sharedReads: false, asynchronousWrites: true, primitive: .queue
     )
 
-    private let queues: ObjectTable<DispatchQueue>
+    private let queues: ObjectTable<StressQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = ObjectTable((0..<setup.resources).map { DispatchQueue(label: "stressbench.serial-queue-async.\($0)") })
+        queues = ObjectTable((0..<setup.resources).map { StressQueue(label: "stressbench.serial-queue-async.\($0)") })
     }
 
     @inline(__always)
-    public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
+    public func read(_ resource: Int, _ body: () -> Void) {
+        queues.withObject(resource) { queue in
+            if Participation.controlled != nil { queue.sync(execute: body) } else { queue.underlying.sync(execute: body) }
+        }
+    }
 
     /// A synchronous write, used for nested writes (which cannot be deferred).
     @inline(__always)
-    public func write(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(execute: body) } }
+    public func write(_ resource: Int, _ body: () -> Void) { read(resource, body) }
 
     public func submitWrite(_ resource: Int, _ body: @escaping @Sendable () -> Void) {
-        queues.withObject(resource) { $0.async(execute: body) }
+        queues.withObject(resource) { queue in
+            if Participation.controlled != nil { queue.async(execute: body) } else { queue.underlying.async(execute: body) }
+        }
     }
 
     /// An empty `sync` on each queue returns once everything submitted before it has run.
     public func quiesce() {
-        for queue in queues.all { queue.sync {} }
+        for queue in queues.all { queue.underlying.sync {} }
     }
 }

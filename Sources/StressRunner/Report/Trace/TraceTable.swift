@@ -13,6 +13,10 @@ package struct TraceTable: Sendable, Equatable {
     package var maxColumnWidth = 60
     /// The widest the state column gets.
     package var maxStateWidth = 40
+    /// Column headers other than `worker N`, by worker: a controlled trial's
+    /// queue workers (numbered after its thread workers and the main
+    /// thread) as `queue 'jobs'`.
+    package var names: [Int: String] = [:]
 
     /// The default widths.
     package static let standard = TraceTable()
@@ -21,7 +25,7 @@ package struct TraceTable: Sendable, Equatable {
     package func render(_ lines: [TraceLine]) -> [String] {
         let workers = Set(lines.compactMap(\.worker)).sorted()
         let column = Dictionary(uniqueKeysWithValues: workers.enumerated().map { ($1, $0) })
-        let headers = workers.map { $0 < 0 ? "main" : "worker \($0)" }
+        let headers = workers.map { names[$0] ?? ($0 < 0 ? "main" : "worker \($0)") }
         // Each column's locations end at its right edge, so they line up.
         var locationWidth = [Int](repeating: 0, count: workers.count)
         for line in lines {

@@ -25,12 +25,29 @@ package enum TraceText {
         let lines = folding.fold(TraceLine.lines(of: trace), of: trace)
         guard !lines.isEmpty else { return nil }
         let folded = lines.contains { $0.worker == nil }
+        var table = table
+        table.names = queueWorkerNames(trace, threads: result.trial.threads)
         var out = [header(trace, shrink: result.shrink, folded: folded)] + table.render(lines)
         if result.outcome == .deadlock, let cycle = result.stall?.cycle, !cycle.isEmpty {
             // One edge a line, aligned: a cycle of three reads as one.
             out += cycle.enumerated().map { ($0 == 0 ? "cycle: " : "       ") + $1 }
         }
         return out
+    }
+
+    /// The columns of a controlled trial's queue workers (numbered from
+    /// `threads + 1` on, after the workers and the main thread's index: they
+    /// run the blocks submitted with `StressQueue.async`), named by the queue
+    /// whose blocks they ran: `queue 'jobs'`. (The main thread's own events
+    /// carry worker -1: its column is `main`.)
+    static func queueWorkerNames(_ trace: [TraceEvent], threads: Int) -> [Int: String] {
+        var names: [Int: String] = [:]
+        let prefix = "the queue "
+        for event in trace where event.worker > threads && names[event.worker] == nil && event.kind == .acquire {
+            if event.name.hasPrefix(prefix) { names[event.worker] = "queue " + event.name.dropFirst(prefix.count) }
+        }
+        for event in trace where event.worker > threads && names[event.worker] == nil { names[event.worker] = "queue worker \(event.worker)" }
+        return names
     }
 
     /// `interleaving (2 workers, 1 preemption; shrunk from 4,812 events):`,
