@@ -161,7 +161,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     private let batons: UnsafeMutablePointer<stress_baton>
     private let spins: Int
     /// What ran where the scheduler could not see it (any thread may add).
-    private let escapes = Mutex<[String]>([])
+    let escapes = Mutex<[String]>([])
     /// The blocks submitted with `async` under control, and whether the
     /// queue workers have been retired (no block can come any more).
     @exclusivity(unchecked) var queueBook = QueueBook()
@@ -306,30 +306,6 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     func pointInTask(_ worker: Int) async {}
     func count() {}
     func beginMeasuredWindow(board: SiteBoard, settings: TrialSettings, scenario: Bool) {}
-
-    // MARK: - Escapes
-
-    /// Notes work that escaped control; the first few distinct ones are kept.
-    func noteEscape(_ what: String) {
-        escapes.withLockSeen { list in
-            if list.count < 8 && !list.contains(what) { list.append(what) }
-        }
-    }
-
-    /// The record of the decisions so far (takes the state lock: for any
-    /// thread but a worker inside the scheduler, which uses ``recordLocked()``).
-    func record() -> ScheduleRecord {
-        lockState()
-        defer { unlockState() }
-        return recordLocked()
-    }
-
-    /// ``record()``, under the state lock.
-    func recordLocked() -> ScheduleRecord {
-        let escaped = escapes.withLockSeen { $0 }
-        return ScheduleRecord(mode: .controlled, decisions: log.count, encoded: log.encoded,
-                              controlled: escaped.isEmpty ? .full : .partial, escapes: escaped.isEmpty ? nil : escaped)
-    }
 
     // MARK: - The state lock and the token
 
