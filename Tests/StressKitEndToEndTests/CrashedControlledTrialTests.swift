@@ -113,19 +113,21 @@ final class CrashedControlledTrialTests: XCTestCase {
     /// A controlled trial whose process freezes (SIGSTOP: its watchdog too)
     /// is killed by its timeout; its journal still holds its decisions, so
     /// it keeps its schedule, the replay line and a trace ending where it
-    /// stopped, as a crash does.
+    /// stopped, as a crash does. The timeout leaves a loaded machine's debug
+    /// build seconds to reach the stop, and the trace's replay (a second
+    /// process under the same timeout) as long to reach its halt.
     func testAControlledTrialKilledByItsTimeoutKeepsItsScheduleAndTrace() throws {
-        let r = try runFault("stop", file: "stop.yaml", limits: "timeout: 2s, deadlock_after: 1s")
+        let r = try runFault("stop", file: "stop.yaml", limits: "timeout: 6s, deadlock_after: 1s")
         XCTAssertEqual(r.outcome, .timeout, WorkloadTestSupport.describe(r))
         let encoded = try XCTUnwrap(r.schedule?.encoded, "the journal's decisions")
         XCTAssertGreaterThan(r.schedule?.decisions ?? 0, 0)
         let trace = try XCTUnwrap(r.trace)
         let last = try XCTUnwrap(trace.last)
         XCTAssertEqual(last.kind, .crash)
-        XCTAssertEqual(last.name, "timed out: killed after 2s")
+        XCTAssertEqual(last.name, "timed out: killed after 6s")
         XCTAssertEqual(last.worker, try ScheduleEncoding.decode(encoded).last)
         let details = TableReport.details(r, planFile: "stop.yaml")
-        XCTAssertTrue(details.contains("-- timed out: killed after 2s --"), details)
+        XCTAssertTrue(details.contains("-- timed out: killed after 6s --"), details)
         XCTAssertFalse(details.contains("crashed ("), details)
         XCTAssertTrue(details.contains("replay: stressbench replay stop.yaml --only \(r.trial.id) --seed \(r.trial.seed) --schedule \(encoded)"), details)
     }
