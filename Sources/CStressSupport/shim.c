@@ -475,27 +475,44 @@ void stress_unpark(uint32_t *word) { (void)word; }
 //
 // The spin adapts. Spinning pays only while the passer is on a CPU and
 // passes soon; on a loaded machine the passer is often preempted, and a
-// waiter that spins its whole budget (2,000 PAUSEs: 100 to 300 us) burns
+// waiter that spins its whole budget (2,000 PAUSEs: 50 to 300 us) burns
 // the CPU time the passer needs. So each wait that spun in vain and parked
 // halves the next waits' budget (down to spins >> 7, a few PAUSEs), and
 // each that ended while spinning doubles it back. Under a load of 14 on 2
 // cores this took the scheduler's hand-off (scripts/controlled-handoff.c)
 // from 14-25 us to 2.3-2.8 us; on an idle machine the spins succeed and
 // the budget stays whole.
+//
+// Alone, that rule can trap a run: once a stretch of long waits has cut the
+// budget below the length of the usual short wait, every wait parks and
+// keeps the budget cut, and the run stays ten times slower to its end. How
+// long the park lasted cannot tell the two apart, because on a loaded
+// machine a spinner delays the passer it waits for, and parking is what
+// lets it pass soon. So every STRESS_BATON_PROBE_EVERY-th park makes the
+// next wait a probe with the whole budget: one that ends while spinning
+// restores the whole budget, one that parks changes nothing. Where spinning
+// never pays, the probes cost one budget's spin (50 us) in that many parks.
 #define STRESS_BATON_MAX_BACKOFF 7
+#define STRESS_BATON_PROBE_EVERY 256
 
 void stress_baton_wait(stress_baton *b, uint32_t seen, int spins) {
     stress_tsan_ignore_sync_begin();
-    int budget = spins >> b->backoff;
+    int probing = b->probe;
+    int budget = probing ? spins : spins >> b->backoff;
+    b->probe = 0;
     for (int i = 0; i < budget; i++) {
         if (__atomic_load_n(&b->turn, __ATOMIC_ACQUIRE) != seen) {
-            if (b->backoff > 0) b->backoff--;
+            if (probing) b->backoff = 0;
+            else if (b->backoff > 0) b->backoff--;
             stress_tsan_ignore_sync_end();
             return;
         }
         stress_cpu_relax();
     }
-    if (spins > 0 && b->backoff < STRESS_BATON_MAX_BACKOFF) b->backoff++;
+    if (spins > 0) {
+        if (!probing && b->backoff < STRESS_BATON_MAX_BACKOFF) b->backoff++;
+        if (b->backoff > 0 && ++b->parks % STRESS_BATON_PROBE_EVERY == 0) b->probe = 1;
+    }
     // Say we sleep before looking a last time: a passer that counts after
     // this store sees it and wakes us (both sides sequentially consistent).
     __atomic_store_n(&b->sleeping, 1, __ATOMIC_SEQ_CST);

@@ -181,13 +181,16 @@ void stress_unpark(uint32_t *word);
 /// One worker's baton under controlled scheduling: `turn` counts the times
 /// the run token was handed to it, `sleeping` says it is parked in the
 /// kernel (so a hand-off wakes it only then), `backoff` how far its waits
-/// cut their spin budget (halved per step; its own worker's field only). On
-/// a cache line of its own.
+/// cut their spin budget (halved per step), `parks` how many of them
+/// parked, `probe` whether the next spins the whole budget again (these
+/// three: its own worker's fields only). On a cache line of its own.
 typedef struct stress_baton {
     uint32_t turn;
     uint32_t sleeping;
     uint32_t backoff;
-    uint32_t padding[13];
+    uint32_t parks;
+    uint32_t probe;
+    uint32_t padding[11];
 } stress_baton;
 
 /// The baton's hand-off count now (acquire).
