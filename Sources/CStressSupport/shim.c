@@ -521,9 +521,22 @@ void stress_baton_wait(stress_baton *b, uint32_t seen, int spins) {
     stress_tsan_ignore_sync_end();
 }
 
-void stress_baton_pass(stress_baton *b) {
+void stress_baton_count(stress_baton *b) {
     stress_tsan_ignore_sync_begin();
     __atomic_add_fetch(&b->turn, 1, __ATOMIC_SEQ_CST);
+    stress_tsan_ignore_sync_end();
+}
+
+void stress_baton_wake(stress_baton *b) {
+    // After the count (seq_cst, then this load): a waiter that said it
+    // sleeps before the count is seen here; one that says so after it sees
+    // the count and does not sleep.
+    stress_tsan_ignore_sync_begin();
     if (__atomic_load_n(&b->sleeping, __ATOMIC_SEQ_CST)) stress_unpark(&b->turn);
     stress_tsan_ignore_sync_end();
+}
+
+void stress_baton_pass(stress_baton *b) {
+    stress_baton_count(b);
+    stress_baton_wake(b);
 }

@@ -204,6 +204,14 @@ void stress_baton_wait(stress_baton *b, uint32_t seen, int spins);
 /// Counts a hand-off to the baton's worker and wakes it if it is parked.
 void stress_baton_pass(stress_baton *b);
 
+/// stress_baton_pass in two halves, so that the wake-up may come later
+/// (once the passer has let go of what the woken worker will need): counts
+/// a hand-off to the baton's worker...
+void stress_baton_count(stress_baton *b);
+
+/// ...and wakes it if it is parked (after stress_baton_count).
+void stress_baton_wake(stress_baton *b);
+
 // ThreadSanitizer, seen at run time. A TSan build links the sanitizer's
 // runtime into the executable, which defines these symbols; in any other
 // build they stay NULL (weak). Compile-time tests cannot tell: Swift's Clang

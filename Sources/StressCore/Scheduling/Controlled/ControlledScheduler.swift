@@ -225,7 +225,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         locations = Array(repeating: TraceRing.Location(), count: workers)
         currentOperation = Array(repeating: -1, count: workers)
         pausedAt = Array(repeating: Self.decidedAtArrival, count: workers)
-        batons = .allocate(capacity: workers)
+        // Each baton on a cache line of its own (the type is padded to one;
+        // the allocation is aligned to one, so that no two straddle a line).
+        batons = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<stress_baton>.stride * workers, alignment: 64)
+            .bindMemory(to: stress_baton.self, capacity: workers)
         batons.initialize(repeating: stress_baton(), count: workers)
         // Spinning for the token only pays when every worker can have a CPU
         // of its own; on fewer, a spinning waiter takes the holder's CPU and a
@@ -234,7 +237,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         spins = cpus > 1 && threads <= cpus ? 2_000 : 0
     }
 
-    deinit { batons.deallocate() }
+    deinit { UnsafeMutableRawPointer(batons).deallocate() }
 
     /// The trial's control, to stop it once the decisions run out.
     func attach(_ control: TrialControl) { self.control = control }
@@ -280,8 +283,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
 
     func point(_ worker: Int, at point: FuzzPoint, detail: Int) {
         lockState()
-        defer { unlockState() }
-        guard ensureHolder(worker) else { return }
+        guard ensureHolder(worker) else { return unlockState() }
         notePoint(worker, point, detail: detail)
         // The engine's own points (an operation's start and its steps carry
         // their index) are told apart from the primitives' and the user's.
@@ -297,10 +299,19 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         let next = decide(current: worker)
         // A bare point's place is for its switch only.
         if point == .user { locations[worker] = TraceRing.Location() }
-        if next != worker {
-            pass(to: next)
-            parkUntilTurn(worker)
-        }
+        guard next != worker else { return unlockState() }
+        // The token goes to `next`, which is woken (when parked) only once
+        // the state lock is let go: woken under the lock, on one CPU the
+        // woken worker ran at once, found the lock still held by the worker
+        // it preempted, and could only yield back (two more context
+        // switches a hand-off). Nor is the lock taken back after the wait,
+        // only to be let go at once: the worker returns as soon as it holds
+        // the token again.
+        token.store(next, ordering: .releasing)
+        stress_baton_count(batons + next)
+        unlockState()
+        stress_baton_wake(batons + next)
+        waitForTurn(worker)
     }
 
     func pointInTask(_ worker: Int) async {}
