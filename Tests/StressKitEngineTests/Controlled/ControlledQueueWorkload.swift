@@ -44,7 +44,9 @@ import Synchronization
 ///   final check). Only where the main thread serves the main queue;
 /// - `block-escapes`: a queue's block blocks on a plain `DispatchSemaphore`
 ///   until its submitter, told that the block started, signals it: the
-///   queue worker sleeps in the kernel outside any point.
+///   queue worker sleeps in the kernel outside any point (one worker: it
+///   spins on the flag, a fuzz point each pass, and only the queue worker
+///   can be switched to).
 /// The final check: every submitted block ran before the trial ended.
 struct ControlledQueueWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
