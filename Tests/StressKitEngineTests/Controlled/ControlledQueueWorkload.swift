@@ -46,7 +46,8 @@ import Synchronization
 ///   until its submitter, told that the block started, signals it: the
 ///   queue worker sleeps in the kernel outside any point (one worker: it
 ///   spins on the flag, a fuzz point each pass, and only the queue worker
-///   can be switched to).
+///   can be switched to; then it waits for the block's end on a
+///   harness-aware semaphore).
 /// The final check: every submitted block ran before the trial ended.
 struct ControlledQueueWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
@@ -91,6 +92,7 @@ struct ControlledQueueWorkload: Workload {
     final class Handshake: Sendable {
         let started = Atomic<Bool>(false)
         let go = DispatchSemaphore(value: 0)
+        let done = StressSemaphore(value: 0, name: "probe.block-done")
     }
 
     let shape: String
@@ -181,9 +183,13 @@ struct ControlledQueueWorkload: Workload {
                         handshake.started.store(true, ordering: .releasing)
                         handshake.go.wait()
                         s.applied[t] += 1
+                        handshake.done.signal()
                     }
                     while !handshake.started.load(ordering: .acquiring) { fuzzPoint() }
                     handshake.go.signal()
+                    // Modelled: while the block runs uncontrolled, no
+                    // decision is made (a spin here would use them up).
+                    handshake.done.wait()
                     return .next
                 default:
                     s.serial.asyncAfter(deadline: .now() + 60) { s.applied[t] += 1 }
