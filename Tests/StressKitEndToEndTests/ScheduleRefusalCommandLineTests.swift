@@ -30,10 +30,10 @@ final class ScheduleRefusalCommandLineTests: XCTestCase {
 
     func testReplayRefusesAScheduleThatNamesAWorkerTheTrialLacks() throws {
         let path = try plan("experiments:\n  - workload: counter\n    strategies: [mutex]\n    threads: 2\n    ops: 10\n    warmup: 0\n")
-        let r = try TestSupport.cli(["replay", path, "--only", "counter/mutex/t2/r0", "--schedule", "w0:1,w9:1", "--times", "1"])
+        let r = try TestSupport.cli(["replay", path, "--only", "counter/mutex/t2/r0", "--schedule", "w0:1,w11:1", "--times", "1"])
         XCTAssertEqual(r.status, 2, r.stderr)
-        XCTAssertTrue(r.stderr.contains("--schedule: run 2 of the schedule, 'w9:1', names worker 9, but the trial has 2 worker(s) (w0 to w1), "
-                                        + "the main thread (w2) and 4 queue workers (w3 to w6)"),
+        XCTAssertTrue(r.stderr.contains("--schedule: run 2 of the schedule, 'w11:1', names worker 11, but the trial has 2 worker(s) (w0 to w1), "
+                                        + "the main thread (w2) and 8 queue workers (w3 to w10)"),
                       r.stderr)
         let garbled = try TestSupport.cli(["replay", path, "--only", "counter/mutex/t2/r0", "--schedule", "w0:x"])
         XCTAssertEqual(garbled.status, 2, garbled.stderr)

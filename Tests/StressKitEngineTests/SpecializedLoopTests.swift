@@ -298,6 +298,20 @@ final class SpecializedLoopTests: XCTestCase {
         XCTAssertEqual(frame[register: 9], 0)
     }
 
+    func testTheIncrementTakesTheCountersAddressOncePerBatch() {
+        // Asked as the loop asks it, of a generic kernel.
+        func bindsPerBatch<K: StepKernel>(_ kernel: K) -> Bool { kernel is any BatchBoundKernel }
+        XCTAssertTrue(bindsPerBatch(CounterWorkload.Add()))
+        XCTAssertFalse(bindsPerBatch(CounterWorkload.Load()))
+        let state = CounterWorkload.State(threads: 1)
+        var frame = OpFrame(thread: 0, seed: 1)
+        let add = CounterWorkload.Add()
+        let counter = add.bind(state)
+        for _ in 0..<3 { XCTAssertEqual(add.run(bound: counter, &frame), .next) }
+        XCTAssertEqual(add.run(state, &frame), .next)
+        XCTAssertEqual(state.value.pointee, 4)
+    }
+
     func testKernelLoopCountsWhatTheGeneralLoopCounts() throws {
         var registry = StressRegistry.builtIn
         registry.register(strategy: CountingLockStrategy.self)

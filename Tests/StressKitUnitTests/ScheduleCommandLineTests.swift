@@ -158,9 +158,9 @@ final class ScheduleCommandLineTests: XCTestCase {
     }
 
     func testAScheduleMayNameTheMainThreadAndTheQueueWorkersAfterIt() throws {
-        // Two workers: w2 is the main thread, w3 to w6 the queue workers; w7 is none.
-        XCTAssertEqual(try ScheduleEncoding.decode("w0:1,w2:1,w3:1,w6:1", workers: 2), [0, 2, 3, 6])
-        XCTAssertThrowsError(try ScheduleEncoding.decode("w0:1,w7:1", workers: 2))
+        // Two workers: w2 is the main thread, w3 to w10 the queue workers; w11 is none.
+        XCTAssertEqual(try ScheduleEncoding.decode("w0:1,w2:1,w3:1,w10:1", workers: 2), [0, 2, 3, 10])
+        XCTAssertThrowsError(try ScheduleEncoding.decode("w0:1,w11:1", workers: 2))
     }
 
     func testEveryParseErrorSaysWhichRunIsWrong() {
@@ -173,8 +173,8 @@ final class ScheduleCommandLineTests: XCTestCase {
             ("wa:2", nil, "run 1 of the schedule, 'wa:2', is not w<worker>:<count>"),
             ("0:2", nil, "run 1 of the schedule, '0:2', is not w<worker>:<count>"),
             ("w0:1:2", nil, "run 1 of the schedule, 'w0:1:2', is not w<worker>:<count>"),
-            ("w0:1,w9:1", 2, "run 2 of the schedule, 'w9:1', names worker 9, but the trial has 2 worker(s) (w0 to w1), the main thread (w2) "
-             + "and 4 queue workers (w3 to w6)"),
+            ("w0:1,w11:1", 2, "run 2 of the schedule, 'w11:1', names worker 11, but the trial has 2 worker(s) (w0 to w1), the main thread (w2) "
+             + "and 8 queue workers (w3 to w10)"),
             ("w0:100000001", nil, "the schedule has more than 100,000,000 decisions"),
         ]
         for (text, workers, expected) in cases {

@@ -214,8 +214,7 @@ public final class StressQueue: @unchecked Sendable {
             return
         }
         // A block for any other queue: a queue worker of the schedule runs it.
-        if group == nil, submitUnderControl(flags: flags, delayed: false, work) { return }
-        Participation.escaped("a block submitted with async to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
+        if submittedUnderControl(group: group, flags: flags, delayed: false, work, how: "async") { return }
         underlying.async(group: group, qos: qos, flags: flags) { [self] in
             let entry = Participation.enter()
             block(shared: shared, work)
@@ -247,8 +246,18 @@ public final class StressQueue: @unchecked Sendable {
     ) {
         guard stress_trial_is_running() != 0 else { return underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags, execute: work) }
         let shared = isConcurrent && !flags.contains(.barrier)
-        if submitUnderControl(flags: flags, delayed: true, work) { return }
-        Participation.escaped("a block submitted with asyncAfter to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
+        // For the main thread that takes part in the schedule: on the
+        // virtual clock, as on any queue, its deadline passes when the
+        // policy picks the main thread for it (the main queue runs its
+        // blocks in the order they came).
+        // (The point comes before the model counts the block: once counted,
+        // the main thread may be picked, and must find it queued.)
+        if isMain { Participation.fuzz(.beforeAcquire) }
+        if isMain, let controlled = Participation.controlled, controlled.scheduler.submitToMain(controlled.worker) {
+            submitToControlledMain(controlled.scheduler, group: nil, qos: qos, flags: flags, execute: work)
+            return
+        }
+        if submittedUnderControl(group: nil, flags: flags, delayed: true, work, how: "asyncAfter") { return }
         underlying.asyncAfter(deadline: deadline, qos: qos, flags: flags) { [self] in
             let entry = Participation.enter()
             block(shared: shared, work)
@@ -257,13 +266,40 @@ public final class StressQueue: @unchecked Sendable {
     }
 
     /// Under controlled scheduling, hands `work` to the model's book of
+    /// queued blocks (see ``submitUnderControl(flags:delayed:_:)``); a
+    /// `group` is entered now and left once the block has run, as
+    /// `DispatchQueue.async(group:)` does. False when it cannot: the block
+    /// escapes control, which the trial's record says (`how` it was
+    /// submitted), and the caller submits it to the dispatch queue.
+    private func submittedUnderControl(group: DispatchGroup?, flags: DispatchWorkItemFlags, delayed: Bool,
+                                       _ work: @escaping @Sendable @convention(block) () -> Void, how: String) -> Bool {
+        let refusal: QueueBook.Refusal?
+        if let group {
+            group.enter()
+            refusal = submitUnderControl(flags: flags, delayed: delayed) {
+                work()
+                group.leave()
+            }
+            if refusal != nil { group.leave() }
+        } else {
+            refusal = submitUnderControl(flags: flags, delayed: delayed, work)
+        }
+        guard let refusal else { return true }
+        // Out of queue workers, the scheduler said so in the record.
+        if refusal == .notControlled {
+            Participation.escaped("a block submitted with \(how) to the queue '\(label)' ran on a dispatch thread the harness does not schedule")
+        }
+        return false
+    }
+
+    /// Under controlled scheduling, hands `work` to the model's book of
     /// queued blocks, where a queue worker of the schedule runs it (see
     /// ``ControlledScheduler/submit(_:queue:concurrent:barrier:delayed:run:)``).
-    /// False when it cannot (not under control, the main queue, no queue
-    /// worker free): the caller submits it to the dispatch queue.
+    /// Nil when taken; else why it cannot be (not under control, the main
+    /// queue, no queue worker free): the caller submits it to the dispatch queue.
     private func submitUnderControl(flags: DispatchWorkItemFlags, delayed: Bool,
-                                    _ work: @escaping @Sendable @convention(block) () -> Void) -> Bool {
-        guard !isMain, let controlled = Participation.controlled else { return false }
+                                    _ work: @escaping @Sendable () -> Void) -> QueueBook.Refusal? {
+        guard !isMain, let controlled = Participation.controlled else { return .notControlled }
         let barrier = flags.contains(.barrier)
         let shared = isConcurrent && !barrier
         return controlled.scheduler.submit(controlled.worker, queue: keys[0], concurrent: isConcurrent, barrier: barrier,

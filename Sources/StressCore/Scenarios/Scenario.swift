@@ -57,7 +57,8 @@ public struct Role<State: AnyObject & Sendable>: Sendable {
     /// it), as UI code or a `@MainActor` callback would. Under controlled
     /// scheduling the main thread then takes part in the schedule, where it
     /// serves the main queue itself (a trial process; an in-process run
-    /// started from the main thread).
+    /// started from the main thread); elsewhere a controlled trial of the
+    /// scenario is refused with an error saying so.
     public let onMainThread: Bool
 
     /// A role made of `steps`, run on its own worker.

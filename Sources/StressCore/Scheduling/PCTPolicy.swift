@@ -74,7 +74,9 @@ struct PCTScheduler: ExecutionScheduler {
         var random = SplitMix64(seed: SplitMix64.derive(seed, 0x0E0E_0A5C))
         draws.priority.removeLast(Swift.max(0, draws.priority.count - first))
         while draws.priority.count < first { draws.priority.append(Int.max) }
-        for _ in 0..<count { draws.priority.append(threads + random.next(below: threads + count)) }
+        // Drawn from the range four queue workers had, so that a seed ranks
+        // its first queues' workers as it always did.
+        for _ in 0..<count { draws.priority.append(threads + random.next(below: threads + Swift.min(count, 4))) }
     }
 
     /// Spreads the change points over `length` picks (the same draws, so the

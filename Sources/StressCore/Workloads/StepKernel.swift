@@ -98,3 +98,24 @@ extension StepKernel {
 /// loop had beyond the hand loop's, and with them its speed against the hand
 /// loop moved from 0.90 to 0.99 with where the linker placed the loop.
 package protocol FourRegisterKernel: StepKernel {}
+
+/// A kernel whose body needs of the state only a value it can take once
+/// before a batch of operations (the address of the cell it changes): the
+/// kernel loop takes it with ``bind(_:)`` and runs ``run(bound:_:)`` on it.
+///
+/// Why: a lock whose calls are a class's methods (`NSLock`) may, for all the
+/// compiler knows, change any memory, so after each call it loads the state
+/// again and the cell's address from the state: two loads after every lock,
+/// each waiting on the one before it and on the lock's atomic instruction,
+/// where an application's loop, holding the address in a local, has none.
+/// A value taken before the loop is such a local.
+package protocol BatchBoundKernel: StepKernel {
+    /// What the body needs of the state; it must stay valid for the trial.
+    associatedtype Bound
+
+    /// Takes what the body needs of `state`, once before a batch.
+    func bind(_ state: State) -> Bound
+
+    /// The body, the same as ``StepKernel/run(_:_:)``, on the bound value.
+    func run(bound: Bound, _ frame: inout OpFrame) -> StepResult
+}

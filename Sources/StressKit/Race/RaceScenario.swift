@@ -1,8 +1,8 @@
 import StressCore
 import Synchronization
 
-/// The scenario behind ``StressTest/race(setup:_:check:fileID:line:column:)``
-/// and ``StressTest/model(spawning:setup:_:fileID:line:column:)``: its roles
+/// The scenario behind ``StressTest/race(setup:_:mainThread:check:fileID:line:column:)``
+/// and ``StressTest/model(spawning:setup:mainThread:_:fileID:line:column:)``: its roles
 /// and check are closures, which a scenario type cannot carry, so they wait
 /// in a table under a number made from the call's place in the source (the
 /// same in a child process that runs the test again), and the scenario finds
@@ -11,7 +11,9 @@ import Synchronization
 /// A race's role `i` runs closure `i`. A model's role 0 runs the body, and
 /// role `i` (1 and up) waits for the body's `i`-th spawn and runs what it
 /// was given: the spawned threads are workers from the round's start, held
-/// at a harness-aware semaphore until spawned, so one engine runs both.
+/// at a harness-aware semaphore until spawned, so one engine runs both. A
+/// `mainThread:` closure is one more role, the last, placed on the main
+/// thread (``Role/onMainThread``).
 struct RaceScenario<State: AnyObject & Sendable>: Scenario {
     static var descriptor: ScenarioDescriptor {
         ScenarioDescriptor(name: "race", summary: "a race written as closures (StressTest.race, StressTest.model)",
@@ -31,6 +33,13 @@ struct RaceScenario<State: AnyObject & Sendable>: Scenario {
     }
 
     func roles() -> [Role<RaceRound<State>>] {
+        workerRoles() + (closures.mainThread.map { body in
+            // Last, so that the other roles keep their workers' numbers.
+            [role("main thread", onMainThread: true) { round in round.perform("the main thread's role") { try body(round.state) } }]
+        } ?? [])
+    }
+
+    private func workerRoles() -> [Role<RaceRound<State>>] {
         switch closures.shape {
         case .roles(let bodies):
             return bodies.enumerated().map { i, body in
@@ -50,8 +59,9 @@ struct RaceScenario<State: AnyObject & Sendable>: Scenario {
         }
     }
 
-    private func role(_ name: String, _ run: @escaping @Sendable (RaceRound<State>) -> Void) -> Role<RaceRound<State>> {
-        Role(name, steps: [.unguarded("run") { round, _ in
+    private func role(_ name: String, onMainThread: Bool = false,
+                      _ run: @escaping @Sendable (RaceRound<State>) -> Void) -> Role<RaceRound<State>> {
+        Role(name, onMainThread: onMainThread, steps: [.unguarded("run") { round, _ in
             run(round)
             return .next
         }])
@@ -88,6 +98,8 @@ struct RaceClosures<State: AnyObject & Sendable>: Sendable {
 
     let setup: @Sendable () -> State
     let shape: Shape
+    /// The role that runs on the main thread, beside the others; nil for none.
+    var mainThread: (@Sendable (State) throws -> Void)?
     let check: @Sendable (State) throws -> Void
 
     /// The threads a model's body may spawn; nil for a race.

@@ -2,8 +2,8 @@ import StressCore
 
 extension StressTest {
     /// Fails the round here when `condition` is false, as C's `assert` ends
-    /// a program: for a role of ``race(setup:_:check:fileID:line:column:)``,
-    /// a ``model(spawning:setup:_:fileID:line:column:)`` body or a closure
+    /// a program: for a role of ``race(setup:_:mainThread:check:fileID:line:column:)``,
+    /// a ``model(spawning:setup:mainThread:_:fileID:line:column:)`` body or a closure
     /// it spawned.
     ///
     /// ```swift

@@ -29,7 +29,7 @@ extension StressTest {
     /// a join that can never return (a join cycle, a join of a deadlocked
     /// thread) is a deadlock reported at once. Free-running, the body and
     /// the spawned closures run on their own threads, at the same time.
-    /// Like ``race(setup:_:check:fileID:line:column:)``, it is a scenario:
+    /// Like ``race(setup:_:mainThread:check:fileID:line:column:)``, it is a scenario:
     /// seeds, ``explore(preemptions:operations:seconds:pruning:)``,
     /// shrinking and replay work as for any.
     ///
@@ -40,10 +40,16 @@ extension StressTest {
     /// threads than `threads` fails its round with a message naming the
     /// number to give.
     ///
+    /// `mainThread:` adds a role on the main thread that runs beside the
+    /// body in every round, as for ``race(setup:_:mainThread:check:fileID:line:column:)``
+    /// (and with the same needs: the main thread must serve the main queue).
+    ///
     /// - Parameters:
     ///   - threads: The most threads the body spawns in a round (each is a
     ///     worker of the trial, waiting for its spawn); 1 or more.
     ///   - setup: Makes the state of one round (a fresh object each time).
+    ///   - mainThread: What the main thread does to the state in a round,
+    ///     beside the body, or nil for no role on the main thread.
     ///   - body: The test: spawns threads with `threads.spawn`, joins them,
     ///     and checks the state; runs once per round.
     ///   - fileID: The call's file (the compiler fills it in).
@@ -52,12 +58,14 @@ extension StressTest {
     /// - Returns: A test of the model, to configure and run.
     public static func model<State: AnyObject & Sendable>(
         spawning threads: Int = 2, setup: @escaping @Sendable () -> State,
+        mainThread: (@Sendable (State) throws -> Void)? = nil,
         _ body: @escaping @Sendable (State, Threads) throws -> Void,
         fileID: String = #fileID, line: Int = #line, column: Int = #column
     ) -> StressTest {
         let id = RaceClosures<State>.id(fileID: fileID, line: line, column: column)
         let slots = Swift.max(threads, 1)
-        RaceClosures.store(RaceClosures(setup: setup, shape: .model(body, spawning: slots), check: { _ in }), as: id)
+        RaceClosures.store(RaceClosures(setup: setup, shape: .model(body, spawning: slots), mainThread: mainThread, check: { _ in }),
+                           as: id)
         var test = StressTest(scenario: RaceScenario<State>.self, parameters: ["race": .integer(id)])
             .strategies("unsynchronized")
             .named(raceName(fileID: fileID, line: line, prefix: "model"))
@@ -67,7 +75,7 @@ extension StressTest {
         return test
     }
 
-    /// The threads a ``model(spawning:setup:_:fileID:line:column:)`` body
+    /// The threads a ``model(spawning:setup:mainThread:_:fileID:line:column:)`` body
     /// spawns in one round.
     public final class Threads: Sendable {
         let slots: [SpawnSlot]

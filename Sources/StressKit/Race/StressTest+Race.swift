@@ -33,12 +33,28 @@ extension StressTest {
     /// may fail the round where it stands with ``check(_:_:fileID:line:)``
     /// (or by throwing): the round's final check is then skipped. For
     /// threads started in an order of your choosing and joined, see
-    /// ``model(spawning:setup:_:fileID:line:column:)``.
+    /// ``model(spawning:setup:mainThread:_:fileID:line:column:)``.
+    ///
+    /// `mainThread:` adds a role that runs on the main thread, as UI code or
+    /// a main-queue callback does: a role that hands work to the main
+    /// thread with `StressQueue.main.sync` then races with it, and under
+    /// control the main thread is a participant of the schedule (a
+    /// `main.sync` from a role that holds a lock the main thread's role
+    /// waits for is a deadlock found at once, its cycle naming the main
+    /// thread). It needs the main thread to serve the main queue: a trial
+    /// process (`.isolated()`, ``isolated(as:)``) or an in-process run
+    /// started on the main thread (a synchronous XCTest method). Elsewhere
+    /// (a Swift Testing test in process, whose main thread runs the test
+    /// runner) a controlled trial fails with an error saying so, and a free
+    /// one runs the role on the main queue, on whichever thread drains it.
     ///
     /// - Parameters:
     ///   - setup: Makes the state of one round (a fresh object each time).
-    ///   - roles: What each worker does to the state in a round; two or more.
-    ///     An error a role throws fails the round.
+    ///   - roles: What each worker does to the state in a round; one or more
+    ///     (two or more without `mainThread`). An error a role throws fails
+    ///     the round.
+    ///   - mainThread: What the main thread does to the state in a round, or
+    ///     nil for no role on the main thread.
     ///   - check: Looks at the state after every role has finished; throws
     ///     to fail the round.
     ///   - fileID: The call's file (the compiler fills it in).
@@ -47,11 +63,12 @@ extension StressTest {
     /// - Returns: A test of the race, to configure and run.
     public static func race<State: AnyObject & Sendable>(
         setup: @escaping @Sendable () -> State, _ roles: (@Sendable (State) throws -> Void)...,
+        mainThread: (@Sendable (State) throws -> Void)? = nil,
         check: @escaping @Sendable (State) throws -> Void = { _ in },
         fileID: String = #fileID, line: Int = #line, column: Int = #column
     ) -> StressTest {
         let id = RaceClosures<State>.id(fileID: fileID, line: line, column: column)
-        RaceClosures.store(RaceClosures(setup: setup, shape: .roles(roles), check: check), as: id)
+        RaceClosures.store(RaceClosures(setup: setup, shape: .roles(roles), mainThread: mainThread, check: check), as: id)
         return StressTest(scenario: RaceScenario<State>.self, parameters: ["race": .integer(id)])
             .strategies("unsynchronized")
             .named(raceName(fileID: fileID, line: line))

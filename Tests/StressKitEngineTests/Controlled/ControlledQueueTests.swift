@@ -81,7 +81,7 @@ final class ControlledQueueTests: XCTestCase {
                 let outcome = Support.run("test-controlled-queue-round", strategy: "unsynchronized", settings: settings, scenario: true)
                 let output = try XCTUnwrap(outcome.output, "\(fuzz) \(seed): \(String(describing: outcome.error)) \(outcome.stall?.summary ?? "")")
                 XCTAssertEqual(output.violations.count, 0, "\(fuzz) \(seed): \(String(describing: outcome.firstMessage))")
-                XCTAssertEqual(output.schedule.controlled, .full)
+                XCTAssertEqual(output.schedule.controlled, .full, "\(fuzz) \(seed): \(output.schedule.escapes ?? [])")
                 XCTAssertGreaterThan(output.rounds?.rounds ?? 0, 10, "\(fuzz) \(seed)")
             }
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 @testable import StressCore
 
 /// Work submitted with `StressQueue.async`, in the shapes library code has
@@ -30,13 +31,31 @@ import Dispatch
 ///   queue submits a main-queue block, which submits a barrier block to the
 ///   concurrent queue that counts too (all drained before the final check).
 ///   Only where the main thread serves the main queue.
+/// - `five-queues`: blocks on five serial queues at once (each its own
+///   queue worker), then drained; `nine-queues`: eight queues kept busy
+///   while a ninth gets a block, one past the queue workers a trial has (its
+///   block runs on a dispatch thread, and the record says why);
+/// - `group`: the closed loop with each block in a `DispatchGroup` of the
+///   worker's (`async(group:)`): once the `sync` has drained the queue, the
+///   group is empty; `group-wait`: the worker waits for its group with
+///   `DispatchGroup.wait()`, which blocks outside the model;
+/// - `main-after`: increments submitted to ``StressQueue/main`` with
+///   `asyncAfter` a minute ahead (drained by the main thread before the
+///   final check). Only where the main thread serves the main queue;
+/// - `block-escapes`: a queue's block blocks on a plain `DispatchSemaphore`
+///   until its submitter, told that the block started, signals it: the
+///   queue worker sleeps in the kernel outside any point (one worker: it
+///   spins on the flag, a fuzz point each pass, and only the queue worker
+///   can be switched to; then it waits for the block's end on a
+///   harness-aware semaphore).
 /// The final check: every submitted block ran before the trial ended.
 struct ControlledQueueWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-controlled-queue", summary: "blocks submitted with StressQueue.async, drained by sync",
         parameters: [.choice("shape", "what the workers do", default: "closed-loop",
                              choices: ["closed-loop", "barrier-loop", "read-outside", "after", "operations", "operations-unwaited",
-                                      "report-in-block", "lock-inversion", "main-and-queue"])])
+                                      "report-in-block", "lock-inversion", "main-and-queue", "five-queues", "nine-queues",
+                                      "group", "group-wait", "main-after", "block-escapes"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: `applied` is written only by blocks on the queue and
@@ -55,12 +74,25 @@ struct ControlledQueueWorkload: Workload {
         var submitted: [Int]
         /// The blocks that ran at the end of a queue-to-main-to-queue chain (`main-and-queue`).
         var viaMain: [Int]
+        /// Serial queues for `five-queues` and `nine-queues`.
+        let many = (0..<9).map { StressQueue(label: "probe.queue-\($0)") }
+        /// Each worker's group (`group`, `group-wait`).
+        let groups: [DispatchGroup]
 
         init(threads: Int) {
             applied = Array(repeating: 0, count: threads)
             submitted = Array(repeating: 0, count: threads)
             viaMain = Array(repeating: 0, count: threads)
+            groups = (0..<threads).map { _ in DispatchGroup() }
         }
+    }
+
+    /// A block's word to its submitter that it started, and the plain
+    /// semaphore it then blocks on (`block-escapes`).
+    final class Handshake: Sendable {
+        let started = Atomic<Bool>(false)
+        let go = DispatchSemaphore(value: 0)
+        let done = StressSemaphore(value: 0, name: "probe.block-done")
     }
 
     let shape: String
@@ -110,6 +142,54 @@ struct ControlledQueueWorkload: Workload {
                     s.serial.async { s.lock.withLock { s.applied[t] += 1 } }
                     s.serial.sync {}
                     s.lock.unlock()
+                    return .next
+                case "five-queues":
+                    // Five queues busy at once (the first block counts).
+                    for i in 0..<5 { s.many[i].async { if i == 0 { s.applied[t] += 1 } } }
+                    for i in 0..<5 { s.many[i].sync {} }
+                    let seen = s.many[0].sync { s.applied[t] }
+                    return seen == expected ? .next : .violation("sync read \(seen) after \(expected) writes submitted before it")
+                case "nine-queues":
+                    // Eight queues kept busy (their blocks wait for the
+                    // gate) when the ninth gets a block, which then finds no
+                    // queue worker: it touches nothing, as it runs free.
+                    let gate = StressSemaphore(value: 0, name: "probe.gate")
+                    for i in 0..<8 {
+                        s.many[i].async {
+                            gate.wait()
+                            if i == 0 { s.applied[t] += 1 }
+                        }
+                    }
+                    s.many[8].async {}
+                    for _ in 0..<8 { gate.signal() }
+                    for queue in s.many { queue.sync {} }
+                    let seen = s.many[0].sync { s.applied[t] }
+                    return seen == expected ? .next : .violation("sync read \(seen) after \(expected) writes submitted before it")
+                case "group", "group-wait":
+                    s.serial.async(group: s.groups[t]) { s.applied[t] += 1 }
+                    if shape == "group-wait" {
+                        s.groups[t].wait()
+                        return .next
+                    }
+                    let seen = s.serial.sync { s.applied[t] }
+                    guard s.groups[t].wait(timeout: .now()) == .success else { return .violation("the group was not left after its block ran") }
+                    return seen == expected ? .next : .violation("sync read \(seen) after \(expected) writes submitted before it")
+                case "main-after":
+                    StressQueue.main.asyncAfter(deadline: .now() + 60) { s.applied[t] += 1 }
+                    return .next
+                case "block-escapes":
+                    let handshake = Handshake()
+                    s.serial.async {
+                        handshake.started.store(true, ordering: .releasing)
+                        handshake.go.wait()
+                        s.applied[t] += 1
+                        handshake.done.signal()
+                    }
+                    while !handshake.started.load(ordering: .acquiring) { fuzzPoint() }
+                    handshake.go.signal()
+                    // Modelled: while the block runs uncontrolled, no
+                    // decision is made (a spin here would use them up).
+                    handshake.done.wait()
                     return .next
                 default:
                     s.serial.asyncAfter(deadline: .now() + 60) { s.applied[t] += 1 }

@@ -120,19 +120,42 @@ extension _MeasuredLoop {
         // here, and its loop no look at them per operation. The cast is of a
         // type this copy of the function knows, so it folds to a constant and
         // only one of the two loops is compiled.
-        if K.self is any FourRegisterKernel.Type {
-            frame.resetExtraRegisters()
-            return Self.kernelBatch(count, first, access, strategy, kernel, state, fourRegisters: true, &frame)
+        let fourRegisters = K.self is any FourRegisterKernel.Type
+        if fourRegisters { frame.resetExtraRegisters() }
+        // A kernel that takes what it needs of the state once per batch
+        // (``BatchBoundKernel``) takes it here; the cast folds in the same way.
+        if let bindable = kernel as? any BatchBoundKernel {
+            return Self.boundKernelBatch(count, first, access, strategy, bindable, state, fourRegisters, &frame)
         }
-        return Self.kernelBatch(count, first, access, strategy, kernel, state, fourRegisters: false, &frame)
+        if fourRegisters {
+            return Self.kernelBatch(count, first, access, strategy, fourRegisters: true, &frame) { kernel.run(state, &$0) }
+        }
+        return Self.kernelBatch(count, first, access, strategy, fourRegisters: false, &frame) { kernel.run(state, &$0) }
+    }
+
+    /// ``kernelBatch(_:_:_:_:_:_:frame:)`` for a kernel that binds the state
+    /// once per batch: the bound value is a local of the loop, which the
+    /// compiler keeps in a register through the lock's calls.
+    @inline(__always)
+    private static func boundKernelBatch<S: BlockingStrategy, B: BatchBoundKernel>(
+        _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: B, _ state: AnyObject,
+        _ fourRegisters: Bool, _ frame: inout OpFrame
+    ) -> (ran: Int, violation: String?) {
+        // The caller's state is this kernel's: the caller's kernel type is `B`.
+        let bound = kernel.bind(unsafeDowncast(state, to: B.State.self))
+        if fourRegisters {
+            return kernelBatch(count, first, access, strategy, fourRegisters: true, &frame) { kernel.run(bound: bound, &$0) }
+        }
+        return kernelBatch(count, first, access, strategy, fourRegisters: false, &frame) { kernel.run(bound: bound, &$0) }
     }
 
     /// ``kernelBatch(_:_:_:_:_:_:frame:)``'s loops, with `fourRegisters`
-    /// a constant of the caller's (see ``FourRegisterKernel``).
+    /// a constant of the caller's (see ``FourRegisterKernel``) and `body`
+    /// the kernel's body.
     @inline(__always)
-    private static func kernelBatch<S: BlockingStrategy, K: StepKernel>(
-        _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State,
-        fourRegisters: Bool, _ frame: inout OpFrame
+    private static func kernelBatch<S: BlockingStrategy>(
+        _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S,
+        fourRegisters: Bool, _ frame: inout OpFrame, _ body: (inout OpFrame) -> StepResult
     ) -> (ran: Int, violation: String?) {
         // Each case hands the one step sequence a constant access, so its
         // switch folds away and each loop is that access's alone.
@@ -145,18 +168,18 @@ extension _MeasuredLoop {
         // variable, nslock's loop loaded the table's count, the lock and its
         // class on every operation.
         case .read(0):
-            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.read(0), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.read(0), strategy, &frame, body) }
         case .write(0):
-            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.write(0), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.write(0), strategy, &frame, body) }
         case .read(let r):
-            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.read(r), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.read(r), strategy, &frame, body) }
         case .write(let r):
-            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.write(r), strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.write(r), strategy, &frame, body) }
         case .unguarded:
-            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.unguarded, strategy, kernel, state, &frame) }
+            return kernelLoop(count, first, fourRegisters, &frame) { frame in kernelStep(.unguarded, strategy, &frame, body) }
         case .nestedWrite(let outer, let inner):
             return kernelLoop(count, first, fourRegisters, &frame) { frame in
-                kernelStep(.nestedWrite(outer: outer, inner: inner), strategy, kernel, state, &frame)
+                kernelStep(.nestedWrite(outer: outer, inner: inner), strategy, &frame, body)
             }
         case .nestedWrites, .hold, .release, .waitUntil, .awaiting:
             // The engine runs programs with these in its general loop only.
@@ -166,11 +189,11 @@ extension _MeasuredLoop {
 
     /// One untimed kernel operation: the step sequence with no hooks.
     @inline(__always)
-    private static func kernelStep<S: BlockingStrategy, K: StepKernel>(
-        _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State, _ frame: inout OpFrame
+    private static func kernelStep<S: BlockingStrategy>(
+        _ access: StepAccess, _ strategy: S, _ frame: inout OpFrame, _ body: (inout OpFrame) -> StepResult
     ) -> StepResult {
         var hooks = KernelStepHooks()
-        return StepPath.run(access, strategy, &hooks, frame: &frame) { kernel.run(state, &$0) }
+        return StepPath.run(access, strategy, &hooks, frame: &frame, body: body)
     }
 
     /// The loop of ``kernelBatch(_:_:_:_:_:_:frame:)``: per operation, the

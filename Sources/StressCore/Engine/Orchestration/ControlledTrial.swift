@@ -23,6 +23,21 @@ enum ControlledTrial {
         return nil
     }
 
+    /// Whether the main thread takes part in a controlled trial started now:
+    /// where it serves the main queue itself (and is not stuck in an
+    /// earlier trial's stall).
+    static var mainThreadTakesPart: Bool { mainThreadAbsence == nil }
+
+    /// Why the main thread takes no part in a controlled trial started now,
+    /// in words; nil when it does.
+    static var mainThreadAbsence: String? {
+        if !MainThreadService.isServing {
+            return "it does not (the main thread runs something else, such as the test runner)"
+        }
+        if MainThreadControl.mainThreadLost { return "it is stuck in an earlier trial's deadlock" }
+        return nil
+    }
+
     /// The scheduler of a trial of `settings`, deciding by `policy`.
     static func scheduler(
         _ settings: TrialSettings, policy: any SchedulingPolicy,
@@ -43,7 +58,7 @@ enum ControlledTrial {
             participants: settings.stop.opsPerThread == nil ? nil : settings.busyWorkers?.within(threads: settings.threads).workers,
             // The main thread takes part where it serves the main queue
             // itself (and is not stuck in an earlier trial's stall).
-            mainThread: MainThreadService.isServing && !MainThreadControl.mainThreadLost)
+            mainThread: mainThreadTakesPart)
         // Each run from a fresh start (one of an exploration's, of
         // shrinking's) is the one a crash would have cut short.
         scheduler.journal = CrashJournal.current

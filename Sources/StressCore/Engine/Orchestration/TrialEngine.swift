@@ -71,6 +71,15 @@ package enum TrialEngine {
             throw EngineError("scenario \(name): role \(role.name) runs on the main thread, so its steps cannot wait "
                               + "(waitUntil) or await: the main thread runs each step's body while the role's worker waits")
         }
+        if settings.schedule == .controlled, let absent = ControlledTrial.mainThreadAbsence,
+           let role = roles.first(where: \.onMainThread) {
+            throw EngineError("scenario \(name): role \(role.name) runs on the main thread, which takes part in a controlled "
+                              + "trial only where it serves the main queue itself: a trial process of the command line, or a "
+                              + "run started on the main thread (an XCTest method, in process or isolated; Swift Testing runs "
+                              + "tests off the main thread, and on Linux drains the main queue off it too); here \(absent), "
+                              + "so the role's steps would run outside the schedule: run it from an XCTest method or a plan, "
+                              + "or run it free")
+        }
         let makeOperations: @Sendable () -> [StressOperation<S.State>] = {
             scenario.roles().map { StressOperation($0.name, weight: 1, steps: $0.workerSteps ?? $0.steps) }
         }

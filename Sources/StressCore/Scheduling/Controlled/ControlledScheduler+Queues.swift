@@ -26,44 +26,77 @@ extension ControlledScheduler {
     /// Whether `w` is a queue worker.
     func isQueueWorker(_ w: Int) -> Bool { w >= firstQueueWorker }
 
-    /// Submits `run` to the queue of `key` on behalf of `me` (the token's
-    /// holder). False when the block cannot be taken under control (control
-    /// has ended, or every queue worker serves another queue): the caller
-    /// then submits it to the dispatch queue, and control is partial.
-    func submit(_ me: Int, queue key: UInt64, concurrent: Bool, barrier: Bool, delayed: Bool,
-                run: @escaping @Sendable () -> Void) -> Bool {
+    /// Queue worker `w`'s OS thread id (0 before its thread started).
+    func queueWorkerThreadID(_ w: Int) -> UInt64 {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return false }
+        return queueBook.threadIDs[w - firstQueueWorker]
+    }
+
+    /// What queue worker `w` serves, in words ("the queue worker of the queue 'jobs'").
+    func queueWorkerName(_ w: Int) -> String {
+        lockState()
+        defer { unlockState() }
+        let q = queueBook.queueOfSlot[w - firstQueueWorker]
+        return q < 0 ? "queue worker \(w)" : "the queue worker of " + PrimitiveNames.describe(queueBook.queues[q].key)
+    }
+
+    /// Submits `run` to the queue of `key` on behalf of `me` (the token's
+    /// holder). Nil when taken; else why the block cannot be taken under
+    /// control (control has ended, or every queue worker serves another
+    /// queue, which the record then says): the caller then submits it to the
+    /// dispatch queue, and control is partial.
+    func submit(_ me: Int, queue key: UInt64, concurrent: Bool, barrier: Bool, delayed: Bool,
+                run: @escaping @Sendable () -> Void) -> QueueBook.Refusal? {
+        lockState()
+        defer { unlockState() }
+        guard ensureHolder(me) else { return .notControlled }
         let q: Int
-        if let known = queueBook.index(of: key) {
+        if let known = queueBook.index(of: key), !queueBook.queues[known].slots.isEmpty {
             q = known
+            // A queue made where a dead one of the other kind was (same
+            // address, so the same key): idle, it takes the new kind.
+            if queueBook.queues[q].isIdle { queueBook.queues[q].concurrent = concurrent }
         } else {
-            guard let slots = startQueueWorkers(count: concurrent ? 2 : 1) else { return false }
+            guard let slots = claimQueueWorkers(count: concurrent ? 2 : 1) else {
+                noteEscape(QueueBook.outOfSlots(key))
+                return .noQueueWorker
+            }
             PrimitiveNames.register(QueueTurnKey.of(key), "its turn on \(PrimitiveNames.describe(key))")
-            q = queueBook.queues.count
+            q = queueBook.place(QueueBook.Queue(key: key, concurrent: concurrent, slots: slots))
             for w in slots { queueBook.queueOfSlot[w - firstQueueWorker] = q }
-            queueBook.queues.append(QueueBook.Queue(key: key, concurrent: concurrent, slots: slots))
         }
         queueBook.queues[q].pending.append(QueueBook.Block(ticket: queueBook.ticket(), barrier: barrier, delayed: delayed, run: run))
         note(me, .point, .label(delayed ? "asyncAfter: block queued" : "async: block queued"), located: true)
         touch(key)
         refreshQueue(q)
-        return true
+        return nil
     }
 
-    /// Starts `count` queue workers (fewer when fewer are free, at least
-    /// one), or nil when none is free or no thread starts.
-    private func startQueueWorkers(count: Int) -> [Int]? {
-        let free = (0..<QueueBook.slots).filter { queueBook.queueOfSlot[$0] < 0 }.prefix(count)
-        var started: [Int] = []
-        for s in free {
+    /// `count` queue workers for a queue new to the book (fewer when fewer
+    /// can be had, at least one), or nil when none can: slots never used
+    /// start a thread; past those, a queue with nothing queued, running or
+    /// waiting gives its workers up (a queue made for one round of a
+    /// scenario, say, and not used since), as a queue's blocks need a
+    /// worker only while it has some. A queue left with none leaves the
+    /// book; its next block finds it new again.
+    private func claimQueueWorkers(count: Int) -> [Int]? {
+        var claimed: [Int] = []
+        for s in 0..<QueueBook.slots where queueBook.queueOfSlot[s] < 0 && claimed.count < count {
             let w = firstQueueWorker + s
             guard let thread = OSThread.spawn({ [self] in self.serveQueue(w) }) else { break }
             queueBook.threads.append(thread)
-            started.append(w)
+            claimed.append(w)
         }
-        return started.isEmpty ? nil : started
+        for q in queueBook.queues.indices where claimed.count < count && queueBook.queues[q].isIdle
+            && !queueBook.queues[q].slots.isEmpty {
+            while claimed.count < count, let w = queueBook.queues[q].slots.popLast() {
+                status[w] = .idle
+                claimed.append(w)
+            }
+            if queueBook.queues[q].slots.isEmpty { queueBook.queues[q] = QueueBook.Queue.vacant }
+        }
+        return claimed.isEmpty ? nil : claimed
     }
 
     /// Offers the queue's next block: its first idle queue worker becomes
@@ -160,6 +193,9 @@ extension ControlledScheduler {
     /// the token, until it is retired (or control ends: then what is left
     /// runs without control).
     private func serveQueue(_ w: Int) {
+        lockState()
+        queueBook.threadIDs[w - firstQueueWorker] = stress_thread_id()
+        unlockState()
         let ambient = UnsafeMutablePointer<AmbientContext>.allocate(capacity: 1)
         ambient.initialize(to: AmbientContext(
             fuzzer: Fuzzer(settings: FuzzSettings(.off), seed: 0, thread: w, threads: workers, coordinator: self, probe: .detached),

@@ -48,23 +48,33 @@ final class EscapeMonitor: Sendable {
                 (lastToken, lastMark, since) = (holder, mark, now)
                 continue
             }
-            // A queue worker's thread has no line of the board: not watched.
-            guard holder >= 0, !scheduler.isQueueWorker(holder), now &- since >= Self.escapeAfterNs,
-                  KernelThreads.state(of: threadID(of: holder))?.isAsleep == true else { continue }
-            scheduler.escape(holder, mark: mark, place: place(of: holder))
+            guard holder >= 0, now &- since >= Self.escapeAfterNs, case let thread = threadID(of: holder), thread != 0,
+                  KernelThreads.state(of: thread)?.isAsleep == true else { continue }
+            scheduler.escape(holder, mark: mark, who: name(of: holder), place: place(of: holder))
             since = now
         }
     }
 
     /// The OS thread of participant `w`: a worker's from its line, the main
-    /// thread's from ``MainThreadService`` (its line carries none).
+    /// thread's from ``MainThreadService`` and a queue worker's from the
+    /// scheduler (their lines carry none).
     private func threadID(of w: Int) -> UInt64 {
-        w == scheduler.mainSlot ? MainThreadService.threadID : board.thread(w).id
+        if w == scheduler.mainSlot { return MainThreadService.threadID }
+        if scheduler.isQueueWorker(w) { return scheduler.queueWorkerThreadID(w) }
+        return board.thread(w).id
+    }
+
+    /// Participant `w` in words, for the escape's record.
+    private func name(of w: Int) -> String {
+        if w == scheduler.mainSlot { return "the main thread" }
+        if scheduler.isQueueWorker(w) { return scheduler.queueWorkerName(w) }
+        return "worker \(w)"
     }
 
     /// Where worker `w` is, in words ("in step transfer/debit").
     private func place(of w: Int) -> String {
         if w == scheduler.mainSlot { return "in a main-queue block" }
+        if scheduler.isQueueWorker(w) { return "in a block it runs" }
         let site = board.state(w).site.site
         guard let site, board.labels.indices.contains(site) else { return "outside any step" }
         return "in step \(board.labels[site])"
@@ -79,11 +89,11 @@ extension ControlledScheduler {
         return stallReported
     }
 
-    /// `holder`, still holding the token with no decision made since `mark`,
-    /// is asleep in the kernel outside any point: it escapes control, and
+    /// `holder` (`who`, in words), still holding the token with no decision
+    /// made since `mark`, is asleep in the kernel outside any point: it escapes control, and
     /// the token goes to another runnable worker (or to nobody, until it
     /// comes back).
-    func escape(_ holder: Int, mark: Int, place: String) {
+    func escape(_ holder: Int, mark: Int, who: String, place: String) {
         lockState()
         defer { unlockState() }
         guard !isReleased, !stallReported, token.load(ordering: .relaxed) == holder,
@@ -92,7 +102,6 @@ extension ControlledScheduler {
               // the block it was picked for arrives: not an escape.
               holder != mainSlot || mainInBlock else { return }
         status[holder] = .escaped
-        let who = holder == mainSlot ? "the main thread" : "worker \(holder)"
         noteEscape("\(who) blocked in the kernel \(place), outside any scheduling point (a lock, queue, sleep "
                    + "or call the harness does not model): the others went on without it")
         pass(to: status.contains(.runnable) ? decide(current: -1) : -1)
