@@ -19,8 +19,34 @@ enum ScheduleSearch {
         }
         guard settings.schedule == .controlled, settings.shrinkNs > 0 else { return try once(settings, onStall) }
         let execute = ControlledExecution(run: once)
+        let start = MonotonicClock.now()
         let first = execute(settings, limitNs: .max)
-        return try finish(first, settings: settings, scenario: scenario, execute: execute, onStall: onStall, shrinks: true)
+        var shrinking = settings
+        shrinking.shrinkNs = shrinkBudget(settings, elapsedNs: MonotonicClock.now() &- start)
+        return try finish(first, settings: shrinking, scenario: scenario, execute: execute, onStall: onStall, shrinks: true)
+    }
+
+    /// How long the failure of a run that took `elapsedNs` is shrunk: the
+    /// settings' bound, cut so that the trial still hands its record over
+    /// before its timeout (by the watchdog's latest report, which keeps that
+    /// margin). A shrink cut short by the trial's timeout would lose the
+    /// failure it was shrinking: the trial would end a bare `timeout`.
+    static func shrinkBudget(_ settings: TrialSettings, elapsedNs: UInt64) -> UInt64 {
+        guard let latest = settings.latestStallReportNs else { return settings.shrinkNs }
+        return Swift.min(settings.shrinkNs, latest > elapsedNs ? latest - elapsedNs : 0)
+    }
+
+    /// `settings` for the candidate runs of a shrink that must end by
+    /// `deadline` (monotonic ns): each stops once it passes, as at the end
+    /// of its window. A candidate's own length is its decisions (up to
+    /// `maxDecisions`), which on a slow path (every section a hop to the
+    /// main thread) can take seconds: the bound, checked only between
+    /// candidates, would otherwise be overrun by the last one by that much.
+    static func bounded(_ settings: TrialSettings, until deadline: UInt64) -> TrialSettings {
+        var bounded = settings
+        let outer = settings.stopRequested
+        bounded.stopRequested = { MonotonicClock.now() >= deadline || outer?() == true }
+        return bounded
     }
 
     private static func explore(
@@ -52,8 +78,9 @@ enum ScheduleSearch {
         // A stall the main thread is stuck in leaves this process without
         // a main thread to replay it with.
         if shrinks && outcome.failed && settings.shrinkNs > 0 && !MainThreadControl.mainThreadLost {
-            shrunk = ScheduleShrinker(execute: execute, base: settings, budgetNs: settings.shrinkNs, runLimitNs: runLimitNs,
-                                      rounds: scenario).shrink(outcome)
+            let deadline = MonotonicClock.now() &+ settings.shrinkNs
+            shrunk = ScheduleShrinker(execute: execute, base: bounded(settings, until: deadline), budgetNs: settings.shrinkNs,
+                                      runLimitNs: runLimitNs, rounds: scenario).shrink(outcome)
             if var record = shrunk?.record {
                 record.operations = shrunk?.operations
                 record.busy = shrunk?.busyWorkers

@@ -99,7 +99,11 @@ struct ScheduleShrinker {
             return used >= budgetNs ? 0 : budgetNs - used
         }
         func failsTheSame(_ outcome: ControlledExecution.Outcome) -> Bool {
-            FailureSignature(outcome).map(signature.matches) ?? false
+            // A candidate that ended once its stop was asked for (the
+            // bound passed) may have been cut short: its end-of-trial
+            // checks saw a run its schedule does not replay.
+            if base.stopRequested?() == true { return false }
+            return FailureSignature(outcome).map(signature.matches) ?? false
         }
         var best = original
         var operations: Int?

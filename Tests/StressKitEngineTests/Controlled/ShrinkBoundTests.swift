@@ -1,0 +1,56 @@
+@testable import StressCore
+import StressKitTestSupport
+import XCTest
+
+/// Shrinking stays inside the trial's time: it never starts past the
+/// moment the trial must hand its record over, and its candidate runs stop
+/// at its bound. (A trial whose failing run was shrunk past its timeout lost
+/// the failure and ended a bare `timeout`, its record showing the schedule
+/// of the candidate that was running: the main-queue trials of the bug zoo,
+/// whose every section is a hop to the main thread, did so on a loaded
+/// machine.)
+final class ShrinkBoundTests: XCTestCase {
+    private func settings(shrinkNs: UInt64, latestReportNs: UInt64?) -> TrialSettings {
+        var settings = ControlledTrialSupport.settings(threads: 2, seed: 7, fuzz: .pct)
+        settings.shrinkNs = shrinkNs
+        settings.latestStallReportNs = latestReportNs
+        return settings
+    }
+
+    func testTheBudgetIsTheBoundCutToTheTimeBeforeTheRecordIsDue() {
+        let second: UInt64 = 1_000_000_000
+        XCTAssertEqual(ScheduleSearch.shrinkBudget(settings(shrinkNs: 5 * second, latestReportNs: nil), elapsedNs: 9 * second),
+                       5 * second)
+        XCTAssertEqual(ScheduleSearch.shrinkBudget(settings(shrinkNs: 5 * second, latestReportNs: 20 * second), elapsedNs: second),
+                       5 * second)
+        XCTAssertEqual(ScheduleSearch.shrinkBudget(settings(shrinkNs: 5 * second, latestReportNs: 4 * second), elapsedNs: second),
+                       3 * second)
+        XCTAssertEqual(ScheduleSearch.shrinkBudget(settings(shrinkNs: 5 * second, latestReportNs: 4 * second), elapsedNs: 6 * second),
+                       0)
+    }
+
+    /// The record is due at once (1 ns after the start): the lost update is
+    /// reported as found, unshrunk, rather than shrunk into the timeout.
+    func testAFailureFoundWhenTheRecordIsDueIsReportedUnshrunk() throws {
+        let outcome = ControlledTrialSupport.run("counter", strategy: "unsynchronized",
+                                                 settings: settings(shrinkNs: 20_000_000_000, latestReportNs: 1))
+        let output = try XCTUnwrap(outcome.output, "\(String(describing: outcome.error))")
+        XCTAssertGreaterThan(output.violations.count, 0)
+        XCTAssertNil(output.shrink)
+        // The same trial with time to spare is shrunk (the control).
+        let spare = ControlledTrialSupport.run("counter", strategy: "unsynchronized",
+                                               settings: settings(shrinkNs: 20_000_000_000, latestReportNs: nil))
+        XCTAssertNotNil(try XCTUnwrap(spare.output, "\(String(describing: spare.error))").shrink)
+    }
+
+    /// A candidate run whose bound has passed stops as at the end of its
+    /// window: a correct trial allowed a billion decisions ends at once.
+    func testACandidateStopsOnceTheShrinksBoundHasPassed() throws {
+        var long = ControlledTrialSupport.settings(threads: 2, seed: 7, fuzz: .pct, maxDecisions: 1_000_000_000)
+        long = ScheduleSearch.bounded(long, until: MonotonicClock.now())
+        let outcome = ControlledTrialSupport.run("counter", strategy: "mutex", settings: long)
+        let output = try XCTUnwrap(outcome.output, "\(String(describing: outcome.error))")
+        XCTAssertEqual(output.violations.count, 0)
+        XCTAssertLessThan(try XCTUnwrap(output.schedule.decisions), 1_000_000_000)
+    }
+}
