@@ -223,7 +223,7 @@ echo "(a scenario's \"rounds\" are its rounds: decisions a round / 2 is about th
 echo " the counter's are its operations, 4 workers: decisions an operation are the points one operation passes)"
 
 echo
-echo "== 6. PCT's bound (a planted depth-2 bug with n workers and k points over 1,000 seeds): not measured by this"
-echo "   script (no planted bug of known depth and length ships in the plans; left for later)"
+echo "== 6. PCT's bound (a planted depth-2 bug with n workers and k points over 1,000 seeds): measured by"
+echo "   scripts/pct-bound.sh, not here"
 echo
 echo "# $((SECONDS - start)) s in all; load at the end $(load)"
