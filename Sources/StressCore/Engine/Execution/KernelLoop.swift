@@ -117,7 +117,7 @@ extension _MeasuredLoop {
         _ count: Int, _ first: Int, _ access: StepAccess, _ strategy: S, _ kernel: K, _ state: K.State, frame: inout OpFrame
     ) -> (ran: Int, violation: String?) {
         // A kernel that never writes registers 4 and up gets them zeroed once,
-        // here, and its loop no look at them per operation. The cast is of a
+        // here, and its loop does not look at them per operation. The cast is of a
         // type this copy of the function knows, so it folds to a constant and
         // only one of the two loops is compiled.
         let fourRegisters = K.self is any FourRegisterKernel.Type
