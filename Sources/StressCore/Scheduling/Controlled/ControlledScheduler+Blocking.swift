@@ -58,7 +58,7 @@ extension ControlledScheduler {
     /// Under the state lock: makes runnable the workers blocked on `key` (a
     /// resource freed).
     func wakeAll(blockedOn key: UInt64) {
-        for w in 0..<workers where status[w] == .blocked && waitKey[w] == key {
+        for w in 0..<status.limit where status[w] == .blocked && waitKey[w] == key {
             status[w] = .runnable
         }
     }
@@ -75,13 +75,13 @@ extension ControlledScheduler {
 
     func signalLocked(_ key: UInt64, all: Bool) {
         if all {
-            for w in 0..<workers where (status[w] == .waiting || status[w] == .timedWaiting) && waitKey[w] == key {
+            for w in 0..<status.limit where (status[w] == .waiting || status[w] == .timedWaiting) && waitKey[w] == key {
                 status[w] = .runnable
             }
             return
         }
         var chosen = -1
-        for w in 0..<workers where (status[w] == .waiting || status[w] == .timedWaiting) && waitKey[w] == key {
+        for w in 0..<status.limit where (status[w] == .waiting || status[w] == .timedWaiting) && waitKey[w] == key {
             if chosen < 0 || waitSequence[w] < waitSequence[chosen] { chosen = w }
         }
         if chosen >= 0 { status[chosen] = .runnable }

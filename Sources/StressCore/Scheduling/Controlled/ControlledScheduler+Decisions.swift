@@ -6,15 +6,23 @@ extension ControlledScheduler {
     /// someone can run.
     func decide(current: Int) -> Int {
         if spuriousProbability > 0 { maybeWakeSpuriously() }
-        runnable.removeAll(keepingCapacity: true)
+        // Who may run changes far less often than decisions are made: the
+        // list is rebuilt only when it did, and the scans stop where the
+        // slots that have only ever been idle begin (see ``StatusBoard``).
+        if runnableVersion != status.version {
+            runnable.removeAll(keepingCapacity: true)
+            for w in 0..<status.limit where status[w] == .runnable { runnable.append(w) }
+            runnableVersion = status.version
+        }
         var oldest = -1
+        for i in 0..<runnable.count {
+            let w = runnable[i]
+            if oldest < 0 || lastRan[w] < lastRan[oldest] { oldest = w }
+        }
         var earliest = -1
-        for w in 0..<workers {
-            if status[w] == .runnable {
-                runnable.append(w)
-                if oldest < 0 || lastRan[w] < lastRan[oldest] { oldest = w }
-            } else if status[w] == .timedWaiting, earliest < 0 || waitSequence[w] < waitSequence[earliest] {
-                earliest = w
+        if status.timedWaiters > 0 {
+            for w in 0..<status.limit where status[w] == .timedWaiting {
+                if earliest < 0 || waitSequence[w] < waitSequence[earliest] { earliest = w }
             }
         }
         // The timed waiter whose wait may time out at this decision (-1: none).
@@ -53,6 +61,7 @@ extension ControlledScheduler {
             if chosen == current, sinceSwitch >= Self.spinLimit, sinceOperationEnd >= Self.spinLimit, runnable.count > 1 {
                 spinning = true
                 runnable.removeAll { $0 == current }
+                runnableVersion = .max  // no longer the runnable workers: the next decision rebuilds the list
                 oldest = runnable.min { lastRan[$0] < lastRan[$1] } ?? runnable[0]
                 chosen = fallback == .policy ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false) : runnable[0]
             }
@@ -151,7 +160,7 @@ extension ControlledScheduler {
     /// else, if the trial is stopping, control ends; else it is a deadlock,
     /// reported now. With `park`, returns once `me` holds the token again.
     func switchAway(from me: Int, park: Bool) {
-        while !(0..<workers).contains(where: { status[$0] == .runnable }) {
+        while !(0..<status.limit).contains(where: { status[$0] == .runnable }) {
             if let late = earliestTimedWaiter() {
                 status[late] = .runnable
                 timedOut[late] = true

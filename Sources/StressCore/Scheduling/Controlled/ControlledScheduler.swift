@@ -68,7 +68,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// executions.
     @exclusivity(unchecked) var executionStart = 0
     @exclusivity(unchecked) var longestExecution = 0
-    @exclusivity(unchecked) var status: [Status]
+    @exclusivity(unchecked) var status: StatusBoard
     @exclusivity(unchecked) var waitKey: [UInt64]
     /// When each waiter began to wait (for first-in, first-out signals).
     @exclusivity(unchecked) var waitSequence: [UInt64]
@@ -81,7 +81,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     @exclusivity(unchecked) var sequence: UInt64 = 0
     /// The shadow model of every resource the workers take.
     @exclusivity(unchecked) var resources = ShadowResources()
+    /// The runnable workers, in order, as of ``StatusBoard/version``
+    /// ``runnableVersion`` (rebuilt by a decision only when it changed).
     @exclusivity(unchecked) var runnable: [Int]
+    @exclusivity(unchecked) var runnableVersion = UInt64.max
     @exclusivity(unchecked) var log: DecisionLog
     let forced: [Int]?
     @exclusivity(unchecked) var diverged = false
@@ -212,7 +215,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         spuriousProbability = spuriousWakeups
         spuriousDraws = SplitMix64(seed: SplitMix64.derive(seed, 0x5_9021_0A5))
         onCondition = Array(repeating: false, count: workers)
-        status = Array(repeating: .absent, count: workers)
+        status = StatusBoard(count: workers)
         waitKey = Array(repeating: 0, count: workers)
         waitSequence = Array(repeating: 0, count: workers)
         timedOut = Array(repeating: false, count: workers)
@@ -298,7 +301,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         }
         let next = decide(current: worker)
         // A bare point's place is for its switch only.
-        if point == .user { locations[worker] = TraceRing.Location() }
+        if point == .user, locations[worker].file != nil || locations[worker].label != nil { locations[worker] = TraceRing.Location() }
         guard next != worker else { return unlockState() }
         // The token goes to `next`, which is woken (when parked) only once
         // the state lock is let go: woken under the lock, on one CPU the
@@ -313,6 +316,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         stress_baton_wake(batons + next)
         waitForTurn(worker)
     }
+
 
     func pointInTask(_ worker: Int) async {}
     func count() {}

@@ -2,7 +2,12 @@
 /// points do not switch), in memory reserved up front so that logging a
 /// decision never allocates.
 struct DecisionLog {
+    /// The finished runs; the current one is kept apart (``lastWorker``,
+    /// ``lastCount``), so that a decision that continues it, the usual
+    /// case, is two integer stores with no array access.
     private var runs: [(worker: Int, count: Int)] = []
+    private var lastWorker = -1
+    private var lastCount = 0
     /// Decisions logged.
     private(set) var count = 0
 
@@ -10,13 +15,15 @@ struct DecisionLog {
 
     mutating func append(_ worker: Int) {
         count &+= 1
-        if let last = runs.indices.last, runs[last].worker == worker {
-            runs[last].count &+= 1
+        if worker == lastWorker && lastCount > 0 {
+            lastCount &+= 1
         } else {
-            runs.append((worker, 1))
+            if lastCount > 0 { runs.append((lastWorker, lastCount)) }
+            lastWorker = worker
+            lastCount = 1
         }
     }
 
     /// The text form (``ScheduleEncoding``).
-    var encoded: String { ScheduleEncoding.encode(runs) }
+    var encoded: String { ScheduleEncoding.encode(lastCount > 0 ? runs + [(lastWorker, lastCount)] : runs) }
 }
