@@ -193,8 +193,7 @@ extension ControlledScheduler {
         }
         let next = decide(current: me)
         if next == me { return }
-        pass(to: next)
-        if park { parkUntilTurn(me) }
+        if park { handOff(from: me, to: next) } else { pass(to: next) }
     }
 
     /// A replay of a crashed run has made the crashed run's last decision:

@@ -317,6 +317,19 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         waitForTurn(worker)
     }
 
+    /// Under the state lock: gives the token to `next` and waits until `me`
+    /// holds it again, then takes the lock back (a worker that blocks in the
+    /// model, at a barrier or on a resource, goes on under the lock). As at
+    /// a point, `next` is woken only once the lock is let go, so that on one
+    /// CPU it does not run at once into the lock `me` still holds.
+    func handOff(from me: Int, to next: Int) {
+        token.store(next, ordering: .releasing)
+        stress_baton_count(batons + next)
+        unlockState()
+        stress_baton_wake(batons + next)
+        waitForTurn(me)
+        lockState()
+    }
 
     func pointInTask(_ worker: Int) async {}
     func count() {}
