@@ -109,13 +109,17 @@ package protocol FourRegisterKernel: StepKernel {}
 /// each waiting on the one before it and on the lock's atomic instruction,
 /// where an application's loop, holding the address in a local, has none.
 /// A value taken before the loop is such a local.
+///
+/// The value is an untyped address, not an associated type: the loop reaches
+/// the kernel through a cast (`as? any BatchBoundKernel`), and a value of an
+/// associated type opened from that cast lived in a stack slot of unknown
+/// size, which the `mutex` loop read through two loads after every lock. An
+/// address is a register.
 package protocol BatchBoundKernel: StepKernel {
-    /// What the body needs of the state; it must stay valid for the trial.
-    associatedtype Bound
+    /// Takes the address the body works on from `state`, once before a
+    /// batch; it must stay valid for the trial.
+    func bind(_ state: State) -> UnsafeMutableRawPointer
 
-    /// Takes what the body needs of `state`, once before a batch.
-    func bind(_ state: State) -> Bound
-
-    /// The body, the same as ``StepKernel/run(_:_:)``, on the bound value.
-    func run(bound: Bound, _ frame: inout OpFrame) -> StepResult
+    /// The body, the same as ``StepKernel/run(_:_:)``, on the bound address.
+    func run(bound: UnsafeMutableRawPointer, _ frame: inout OpFrame) -> StepResult
 }

@@ -9,11 +9,11 @@ extension CounterWorkload {
 
         /// The counter's address (see ``BatchBoundKernel``).
         @inline(__always)
-        func bind(_ state: State) -> UnsafeMutablePointer<Int> { state.value }
+        func bind(_ state: State) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(state.value) }
 
         @inline(__always)
-        func run(bound value: UnsafeMutablePointer<Int>, _ frame: inout OpFrame) -> StepResult {
-            value.pointee += 1
+        func run(bound value: UnsafeMutableRawPointer, _ frame: inout OpFrame) -> StepResult {
+            value.assumingMemoryBound(to: Int.self).pointee &+= 1
             return .next
         }
 
