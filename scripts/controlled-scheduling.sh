@@ -49,7 +49,12 @@
 # TRIAL_TIMEOUT 5s (every controlled run's --trial-timeout: a trial that
 # hangs costs that, and shows as `timeout`). OWN_CODE_SKIP lists own-code
 # experiments (shell patterns) to leave out, say to time the rest while one
-# is being fixed; none by default. The report names them. The binary is
+# is being fixed; none by default. The report names them. PLANS lists the
+# plans of steps 1 to 3 (names under Plans/, without .yaml, space-separated;
+# default "bugs own-code scenarios"), say PLANS=own-code to measure one;
+# step 3 takes the quick start's correct cells too only when PLANS is the default.
+# SKIP lists steps to leave out (space-separated numbers of 2 to 5, say
+# SKIP="3 4 5" for detection and replay alone; none by default). The binary is
 # $STRESSBENCH, default .build/release/stressbench (swift build -c release
 # first). Output goes to standard output and to $OUT (default
 # docs/benchmarks/controlled-scheduling-DATE.txt). Exit 0 when it ran to the
@@ -66,6 +71,8 @@ speed_decisions=${SPEED_DECISIONS:-100000}
 speed_scenario=${SPEED_SCENARIO:-lazy-init/rwlock}
 timeout=${TRIAL_TIMEOUT:-5s}
 own_code_skip=${OWN_CODE_SKIP-}
+plans_given=${PLANS:-bugs own-code scenarios}
+skip=" ${SKIP-} "
 bin=${STRESSBENCH:-.build/release/stressbench}
 out=${OUT:-docs/benchmarks/controlled-scheduling-$(date -u +%F).txt}
 for n in "$seeds" "$replay_times" "$alarm_seeds" "$quick_runs" "$burners" "$speed_decisions"; do
@@ -92,10 +99,23 @@ on() {
 echo "# Controlled scheduling: scripts/controlled-scheduling.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "# $bin ($("$bin" --version 2>/dev/null)), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(load)"
 echo "# SEEDS=$seeds REPLAY_TIMES=$replay_times ALARM_SEEDS=$alarm_seeds QUICK_RUNS=$quick_runs BURNERS=$burners SPEED_DECISIONS=$speed_decisions TRIAL_TIMEOUT=$timeout"
+echo "# PLANS=\"$plans_given\" SKIP=\"${SKIP-}\""
 [ ${#pin[@]} -eq 0 ] && echo "# no taskset: the one-CPU runs are skipped"
 start=$SECONDS
 
-plans=(bugs own-code scenarios)
+# shellcheck disable=SC2206
+plans=($plans_given)
+for p in "${plans[@]}"; do
+    [ -f "Plans/$p.yaml" ] || { echo "PLANS: no Plans/$p.yaml" >&2; exit 2; }
+done
+for n in ${SKIP-}; do
+    [[ "$n" =~ ^[2-5]$ ]] || { echo "SKIP lists steps 2 to 5 by number" >&2; exit 2; }
+done
+# Whether step $1 runs.
+runs() { [[ "$skip" != *" $1 "* ]]; }
+# The quick start's correct cells join step 3 only in a run of every plan.
+extra_correct=()
+[ "$plans_given" = "bugs own-code scenarios" ] && extra_correct=(quickstart)
 for p in "${plans[@]}" quickstart; do
     "$bin" _describe "Plans/$p.yaml" > "$tmp/$p.describe.json" || { echo "cannot describe Plans/$p.yaml" >&2; exit 2; }
 done
@@ -136,6 +156,7 @@ for p in "${plans[@]}"; do
     done
 done
 
+if runs 2; then
 echo
 echo "== 2. replay: one failing seed of each buggy experiment, $replay_times reruns, controlled"
 for p in "${plans[@]}"; do
@@ -160,11 +181,13 @@ for where in all one burners; do
     done < "$tmp/failing"
     [ "$where" = burners ] && stop_burners && burner_pids=()
 done
+fi
 
+if runs 3; then
 echo
 echo "== 3. false alarms: correct cells under control, $alarm_seeds seeds each, every policy"
 alarms=0
-for p in "${plans[@]}" quickstart; do
+for p in "${plans[@]}" "${extra_correct[@]}"; do
     # shellcheck disable=SC2046
     only=($(python3 "$py" select "$tmp/$p.describe.json" correct $(skip_for "$p")))
     [ ${#only[@]} -eq 0 ] && continue
@@ -182,7 +205,9 @@ for p in "${plans[@]}" quickstart; do
     done
 done
 echo "trials that did not pass, in all: $alarms"
+fi
 
+if runs 4; then
 echo
 echo "== 4. the quick start as shipped, $quick_runs runs beside $burners CPU burners"
 start_burners "$burners"
@@ -201,7 +226,9 @@ stop_burners
 burner_pids=()
 zeros=$(printf '%s\n' "${codes[@]}" | grep -c '^0$')
 echo "exit 0 in $zeros of $quick_runs runs"
+fi
 
+if runs 5; then
 echo
 echo "== 5. speed under control (fuzz off: first come first served), $speed_decisions and $((speed_decisions / 10)) decisions"
 for cpus in all one; do
@@ -221,6 +248,7 @@ for cpus in all one; do
 done
 echo "(a scenario's \"rounds\" are its rounds: decisions a round / 2 is about the scheduling points each role passes;"
 echo " the counter's are its operations, 4 workers: decisions an operation are the points one operation passes)"
+fi
 
 echo
 echo "== 6. PCT's bound (a planted depth-2 bug with n workers and k points over 1,000 seeds): measured by"

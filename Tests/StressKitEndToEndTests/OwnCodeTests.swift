@@ -135,8 +135,11 @@ final class OwnCodeTests: XCTestCase {
         for trial in report.trials where trial.outcome != .crashed {
             XCTAssertEqual(trial.schedule?.mode ?? trial.stall?.schedule?.mode, .controlled, WorkloadTestSupport.describe(trial))
         }
+        // The semaphores' cycle among them: found once the trial stopped
+        // and the six other workers ended, by the scheduler, not the watchdog.
         for experiment in ["lock-order", "wait-holding-lock", "queue-lock-order", "image-store-once-reentry", "ledger-lock-order",
-                           "ledger-recursive-lock-lock-order", "ledger-rwlock-lock-order", "ledger-lock-and-condition-lock-order"] {
+                           "ledger-recursive-lock-lock-order", "ledger-rwlock-lock-order", "ledger-lock-and-condition-lock-order",
+                           "image-store-semaphore-order"] {
             let trial = try XCTUnwrap(report.trials.first { $0.trial.experiment == experiment }, experiment)
             XCTAssertEqual(trial.outcome, .deadlock, WorkloadTestSupport.describe(trial))
             XCTAssertTrue(trial.stall?.summary.contains("found at once by controlled scheduling") == true, trial.stall?.summary ?? experiment)
@@ -150,6 +153,22 @@ final class OwnCodeTests: XCTestCase {
         ])
         XCTAssertTrue(replay.stdout.contains("identical schedule: 3/3") || replay.stderr.contains("identical schedule: 3/3"),
                       replay.stdout + replay.stderr)
+        // The image store's once-token and semaphores stay under control
+        // (a waiter of the once-token used to wait for it in the kernel).
+        for trial in report.trials where trial.trial.experiment.hasPrefix("image-store") && trial.outcome != .crashed {
+            XCTAssertEqual(trial.schedule?.controlled ?? trial.stall?.schedule?.controlled, .full,
+                           "\(trial.trial.id): \(trial.schedule?.escapes ?? trial.stall?.schedule?.escapes ?? [])")
+        }
+        // The semaphores' deadlock says the same on every replay (its
+        // message was the watchdog's, with how long it had waited).
+        let semaphores = try XCTUnwrap(report.trials.first { $0.trial.experiment == "image-store-semaphore-order" })
+        let again = try WorkloadTestSupport.run(TestSupport.stressbenchPath, [
+            "replay", "Plans/own-code.yaml", "--only", semaphores.trial.id, "--seed", String(semaphores.trial.seed),
+            "--schedule", "controlled", "--times", "3",
+        ])
+        let said = again.stdout + again.stderr
+        XCTAssertTrue(said.contains("identical schedule: 3/3") && said.contains("every reproduction failed with the same first message"),
+                      said)
     }
 
     func testPrimitivesOutsideATrialBehaveLikeWhatTheyWrap() {

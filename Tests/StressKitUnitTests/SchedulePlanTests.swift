@@ -48,7 +48,14 @@ final class SchedulePlanTests: XCTestCase {
         let trials = TrialMatrix.expand(plan)
         XCTAssertEqual(trials.map(\.schedule), [.controlled, .free])
         XCTAssertEqual(trials[0].maxDecisions, 300)
-        XCTAssertNil(trials[1].maxDecisionsGiven, "a free trial makes no decisions: max_decisions is accepted and ignored")
+        // A free trial makes no decisions, but keeps the cap its plan gave,
+        // for `--schedule controlled`; one whose plan gave none carries none.
+        XCTAssertEqual(trials[1].maxDecisionsGiven, 300)
+        var made = trials[1]
+        made.schedule = .controlled
+        XCTAssertEqual(TrialSettings(made).maxDecisions, 300, "--schedule controlled keeps the plan's max_decisions")
+        let plain = TrialMatrix.expand(try TestSupport.plan("experiments:\n  - workload: counter\n    strategies: [mutex]\n    threads: 2\n"))
+        XCTAssertNil(plain[0].maxDecisionsGiven)
         let settings = TrialSettings(trials[0])
         XCTAssertEqual(settings.schedule, .controlled)
         XCTAssertEqual(settings.maxDecisions, 300)

@@ -73,13 +73,19 @@ public final class StressOnce: Sendable {
             stress_hold(key)
             body()
             stress_unhold(key)
-            controlled?.release(key)
-            Participation.fuzz(.beforeRelease)
             // `completed` first: a caller that sees `.done` below and returns
             // then finds ``isDone`` true too.
             completed.store(true, ordering: .releasing)
             state.withLockSeen { $0 = .done }
             finished.open()
+            // Only now is the token free in the model, and only then comes
+            // the scheduling point: freed before `finished` opened, a waiter
+            // scheduled at that point found the model's key free and went on
+            // to wait for `finished` in the kernel, while the runner that
+            // would open it waited for its turn (an escape, and a schedule
+            // that depended on how long that wait took).
+            controlled?.release(key)
+            Participation.fuzz(.beforeRelease)
             return
         }
         guard state.withLockSeen({ $0 }) != .done else { return }

@@ -99,7 +99,10 @@ public final class StressSemaphore: @unchecked Sendable {
         Participation.fuzz(.beforeRelease)
         Participation.locate(file: file, line: line)
         let key = Participation.key(underlying)
-        if isLock && stress_holds(key) != 0 { stress_unhold(key) }
+        if isLock && stress_holds(key) != 0 {
+            stress_unhold(key)
+            Participation.controlled?.gaveSemaphore(key)
+        }
         let woke = underlying.signal()
         Participation.controlled?.signal(key, all: true)
         Participation.fuzz(.afterRelease)
@@ -130,7 +133,12 @@ public final class StressSemaphore: @unchecked Sendable {
         stress_wait_begin(key, UInt64(isLock ? STRESS_WAIT_SEMAPHORE : STRESS_WAIT_CONDITION))
         let got = wait()
         stress_wait_end()
-        if got && isLock { stress_hold(key) }
+        if got && isLock {
+            stress_hold(key)
+            // Under control the model keeps who took it, to follow a cycle
+            // through semaphores.
+            Participation.controlled?.tookSemaphore(key)
+        }
         Participation.fuzz(.afterAcquire)
     }
 }

@@ -51,6 +51,10 @@ package enum TrialMatrix {
                             trials[trials.count - 1].schedule = .controlled
                             trials[trials.count - 1].maxDecisions = e.maxDecisions
                             trials[trials.count - 1].exploration = e.exploration
+                        } else if e.maxDecisions != PlanDefaults.maxDecisions {
+                            // A free trial whose plan gave its cap: kept, so
+                            // that `--schedule controlled` keeps the plan's word.
+                            trials[trials.count - 1].maxDecisions = e.maxDecisions
                         }
                         // Recorded for a controlled trial, and for a free one whose plan
                         // set it (so that `--schedule controlled` keeps the plan's word).

@@ -69,8 +69,9 @@ public struct TrialSpec: Sendable, Codable, Hashable {
     // existed, and an old record reads as free; ``schedule`` is the public face.
     package var scheduleGiven: ScheduleMode?
     // A controlled trial's cap on decisions (the JSON's `maxDecisions`, the
-    // plan's `max_decisions`); nil for a free trial. ``maxDecisions`` is the
-    // public face.
+    // plan's `max_decisions`); nil for a free trial unless its plan gave one
+    // (kept for `--schedule controlled`, as the shrink bound is).
+    // ``maxDecisions`` is the public face.
     package var maxDecisionsGiven: Int?
     /// `linearizable` when the plan asked for `check: linearizable`: the
     /// trial runs scenarios of the workload's operations and checks each

@@ -31,6 +31,7 @@ enum ControlledTrialSupport {
         registry.register(workload: ControlledProbeWorkload.self)
         registry.register(workload: TimedWaitWorkload.self)
         registry.register(workload: SemaphoreHandOffWorkload.self)
+        registry.register(workload: OnceWaitWorkload.self)
         registry.register(scenario: MainThreadRoleScenario.self)
         registry.register(workload: ControlledQueueWorkload.self)
         registry.register(scenario: ControlledQueueScenario.self)

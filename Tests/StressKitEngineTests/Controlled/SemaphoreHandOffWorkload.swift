@@ -6,11 +6,14 @@
 /// hold one and wait for the other's, worker 2's signals end the wait.
 /// Treating the last taker as a semaphore's owner would call that a
 /// deadlock; it is none (every operation ends, under every schedule). With
-/// `third: idle`, worker 2 does nothing, and that cycle is a deadlock.
+/// `third: idle`, worker 2 does nothing, and that cycle is a deadlock. With
+/// `third: busy`, worker 2 goes on passing points of its own and never
+/// touches the semaphores: the cycle is a deadlock of two while a third
+/// goes on, certain only once the trial stops and worker 2 has ended.
 struct SemaphoreHandOffWorkload: Workload {
     static let descriptor = WorkloadDescriptor(
         name: "test-semaphore-hand-off", summary: "semaphores taken by two workers and signalled by a third",
-        parameters: [.choice("third", "what worker 2 does", default: "signals", choices: ["signals", "idle"])])
+        parameters: [.choice("third", "what worker 2 does", default: "signals", choices: ["signals", "idle", "busy"])])
 
     final class State: @unchecked Sendable {
         // @unchecked: the semaphores are thread-safe; nothing else is shared.
@@ -19,12 +22,16 @@ struct SemaphoreHandOffWorkload: Workload {
     }
 
     let thirdSignals: Bool
-    init(parameters: WorkloadParameters) throws { thirdSignals = try parameters.text("third") == "signals" }
+    let thirdBusy: Bool
+    init(parameters: WorkloadParameters) throws {
+        let third = try parameters.text("third")
+        (thirdSignals, thirdBusy) = (third == "signals", third == "busy")
+    }
 
     func makeState(threads: Int) -> State { State() }
 
     func operations() -> [StressOperation<State>] {
-        let thirdSignals = self.thirdSignals
+        let thirdSignals = self.thirdSignals, thirdBusy = self.thirdBusy
         return [StressOperation("hand-off", weight: 1, steps: [
             .unguarded("call") { s, frame in
                 switch frame.thread {
@@ -41,6 +48,7 @@ struct SemaphoreHandOffWorkload: Workload {
                     s.first.signal()
                     s.second.signal()
                 default:
+                    if thirdBusy { fuzzPoint() }
                     guard thirdSignals else { return .next }
                     fuzzPoint()
                     fuzzPoint()

@@ -51,6 +51,7 @@ extension ControlledScheduler {
         guard ensureHolder(me) else { return (false, false) }
         note(me, .wait, .key(key), located: true)
         touch(key)
+        stopIfSemaphoreCycle(me, waitingFor: key)
         let resumed = blockLocked(me, on: key, as: timed ? .timedWaiting : .waiting)
         return (resumed, resumed && timedOut[me])
     }

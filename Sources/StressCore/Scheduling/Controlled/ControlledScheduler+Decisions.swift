@@ -180,7 +180,11 @@ extension ControlledScheduler {
                 retireQueueWorkers()
                 return
             }
-            if control?.current == TrialControl.stop {
+            // Stopping, the workers left wait for work that will not come
+            // (control ends: a condition wait returns as a spurious wake-up),
+            // unless they wait for each other's semaphores: nobody else is
+            // left to signal, so that is a deadlock.
+            if control?.current == TrialControl.stop && !semaphoreDeadlock(among: live) {
                 release()
                 return
             }

@@ -38,4 +38,10 @@ struct ControlledWorker {
 
     /// Wakes the waiters of `key` (one, or all).
     func signal(_ key: UInt64, all: Bool) { scheduler.signal(worker, key, all: all) }
+
+    /// Notes that this worker took a unit of the lock-semaphore `key`.
+    func tookSemaphore(_ key: UInt64) { scheduler.tookSemaphore(worker, key) }
+
+    /// Notes that this worker gave back a unit of the lock-semaphore `key`.
+    func gaveSemaphore(_ key: UInt64) { scheduler.gaveSemaphore(worker, key) }
 }

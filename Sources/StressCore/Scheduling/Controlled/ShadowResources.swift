@@ -19,6 +19,13 @@ struct ShadowResources {
     }
 
     private var entries: [Entry] = []
+    /// Semaphores made as locks (a starting value of 1 or more), as the
+    /// model sees them: one line for each unit a worker took with `wait()`
+    /// and has not given back with `signal()`. They are kept apart from the
+    /// exclusive holds above: a semaphore does not block its waiters in the
+    /// model by its holders (its count does), and any worker may signal it,
+    /// so a holder here is who took it, not who alone may give it back.
+    private var semaphoreUnits: [(key: UInt64, worker: Int)] = []
 
     init() { entries.reserveCapacity(32) }
 
@@ -84,5 +91,27 @@ struct ShadowResources {
     /// Whether `worker` holds `key` exclusively.
     func owns(_ key: UInt64, _ worker: Int) -> Bool {
         entries.contains { $0.key == key && $0.owner == worker }
+    }
+
+    /// `worker` took a unit of the lock-semaphore `key`.
+    mutating func takeSemaphoreUnit(_ key: UInt64, by worker: Int) {
+        semaphoreUnits.append((key, worker))
+    }
+
+    /// `worker` gave back a unit of the lock-semaphore `key` it took.
+    mutating func giveSemaphoreUnit(_ key: UInt64, by worker: Int) {
+        if let i = semaphoreUnits.lastIndex(where: { $0.key == key && $0.worker == worker }) { semaphoreUnits.remove(at: i) }
+    }
+
+    /// The one worker that holds units of the lock-semaphore `key`, or nil
+    /// when none does or several do (a wait for it may then be ended by any
+    /// of them: no single worker to follow in a cycle).
+    func soleSemaphoreHolder(of key: UInt64) -> Int? {
+        var holder: Int?
+        for unit in semaphoreUnits where unit.key == key {
+            if let holder, holder != unit.worker { return nil }
+            holder = unit.worker
+        }
+        return holder
     }
 }
