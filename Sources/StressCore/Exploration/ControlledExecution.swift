@@ -45,7 +45,19 @@ final class ControlledExecution: Sendable {
     /// the largest part of each.
     private let threads = ThreadPool()
 
+    /// The instant (``MonotonicClock``) past which no run is waited for,
+    /// whatever its own limit; `UInt64.max`: none. Why: a run stopped at a
+    /// search's time bound lets its workers go on uncontrolled, and a run
+    /// that then deadlocks in the kernel (as the job board's queue-lock-order
+    /// bug does) can never end; waited for with the run limit, it kept the
+    /// trial past its timeout, and the failure already found was lost.
+    private let waitsUntil = Atomic<UInt64>(.max)
+
     init(run: @escaping Run) { self.run = run }
+
+    /// Waits for no run past `deadline` (``MonotonicClock`` time), or, with
+    /// nil, again for each run's own limit.
+    func waitNoLater(than deadline: UInt64?) { waitsUntil.store(deadline ?? .max, ordering: .relaxed) }
 
     /// Whether too many runs were left behind to go on.
     var exhausted: Bool { abandoned.load(ordering: .relaxed) >= Self.abandonLimit }
@@ -63,7 +75,9 @@ final class ControlledExecution: Sendable {
             }
         }
         guard let thread else { return .failedToRun("could not start a thread for the run") }
-        let outcome = slot.wait(limitNs: limitNs)
+        let until = waitsUntil.load(ordering: .relaxed)
+        let now = MonotonicClock.now()
+        let outcome = slot.wait(limitNs: until == .max ? limitNs : Swift.min(limitNs, until > now ? until - now : 0))
         switch outcome {
         case .passed, .violated, .failedToRun:
             thread.join()

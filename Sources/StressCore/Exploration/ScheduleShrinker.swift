@@ -92,6 +92,10 @@ struct ScheduleShrinker {
     func shrink(_ original: ControlledExecution.Outcome) -> Result? {
         guard let signature = FailureSignature(original) else { return nil }
         let start = MonotonicClock.now()
+        // No candidate is waited for past the budget: one stopped at the
+        // bound may run on uncontrolled into a deadlock of its own.
+        execute.waitNoLater(than: start &+ budgetNs)
+        defer { execute.waitNoLater(than: nil) }
         var attempts = 0
         var timedOut = false
         func timeLeft() -> UInt64 {

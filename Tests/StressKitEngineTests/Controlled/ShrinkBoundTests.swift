@@ -1,4 +1,5 @@
 @testable import StressCore
+import Dispatch
 import StressKitTestSupport
 import XCTest
 
@@ -52,5 +53,31 @@ final class ShrinkBoundTests: XCTestCase {
         let output = try XCTUnwrap(outcome.output, "\(String(describing: outcome.error))")
         XCTAssertEqual(output.violations.count, 0)
         XCTAssertLessThan(try XCTUnwrap(output.schedule.decisions), 1_000_000_000)
+    }
+
+    /// A candidate is not waited for past the shrink's bound, whatever its own
+    /// limit: one stopped at the bound runs on uncontrolled, and one that then
+    /// deadlocks in the kernel never ends. (The job board's queue-lock-order
+    /// trials, with a 5 s timeout, were killed waiting for such a candidate,
+    /// and their deadlock, found at decision 101, was lost.)
+    func testARunIsNotWaitedForPastTheSearchsDeadline() {
+        let gate = DispatchSemaphore(value: 0)
+        let execute = ControlledExecution { _, _ in
+            gate.wait()
+            throw EngineError("let go")
+        }
+        // Only if the wait were not cut short: then the run ends, let go.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { gate.signal() }
+        execute.waitNoLater(than: MonotonicClock.now())
+        let cut = execute(settings(shrinkNs: 0, latestReportNs: nil), limitNs: .max)
+        gate.signal()
+        guard case .abandoned = cut else { return XCTFail("waited for the run past the deadline: \(cut)") }
+
+        // Without a deadline, a run is waited for until it ends.
+        execute.waitNoLater(than: nil)
+        gate.signal()
+        let ended = execute(settings(shrinkNs: 0, latestReportNs: nil), limitNs: .max)
+        guard case .failedToRun(let why) = ended else { return XCTFail("not waited for: \(ended)") }
+        XCTAssertTrue(why.contains("let go"), why)
     }
 }
