@@ -114,7 +114,8 @@ package protocol FourRegisterKernel: StepKernel {}
 /// the kernel through a cast (`as? any BatchBoundKernel`), and a value of an
 /// associated type opened from that cast lived in a stack slot of unknown
 /// size, which the `mutex` loop read through two loads after every lock. An
-/// address is a register.
+/// address is one word: `nslock`'s loop keeps it in a register, `mutex`'s
+/// (short of registers) in one stack slot.
 package protocol BatchBoundKernel: StepKernel {
     /// Takes the address the body works on from `state`, once before a
     /// batch; it must stay valid for the trial.
