@@ -144,7 +144,7 @@ final class CountingLockStrategy: BlockingStrategy {
     private let locks: ObjectTable<NSLock>
 
     init(setup: StrategySetup) {
-        locks = ObjectTable((0..<setup.resources).map { _ in NSLock() })
+        locks = ObjectTable(count: setup.resources) { _ in NSLock() }
     }
 
     func read(_ resource: Int, _ body: () -> Void) {

@@ -17,7 +17,7 @@ package final class ConditionStrategy: BlockingStrategy, Sendable {
     private let conditions: ObjectTable<NSCondition>
 
     public init(setup: StrategySetup) throws {
-        conditions = ObjectTable((0..<setup.resources).map { _ in NSCondition() })
+        conditions = ObjectTable(count: setup.resources) { _ in NSCondition() }
     }
 
     @inline(__always)

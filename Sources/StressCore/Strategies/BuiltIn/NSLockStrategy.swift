@@ -16,7 +16,7 @@ package final class NSLockStrategy: BlockingStrategy, Sendable {
     private let locks: ObjectTable<NSLock>
 
     public init(setup: StrategySetup) throws {
-        locks = ObjectTable((0..<setup.resources).map { _ in NSLock() })
+        locks = ObjectTable(count: setup.resources) { _ in NSLock() }
     }
 
     @inline(__always)

@@ -25,9 +25,9 @@ package final class RWQueueAsyncStrategy: BlockingStrategy, Sendable {
     private let queues: ObjectTable<StressQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = ObjectTable((0..<setup.resources).map {
+        queues = ObjectTable(count: setup.resources) {
             StressQueue(label: "stressbench.rw-queue-async.\($0)", attributes: .concurrent)
-        })
+        }
     }
 
     @inline(__always)

@@ -19,7 +19,7 @@ package final class RWQueueFunctionStrategy: SectionPassingStrategy, Sendable {
     private let queues: ObjectTable<DispatchFunctionQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = ObjectTable((0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.rw-queue-f.\($0)", concurrent: true) })
+        queues = ObjectTable(count: setup.resources) { DispatchFunctionQueue(label: "stressbench.rw-queue-f.\($0)", concurrent: true) }
     }
 
     public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(body) } }

@@ -21,9 +21,9 @@ package final class RWQueueStrategy: BlockingStrategy, Sendable {
     private let queues: ObjectTable<DispatchQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = ObjectTable((0..<setup.resources).map {
+        queues = ObjectTable(count: setup.resources) {
             DispatchQueue(label: "stressbench.rw-queue.\($0)", attributes: .concurrent)
-        })
+        }
     }
 
     @inline(__always)

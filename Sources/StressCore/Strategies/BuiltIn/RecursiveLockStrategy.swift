@@ -17,7 +17,7 @@ package final class RecursiveLockStrategy: BlockingStrategy, Sendable {
     private let locks: ObjectTable<NSRecursiveLock>
 
     public init(setup: StrategySetup) throws {
-        locks = ObjectTable((0..<setup.resources).map { _ in NSRecursiveLock() })
+        locks = ObjectTable(count: setup.resources) { _ in NSRecursiveLock() }
     }
 
     @inline(__always)

@@ -18,7 +18,7 @@ package final class SemaphoreStrategy: BlockingStrategy, Sendable {
     private let semaphores: ObjectTable<DispatchSemaphore>
 
     public init(setup: StrategySetup) throws {
-        semaphores = ObjectTable((0..<setup.resources).map { _ in DispatchSemaphore(value: 1) })
+        semaphores = ObjectTable(count: setup.resources) { _ in DispatchSemaphore(value: 1) }
     }
 
     @inline(__always)

@@ -27,7 +27,7 @@ package final class SerialQueueAsyncStrategy: BlockingStrategy, Sendable {
     private let queues: ObjectTable<StressQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = ObjectTable((0..<setup.resources).map { StressQueue(label: "stressbench.serial-queue-async.\($0)") })
+        queues = ObjectTable(count: setup.resources) { StressQueue(label: "stressbench.serial-queue-async.\($0)") }
     }
 
     @inline(__always)

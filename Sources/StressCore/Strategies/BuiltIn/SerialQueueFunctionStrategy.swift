@@ -19,7 +19,7 @@ package final class SerialQueueFunctionStrategy: SectionPassingStrategy, Sendabl
     private let queues: ObjectTable<DispatchFunctionQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = ObjectTable((0..<setup.resources).map { DispatchFunctionQueue(label: "stressbench.serial-queue-f.\($0)", concurrent: false) })
+        queues = ObjectTable(count: setup.resources) { DispatchFunctionQueue(label: "stressbench.serial-queue-f.\($0)", concurrent: false) }
     }
 
     public func read(_ resource: Int, _ body: () -> Void) { queues.withObject(resource) { $0.sync(body) } }

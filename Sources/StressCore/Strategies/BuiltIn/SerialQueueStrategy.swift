@@ -20,7 +20,7 @@ package final class SerialQueueStrategy: BlockingStrategy, Sendable {
     private let queues: ObjectTable<DispatchQueue>
 
     public init(setup: StrategySetup) throws {
-        queues = ObjectTable((0..<setup.resources).map { DispatchQueue(label: "stressbench.serial-queue.\($0)") })
+        queues = ObjectTable(count: setup.resources) { DispatchQueue(label: "stressbench.serial-queue.\($0)") }
     }
 
     @inline(__always)

@@ -25,7 +25,7 @@ package final class TargetQueueStrategy: BlockingStrategy, Sendable {
     public init(setup: StrategySetup) throws {
         let target = DispatchQueue(label: "stressbench.target-queue.shared")
         self.target = target
-        queues = ObjectTable((0..<setup.resources).map { DispatchQueue(label: "stressbench.target-queue.\($0)", target: target) })
+        queues = ObjectTable(count: setup.resources) { DispatchQueue(label: "stressbench.target-queue.\($0)", target: target) }
     }
 
     @inline(__always)
