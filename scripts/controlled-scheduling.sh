@@ -15,7 +15,9 @@
 #        to bug    the slowest time from the start of the window to the first
 #                  violation or to the start of the stall ("-" for a crash)
 #        wallNs    the slowest trial time as the harness saw it (the record's
-#                  wallNs: the trial process's start, run, report and end)
+#                  wallNs: the trial process's start, run, report and end);
+#                  the runs pass --no-shrink (shrinking comes after the bug
+#                  and would only lengthen this)
 #        outcomes  how the runs ended; for deadlocks, how many came with a
 #                  wait-for cycle and how many say "found at once by
 #                  controlled scheduling"; control: full / partial (a worker
@@ -145,8 +147,11 @@ for p in "${plans[@]}"; do
             [ "$group" = yield ] && cells=("${yield[@]}") && extra=(--fuzz yield)
             [ ${#cells[@]} -eq 0 ] && continue
             f="$tmp/detect-$p-$cpus-$group.json"
+            # --no-shrink: shrinking starts after the bug is found and changes
+            # neither whether nor when; with it, each failing trial went on
+            # for up to its shrink bound, and the 30-seed step took hours.
             on "$cpus" run "Plans/$p.yaml" --schedule controlled --repetitions "$seeds" "${cells[@]}" "${extra[@]}" \
-                --trial-timeout "$timeout" --json "$f" -q > "$tmp/detect.log" 2>&1
+                --no-shrink --trial-timeout "$timeout" --json "$f" -q > "$tmp/detect.log" 2>&1
             status=$?
             case $status in 0|1|3) files+=("$f") ;; *) echo "run exited $status:"; tail -n 5 "$tmp/detect.log" ;; esac
         done
