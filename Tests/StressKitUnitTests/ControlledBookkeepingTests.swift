@@ -69,5 +69,60 @@ final class ControlledBookkeepingTests: XCTestCase {
         for w in [2, 2, 2, 0, 1, 1, 2] { log.append(w) }
         XCTAssertEqual(log.count, 7)
         XCTAssertEqual(log.encoded, "w2:3,w0:1,w1:2,w2:1")
+        log.deallocate()
+    }
+
+    /// Each decider's copy of the runnable workers is made from the board
+    /// when the board changed since that copy was made, and only then: every
+    /// copy lists the same workers.
+    func testEachDecidersRunnableListFollowsTheBoard() {
+        var board = StatusBoard(count: 4)
+        let lists = RunnableLists(deciders: 5, workers: 4)
+        board[0] = .runnable
+        board[2] = .runnable
+        XCTAssertEqual(lists.current(0, status: board).pointee.workers, [0, 2])
+        XCTAssertEqual(lists.current(4, status: board).pointee.workers, [0, 2])
+        board[1] = .runnable
+        board[2] = .blocked
+        XCTAssertEqual(lists.current(0, status: board).pointee.workers, [0, 1])
+        XCTAssertEqual(lists(4).pointee.workers, [0, 2], "a copy is made again only when its decider decides")
+        XCTAssertEqual(lists.current(4, status: board).pointee.workers, [0, 1])
+        XCTAssertEqual(lists.current(3, status: board).pointee.workers, [0, 1])
+        lists.deallocate()
+    }
+
+    /// The log's runs outgrow the memory reserved for them (at least 16
+    /// runs): it takes more, and keeps every run.
+    func testTheLogKeepsEveryRunPastItsReservedRoom() {
+        var log = DecisionLog(capacity: 4)
+        var expected: [String] = []
+        for i in 0..<100 {
+            log.append(i % 2)
+            if i % 3 == 0 { log.append(i % 2) }
+            expected.append("w\(i % 2):\(i % 3 == 0 ? 2 : 1)")
+        }
+        XCTAssertEqual(log.count, 134)
+        XCTAssertEqual(log.encoded, expected.joined(separator: ","))
+        XCTAssertEqual(try ScheduleEncoding.decode(log.encoded).count, 134)
+        log.deallocate()
+    }
+
+    /// The trace keeps its last `capacity` events, oldest first, once more
+    /// were noted; and all of them before.
+    func testTheTraceRingKeepsItsLastEventsInOrder() {
+        var ring = TraceRing(capacity: 5)
+        let names = TraceNames(operations: [])
+        func note(_ value: Int) {
+            ring.append(TraceRing.Entry(worker: 0, kind: .value, subject: .none, reason: nil, value: value, hasValue: true,
+                                        file: nil, line: 0))
+        }
+        for v in 0..<3 { note(v) }
+        XCTAssertEqual(ring.events(names: names).map(\.value), [0, 1, 2])
+        for v in 3..<12 { note(v) }
+        XCTAssertEqual(ring.count, 12)
+        XCTAssertEqual(ring.events(names: names).map(\.value), [7, 8, 9, 10, 11])
+        ring.describeLast("state")
+        XCTAssertEqual(ring.events(names: names).map(\.state), [nil, nil, nil, nil, "state"])
+        ring.deallocate()
     }
 }
