@@ -72,23 +72,26 @@ final class ControlledBookkeepingTests: XCTestCase {
         log.deallocate()
     }
 
-    /// Each decider's copy of the runnable workers is made from the board
-    /// when the board changed since that copy was made, and only then: every
-    /// copy lists the same workers.
+    /// Each decider's copy of the runnable workers is made again from the
+    /// board when the board changed since that copy was made: a decider
+    /// that last decided before a change sees it.
     func testEachDecidersRunnableListFollowsTheBoard() {
-        var board = StatusBoard(count: 4)
-        let lists = RunnableLists(deciders: 5, workers: 4)
-        board[0] = .runnable
-        board[2] = .runnable
-        XCTAssertEqual(lists.current(0, status: board).pointee.workers, [0, 2])
-        XCTAssertEqual(lists.current(4, status: board).pointee.workers, [0, 2])
-        board[1] = .runnable
-        board[2] = .blocked
-        XCTAssertEqual(lists.current(0, status: board).pointee.workers, [0, 1])
-        XCTAssertEqual(lists(4).pointee.workers, [0, 2], "a copy is made again only when its decider decides")
-        XCTAssertEqual(lists.current(4, status: board).pointee.workers, [0, 1])
-        XCTAssertEqual(lists.current(3, status: board).pointee.workers, [0, 1])
-        lists.deallocate()
+        let scheduler = ControlledScheduler(workers: 3, policy: { _ in FirstComeScheduler() }, forced: nil,
+                                            maxDecisions: 1_000, onDeadlock: { _, _, _ in })
+        scheduler.lockState()
+        for w in 0..<3 { scheduler.status[w] = .runnable }
+        _ = scheduler.decide(current: 1)
+        XCTAssertEqual(scheduler.runnableLists(1).pointee.workers, [0, 1, 2])
+        scheduler.status[2] = .blocked
+        _ = scheduler.decide(current: 0)
+        XCTAssertEqual(scheduler.runnableLists(0).pointee.workers, [0, 1])
+        XCTAssertEqual(scheduler.runnableLists(1).pointee.workers, [0, 1, 2], "made again only when its decider decides")
+        _ = scheduler.decide(current: 1)
+        XCTAssertEqual(scheduler.runnableLists(1).pointee.workers, [0, 1])
+        scheduler.status[2] = .runnable
+        _ = scheduler.decide(current: -1)
+        XCTAssertEqual(scheduler.runnableLists(scheduler.workers).pointee.workers, [0, 1, 2])
+        scheduler.unlockState()
     }
 
     /// The log's runs outgrow the memory reserved for them (at least 16

@@ -10,7 +10,14 @@ extension ControlledScheduler {
         // list is rebuilt only when it did, and the scans stop where the
         // slots that have only ever been idle begin (see ``StatusBoard``).
         // Each decider has a copy of its own (see ``RunnableLists``).
-        let list = runnableLists.current(current >= 0 ? current : workers, status: status)
+        // (The board is read in place here: handed to a function, its array
+        // would be retained and released, a count both CPUs write.)
+        let list = runnableLists(current >= 0 ? current : workers)
+        if list.pointee.version != status.version {
+            list.pointee.workers.removeAll(keepingCapacity: true)
+            for w in 0..<status.limit where status[w] == .runnable { list.pointee.workers.append(w) }
+            list.pointee.version = status.version
+        }
         var oldest = -1
         for i in 0..<list.pointee.workers.count {
             let w = list.pointee.workers[i]

@@ -1,7 +1,7 @@
 /// The runnable workers, in order, as the policy is given them: one copy
 /// for each worker that decides (and one for decisions made by no worker),
-/// each on a cache line of its own, rebuilt from the ``StatusBoard`` only
-/// when its version changed since that copy was made.
+/// each on a cache line of its own, rebuilt from the ``StatusBoard`` by a
+/// decision only when the board's version changed since that copy was made.
 ///
 /// Why a copy each: the list goes to the policy as an array, which Swift
 /// retains for the call and releases after it, an atomic increment and
@@ -35,17 +35,6 @@ struct RunnableLists {
     /// Decider `decider`'s list, in place.
     func callAsFunction(_ decider: Int) -> UnsafeMutablePointer<List> {
         (base + decider * Self.stride).assumingMemoryBound(to: List.self)
-    }
-
-    /// `decider`'s list, made again from `status` when it changed since.
-    func current(_ decider: Int, status: StatusBoard) -> UnsafeMutablePointer<List> {
-        let list = self(decider)
-        if list.pointee.version != status.version {
-            list.pointee.workers.removeAll(keepingCapacity: true)
-            for w in 0..<status.limit where status[w] == .runnable { list.pointee.workers.append(w) }
-            list.pointee.version = status.version
-        }
-        return list
     }
 
     /// Frees the lists; not used after.
