@@ -477,7 +477,7 @@ void stress_unpark(uint32_t *word) { (void)word; }
 // passes soon; on a loaded machine the passer is often preempted, and a
 // waiter that spins its whole budget (2,000 PAUSEs: 50 to 300 us) burns
 // the CPU time the passer needs. So each wait that spun in vain and parked
-// halves the next waits' budget (down to spins >> 5, 62 PAUSEs), and
+// halves the next waits' budget (down to spins >> 7, a few PAUSEs), and
 // each that ended while spinning doubles it back. Under a load of 14 on 2
 // cores this took the scheduler's hand-off (scripts/controlled-handoff.c)
 // from 14-25 us to 2.3-2.8 us; on an idle machine the spins succeed and
@@ -492,18 +492,7 @@ void stress_unpark(uint32_t *word) { (void)word; }
 // next wait a probe with the whole budget: one that ends while spinning
 // restores the whole budget, one that parks changes nothing. Where spinning
 // never pays, the probes cost one budget's spin (50 us) in that many parks.
-//
-// The probes did not suffice where the usual wait is one decision of the
-// other worker, as under `--fuzz off` on 2 CPUs (a hand-off at nearly every
-// point): that wait (300-500 ns) is about 15 PAUSEs, the budget cut to its
-// least (spins >> 7), so at the least budget about half the waits parked
-// and half did not, each park made the other worker's next wait a long
-// one, and the budget hovered there, a run at half speed or less beside
-// one that never parked. The least budget is spins >> 5: 62 PAUSEs (about
-// 2 us), several such waits, which on an otherwise idle machine end while
-// spinning; under load a wait in vain burns 2 us rather than 0.5 before it
-// parks.
-#define STRESS_BATON_MAX_BACKOFF 5
+#define STRESS_BATON_MAX_BACKOFF 7
 #define STRESS_BATON_PROBE_EVERY 256
 
 void stress_baton_wait(stress_baton *b, uint32_t seen, int spins) {
