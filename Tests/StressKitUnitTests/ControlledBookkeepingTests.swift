@@ -69,5 +69,63 @@ final class ControlledBookkeepingTests: XCTestCase {
         for w in [2, 2, 2, 0, 1, 1, 2] { log.append(w) }
         XCTAssertEqual(log.count, 7)
         XCTAssertEqual(log.encoded, "w2:3,w0:1,w1:2,w2:1")
+        log.deallocate()
+    }
+
+    /// Each decider's copy of the runnable workers is made again from the
+    /// board when the board changed since that copy was made: a decider
+    /// that last decided before a change sees it.
+    func testEachDecidersRunnableListFollowsTheBoard() {
+        let scheduler = ControlledScheduler(workers: 3, policy: { _ in FirstComeScheduler() }, forced: nil,
+                                            maxDecisions: 1_000, onDeadlock: { _, _, _ in })
+        scheduler.lockState()
+        for w in 0..<3 { scheduler.status[w] = .runnable }
+        _ = scheduler.decide(current: 1)
+        XCTAssertEqual(scheduler.runnableLists(1).pointee.workers, [0, 1, 2])
+        scheduler.status[2] = .blocked
+        _ = scheduler.decide(current: 0)
+        XCTAssertEqual(scheduler.runnableLists(0).pointee.workers, [0, 1])
+        XCTAssertEqual(scheduler.runnableLists(1).pointee.workers, [0, 1, 2], "made again only when its decider decides")
+        _ = scheduler.decide(current: 1)
+        XCTAssertEqual(scheduler.runnableLists(1).pointee.workers, [0, 1])
+        scheduler.status[2] = .runnable
+        _ = scheduler.decide(current: -1)
+        XCTAssertEqual(scheduler.runnableLists(scheduler.workers).pointee.workers, [0, 1, 2])
+        scheduler.unlockState()
+    }
+
+    /// The log's runs outgrow the memory reserved for them (at least 16
+    /// runs): it takes more, and keeps every run.
+    func testTheLogKeepsEveryRunPastItsReservedRoom() {
+        var log = DecisionLog(capacity: 4)
+        var expected: [String] = []
+        for i in 0..<100 {
+            log.append(i % 2)
+            if i % 3 == 0 { log.append(i % 2) }
+            expected.append("w\(i % 2):\(i % 3 == 0 ? 2 : 1)")
+        }
+        XCTAssertEqual(log.count, 134)
+        XCTAssertEqual(log.encoded, expected.joined(separator: ","))
+        XCTAssertEqual(try ScheduleEncoding.decode(log.encoded).count, 134)
+        log.deallocate()
+    }
+
+    /// The trace keeps its last `capacity` events, oldest first, once more
+    /// were noted; and all of them before.
+    func testTheTraceRingKeepsItsLastEventsInOrder() {
+        var ring = TraceRing(capacity: 5)
+        let names = TraceNames(operations: [])
+        func note(_ value: Int) {
+            ring.append(TraceRing.Entry(worker: 0, kind: .value, subject: .none, reason: nil, value: value, hasValue: true,
+                                        file: nil, line: 0))
+        }
+        for v in 0..<3 { note(v) }
+        XCTAssertEqual(ring.events(names: names).map(\.value), [0, 1, 2])
+        for v in 3..<12 { note(v) }
+        XCTAssertEqual(ring.count, 12)
+        XCTAssertEqual(ring.events(names: names).map(\.value), [7, 8, 9, 10, 11])
+        ring.describeLast("state")
+        XCTAssertEqual(ring.events(names: names).map(\.state), [nil, nil, nil, nil, "state"])
+        ring.deallocate()
     }
 }

@@ -117,21 +117,30 @@ package struct Fuzzer: Sendable {
     /// here (after the coordinator lets it go on: under PCT, once no
     /// higher-priority worker is runnable).
     mutating func hit(_ point: FuzzPoint) {
-        if let coordinator {
-            paused { coordinator.point(thread, at: point) }
-            if coordinator.ownsSchedule { return }
-        }
+        if coordinator != nil, tellCoordinator(point, detail: nil) { return }
         perform(decide())
     }
 
     /// ``hit(_:)`` at an operation's start or between its steps, saying
     /// which operation or step (`detail`), for a controlled trial's trace.
     mutating func hit(_ point: FuzzPoint, detail: Int) {
-        if let coordinator {
-            paused { coordinator.point(thread, at: point, detail: detail) }
-            if coordinator.ownsSchedule { return }
-        }
+        if coordinator != nil, tellCoordinator(point, detail: detail) { return }
         perform(decide())
+    }
+
+    /// The coordinator's point, from a method that does not mutate: there
+    /// the coordinator is borrowed from `self` as it is, where `if let` in
+    /// a mutating method retained it for the call and released it after.
+    /// Under controlled scheduling on 2 CPUs that pair of atomic updates,
+    /// on the scheduler's first cache line, went from one CPU to the other
+    /// at every decision. Returns whether the coordinator owns the schedule.
+    private func tellCoordinator(_ point: FuzzPoint, detail: Int?) -> Bool {
+        if let detail {
+            paused { coordinator.unsafelyUnwrapped.point(thread, at: point, detail: detail) }
+        } else {
+            paused { coordinator.unsafelyUnwrapped.point(thread, at: point) }
+        }
+        return coordinator.unsafelyUnwrapped.ownsSchedule
     }
 
     /// Performs `p`, published as a fuzz pause when it takes time.

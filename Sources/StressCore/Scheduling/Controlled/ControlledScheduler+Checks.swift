@@ -8,7 +8,7 @@ extension ControlledScheduler {
     func checkFailed(_ me: Int, file: StaticString, line: UInt) {
         lockState()
         defer { unlockState() }
-        guard !isReleased, token.load(ordering: .relaxed) == me else { return }
+        guard !isReleased, token.pointee.load(ordering: .relaxed) == me else { return }
         trace.append(TraceRing.Entry(worker: Int32(me), kind: .check, subject: .label("check failed"), reason: nil, value: 0,
                                      hasValue: false, file: file, line: UInt32(truncatingIfNeeded: line)))
         trace.seal()

@@ -9,14 +9,18 @@ extension ControlledScheduler {
         // Who may run changes far less often than decisions are made: the
         // list is rebuilt only when it did, and the scans stop where the
         // slots that have only ever been idle begin (see ``StatusBoard``).
-        if runnableVersion != status.version {
-            runnable.removeAll(keepingCapacity: true)
-            for w in 0..<status.limit where status[w] == .runnable { runnable.append(w) }
-            runnableVersion = status.version
+        // Each decider has a copy of its own (see ``RunnableLists``).
+        // (The board is read in place here: handed to a function, its array
+        // would be retained and released, a count both CPUs write.)
+        let list = runnableLists(current >= 0 ? current : workers)
+        if list.pointee.version != status.version {
+            list.pointee.workers.removeAll(keepingCapacity: true)
+            for w in 0..<status.limit where status[w] == .runnable { list.pointee.workers.append(w) }
+            list.pointee.version = status.version
         }
         var oldest = -1
-        for i in 0..<runnable.count {
-            let w = runnable[i]
+        for i in 0..<list.pointee.workers.count {
+            let w = list.pointee.workers[i]
             if oldest < 0 || lastRan[w] < lastRan[oldest] { oldest = w }
         }
         var earliest = -1
@@ -40,8 +44,14 @@ extension ControlledScheduler {
         var chosen: Int
         var spinning = false
         let slot = current >= 0 ? current : workers
-        let ordinal = decisionsOf[slot]
-        decisionsOf[slot] &+= 1
+        // Each worker's count of decisions serves only shrinking's
+        // deviations and exploration's choices: not kept otherwise, as one
+        // more line a decision would write.
+        var ordinal = 0
+        if deviations != nil || choices != nil {
+            ordinal = decisionsOf[slot]
+            decisionsOf[slot] &+= 1
+        }
         if let deviations {
             chosen = nonPreemptiveChoice(current: current)
             if let wanted = deviations[ScheduleDeviation.Place(current: current, ordinal: ordinal)],
@@ -58,12 +68,13 @@ extension ControlledScheduler {
             chosen = fallbackChoice(current: current, oldest: oldest, late: late)
             // A holder that keeps passing points while no operation ends
             // anywhere is spinning: let another run.
-            if chosen == current, sinceSwitch >= Self.spinLimit, sinceOperationEnd >= Self.spinLimit, runnable.count > 1 {
+            if chosen == current, sinceSwitch >= Self.spinLimit, sinceOperationEnd >= Self.spinLimit, list.pointee.workers.count > 1 {
                 spinning = true
-                runnable.removeAll { $0 == current }
-                runnableVersion = .max  // no longer the runnable workers: the next decision rebuilds the list
-                oldest = runnable.min { lastRan[$0] < lastRan[$1] } ?? runnable[0]
-                chosen = fallback == .policy ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false) : runnable[0]
+                list.pointee.workers.removeAll { $0 == current }
+                list.pointee.version = .max  // no longer the runnable workers: the next decision rebuilds the list
+                let others = list.pointee.workers
+                oldest = others.min { lastRan[$0] < lastRan[$1] } ?? others[0]
+                chosen = fallback == .policy ? policy.nextWorker(among: others, oldest: oldest, now: 0, parallel: false) : others[0]
             }
         }
         if chosen != current {
@@ -75,7 +86,7 @@ extension ControlledScheduler {
         lastRan[chosen] = index
         log.append(chosen)
         journal?.note(chosen)
-        decisionMark.store(log.count, ordering: .releasing)
+        decisionMark.pointee.store(log.count, ordering: .releasing)
         if log.count == haltAt { halt() }
         if log.count == maxDecisions { control?.enter(TrialControl.stop) }
         return chosen
@@ -104,6 +115,7 @@ extension ControlledScheduler {
     /// only as a deviation of their own).
     private func fallbackChoice(current: Int, oldest: Int, late: Int) -> Int {
         guard fallback == .policy else { return nonPreemptiveChoice(current: current) }
+        let runnable = runnableLists(current >= 0 ? current : workers).pointee.workers
         return late < 0 ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
             : policy.nextWorker(among: runnable, orTimeOut: late, oldest: oldest)
     }

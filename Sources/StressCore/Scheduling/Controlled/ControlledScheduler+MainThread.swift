@@ -62,7 +62,7 @@ extension ControlledScheduler {
         waitForTurn(me)
         lockState()
         defer { unlockState() }
-        guard token.load(ordering: .relaxed) == me, !isReleased else { return }
+        guard token.pointee.load(ordering: .relaxed) == me, !isReleased else { return }
         note(me, .acquired, .key(WaitKey.mainQueue))
     }
 

@@ -251,7 +251,7 @@ extension ControlledScheduler {
     /// retired or control has ended.
     private func awaitQueueTurn(_ w: Int) -> Bool {
         waitForTurn(w)
-        return token.load(ordering: .acquiring) == w && !isReleased && !queuesRetired.load(ordering: .acquiring)
+        return token.pointee.load(ordering: .acquiring) == w && !isReleased && !queuesRetired.load(ordering: .acquiring)
     }
 
     private func startBlock(on q: Int, by w: Int) -> QueueBook.Block {

@@ -175,7 +175,7 @@ extension ControlledScheduler {
     func noteValue(_ worker: Int, _ label: StaticString, _ value: Int, file: StaticString, line: UInt) {
         lockState()
         defer { unlockState() }
-        guard !isReleased, token.load(ordering: .relaxed) == worker else { return }
+        guard !isReleased, token.pointee.load(ordering: .relaxed) == worker else { return }
         trace.append(TraceRing.Entry(worker: Int32(worker), kind: .value, subject: .label(label), reason: nil, value: value,
                                      hasValue: true, file: file, line: UInt32(truncatingIfNeeded: line)))
     }
@@ -215,15 +215,15 @@ extension ControlledScheduler {
     /// lowest-numbered runnable worker.
     func nonPreemptiveChoice(current: Int) -> Int {
         if current >= 0, status[current] == .runnable { return current }
-        return runnable.first ?? current
+        return runnableLists(current >= 0 ? current : workers).pointee.workers.first ?? current
     }
 
     /// The trace so far as the record gives it (takes the state lock).
     func traceEvents() -> [TraceEvent] {
         lockState()
-        let ring = trace
-        unlockState()
-        return namingMainThread(ring.events(names: names ?? TraceNames(operations: [])))
+        defer { unlockState() }
+        // Under the lock: the ring's events are not copied with it (see ``TraceRing``).
+        return traceEventsLocked()
     }
 
     /// `events` with the main thread's (``mainSlot``) called -1, as a trace

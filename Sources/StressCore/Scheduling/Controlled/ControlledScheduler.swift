@@ -76,23 +76,17 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     @exclusivity(unchecked) var timedOut: [Bool]
     /// The decision count when each waiter began to wait.
     @exclusivity(unchecked) var waitedSince: [Int]
-    /// The decision at which each worker last ran (for first come, first served).
-    @exclusivity(unchecked) var lastRan: [Int]
     @exclusivity(unchecked) var sequence: UInt64 = 0
     /// The shadow model of every resource the workers take.
     @exclusivity(unchecked) var resources = ShadowResources()
-    /// The runnable workers, in order, as of ``StatusBoard/version``
-    /// ``runnableVersion`` (rebuilt by a decision only when it changed).
-    @exclusivity(unchecked) var runnable: [Int]
-    @exclusivity(unchecked) var runnableVersion = UInt64.max
-    @exclusivity(unchecked) var log: DecisionLog
+    /// The runnable workers, in order, one copy for each decider (see
+    /// ``RunnableLists``; rebuilt by a decision only when the board changed).
+    let runnableLists: RunnableLists
     let forced: [Int]?
     @exclusivity(unchecked) var diverged = false
     /// Who decides past the forced decisions: the seed's policy, or (for
     /// shrinking and exploration) no preemption at all.
     @exclusivity(unchecked) var fallback = Fallback.policy
-    /// The events so far, for a failure's trace.
-    @exclusivity(unchecked) var trace: TraceRing
     /// Each worker's location for its next event (see ``locate(_:file:line:label:)``).
     @exclusivity(unchecked) var locations: [TraceRing.Location]
     /// The operation each worker is in, for the names of its steps.
@@ -109,10 +103,9 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// worker has passed (the last slot: decisions with none current).
     @exclusivity(unchecked) var deviations: [ScheduleDeviation.Place: Int]?
     @exclusivity(unchecked) var decisionsOf: [Int]
-    /// For exploration's footprints: where the current decision is made,
-    /// where each worker was paused, where the running transition began,
-    /// and the primitives it touched.
-    @exclusivity(unchecked) var decidingAt = ControlledScheduler.decidedElsewhere
+    /// For exploration's footprints (with ``decidingAt``): where each
+    /// worker was paused, where the running transition began, and the
+    /// primitives it touched.
     @exclusivity(unchecked) var pausedAt: [UInt8]
     @exclusivity(unchecked) var transitionStart = ControlledScheduler.decidedElsewhere
     @exclusivity(unchecked) var transitionKeys: [UInt64] = []
@@ -134,13 +127,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     @exclusivity(unchecked) var meetings: [(key: UInt64, arrived: Int, decision: Int)] = []
     /// Whether rounds, not counts of decisions, delimit the executions.
     @exclusivity(unchecked) var roundEpochs = false
-    /// Points passed since any worker last ended an operation, and by the
-    /// holder since it got the token. A holder that passes ``spinLimit``
-    /// points while nobody ends anything is taken to spin (on a flag, a
-    /// `try` loop) and another worker is picked, as Lincheck switches away
+    /// A holder that passes this many points while nobody ends anything
+    /// (``sinceSwitch``, ``sinceOperationEnd``) is taken to spin (on a flag,
+    /// a `try` loop) and another worker is picked, as Lincheck switches away
     /// from a spinning thread; past ``livelockLimit`` it is a livelock.
-    @exclusivity(unchecked) var sinceOperationEnd = 0
-    @exclusivity(unchecked) var sinceSwitch = 0
     static let spinLimit = 64
     static let livelockLimit = 100_000
     @exclusivity(unchecked) var arrived = 0
@@ -155,14 +145,14 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     @exclusivity(unchecked) var haltAt = -1
     @exclusivity(unchecked) var onHalt: (@Sendable (_ schedule: ScheduleRecord, _ trace: [TraceEvent]) -> Void)?
 
-    // The shared words: the state lock, the token, the decisions made (for
-    // the escape monitor), control's end, and each worker's baton.
-    private let stateLock = Atomic<Bool>(false)
-    let token = Atomic<Int>(-1)
-    let decisionMark = Atomic<Int>(0)
-    private let released = Atomic<Bool>(false)
-    private let batons: UnsafeMutablePointer<stress_baton>
-    private let spins: Int
+    /// What every decision writes, on cache lines of its own (see
+    /// ``DecisionLine``): the state lock, the token, the decisions made (for
+    /// the escape monitor), and the fields below that reach into it.
+    let line: DecisionLine
+    // Control's end, and each worker's baton (a line each).
+    let released = Atomic<Bool>(false)
+    let batons: UnsafeMutablePointer<stress_baton>
+    let spins: Int
     /// What ran where the scheduler could not see it (any thread may add).
     let escapes = Mutex<[String]>([])
     /// The blocks submitted with `async` under control, and whether the
@@ -220,11 +210,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         waitSequence = Array(repeating: 0, count: workers)
         timedOut = Array(repeating: false, count: workers)
         waitedSince = Array(repeating: 0, count: workers)
-        lastRan = Array(repeating: -1, count: workers)
-        runnable = []
-        runnable.reserveCapacity(workers)
-        log = DecisionLog(capacity: maxDecisions)
-        trace = TraceRing(capacity: Swift.min(maxDecisions * 2 + 64, Self.traceCapacity))
+        runnableLists = RunnableLists(deciders: workers + 1, workers: workers)
+        line = DecisionLine(workers: workers,
+                            counters: DecisionLine.Counters(decidingAt: Self.decidedElsewhere, log: DecisionLog(capacity: maxDecisions),
+                                                            trace: TraceRing(capacity: Swift.min(maxDecisions * 2 + 64, Self.traceCapacity))))
         locations = Array(repeating: TraceRing.Location(), count: workers)
         currentOperation = Array(repeating: -1, count: workers)
         pausedAt = Array(repeating: Self.decidedAtArrival, count: workers)
@@ -240,7 +229,44 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         spins = cpus > 1 && threads <= cpus ? 2_000 : 0
     }
 
-    deinit { UnsafeMutableRawPointer(batons).deallocate() }
+    deinit {
+        UnsafeMutableRawPointer(batons).deallocate()
+        line.deallocate()
+        runnableLists.deallocate()
+    }
+
+    // The fields that live on the decision line (reached through pointers:
+    // no exclusivity checks, as for the fields above).
+    var stateLock: UnsafeMutablePointer<Atomic<Bool>> { line.stateLock }
+    var token: UnsafeMutablePointer<Atomic<Int>> { line.token }
+    var decisionMark: UnsafeMutablePointer<Atomic<Int>> { line.decisionMark }
+    /// The decision at which each worker last ran (for first come, first served).
+    var lastRan: UnsafeMutablePointer<Int> { line.lastRan }
+    /// Every decision so far.
+    var log: DecisionLog {
+        _read { yield line.counters.pointee.log }
+        _modify { yield &line.counters.pointee.log }
+    }
+    /// The events so far, for a failure's trace.
+    var trace: TraceRing {
+        _read { yield line.counters.pointee.trace }
+        _modify { yield &line.counters.pointee.trace }
+    }
+    /// Where the current decision is made (for exploration's footprints).
+    var decidingAt: UInt8 {
+        _read { yield line.counters.pointee.decidingAt }
+        _modify { yield &line.counters.pointee.decidingAt }
+    }
+    /// Points passed since any worker last ended an operation.
+    var sinceOperationEnd: Int {
+        _read { yield line.counters.pointee.sinceOperationEnd }
+        _modify { yield &line.counters.pointee.sinceOperationEnd }
+    }
+    /// Points passed by the holder since it got the token.
+    var sinceSwitch: Int {
+        _read { yield line.counters.pointee.sinceSwitch }
+        _modify { yield &line.counters.pointee.sinceSwitch }
+    }
 
     /// The trial's control, to stop it once the decisions run out.
     func attach(_ control: TrialControl) { self.control = control }
@@ -310,7 +336,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         // switches a hand-off). Nor is the lock taken back after the wait,
         // only to be let go at once: the worker returns as soon as it holds
         // the token again.
-        token.store(next, ordering: .releasing)
+        token.pointee.store(next, ordering: .releasing)
         stress_baton_count(batons + next)
         unlockState()
         stress_baton_wake(batons + next)
@@ -323,7 +349,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// a point, `next` is woken only once the lock is let go, so that on one
     /// CPU it does not run at once into the lock `me` still holds.
     func handOff(from me: Int, to next: Int) {
-        token.store(next, ordering: .releasing)
+        token.pointee.store(next, ordering: .releasing)
         stress_baton_count(batons + next)
         unlockState()
         stress_baton_wake(batons + next)
@@ -334,75 +360,4 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     func pointInTask(_ worker: Int) async {}
     func count() {}
     func beginMeasuredWindow(board: SiteBoard, settings: TrialSettings, scenario: Bool) {}
-
-    // MARK: - The state lock and the token
-
-    /// Takes the state lock: spins, then yields (its holder may be a thread
-    /// the OS has not run).
-    func lockState() {
-        stress_tsan_unseen_begin()  // ThreadSanitizer: the bookkeeping must not order the workers
-        var tries = 0
-        while !stateLock.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
-            tries &+= 1
-            if tries & 63 == 0 { sched_yield() } else { stress_cpu_relax() }
-        }
-    }
-
-    func unlockState() {
-        stateLock.store(false, ordering: .releasing)
-        stress_tsan_unseen_end()
-    }
-
-    /// Gives the token to `next` (-1: to nobody, while the only workers who
-    /// could go on run uncontrolled) and wakes it. Under the state lock.
-    func pass(to next: Int) {
-        token.store(next, ordering: .releasing)
-        if next >= 0 { stress_baton_pass(batons + next) }
-    }
-
-    /// Waits, outside the state lock, until `me` holds the token or control ends.
-    func waitForTurn(_ me: Int) {
-        let baton = batons + me
-        while token.load(ordering: .acquiring) != me && !released.load(ordering: .acquiring) {
-            let seen = stress_baton_turn(baton)
-            if token.load(ordering: .acquiring) == me || released.load(ordering: .acquiring)
-                || queuesRetired.load(ordering: .acquiring) { break }
-            stress_baton_wait(baton, seen, Int32(spins))
-        }
-    }
-
-    /// Called under the state lock: lets it go while `me` waits for its
-    /// turn, and takes it back.
-    func parkUntilTurn(_ me: Int) {
-        unlockState()
-        waitForTurn(me)
-        lockState()
-    }
-
-    /// Under the state lock, at a call from `me`: whether `me` may go on as
-    /// the token's holder. A worker that escaped control (see
-    /// ``EscapeMonitor``) comes back here: runnable again, it waits for its
-    /// turn (or takes the token, when nobody holds it). False once control
-    /// has ended.
-    func ensureHolder(_ me: Int) -> Bool {
-        guard !isReleased else { return false }
-        if token.load(ordering: .relaxed) == me { return true }
-        guard status[me] == .escaped else { return false }
-        status[me] = .runnable
-        if token.load(ordering: .relaxed) < 0 { pass(to: decide(current: -1)) }
-        if token.load(ordering: .relaxed) != me { parkUntilTurn(me) }
-        return !isReleased
-    }
-
-    /// Ends control: every worker runs free from here (the primitives take
-    /// their ordinary paths), and those parked are woken.
-    func release() {
-        released.store(true, ordering: .releasing)
-        wakeAll()
-    }
-
-    /// Wakes every parked worker, to look again at why it waits.
-    func wakeAll() {
-        for w in 0..<workers { stress_baton_pass(batons + w) }
-    }
 }

@@ -41,8 +41,8 @@ final class EscapeMonitor: Sendable {
         var since = MonotonicClock.now()
         while !stopping.wait(upTo: Self.intervalNs) {
             if scheduler.isReleased || scheduler.hasReportedStall { return }
-            let holder = scheduler.token.load(ordering: .acquiring)
-            let mark = scheduler.decisionMark.load(ordering: .acquiring)
+            let holder = scheduler.token.pointee.load(ordering: .acquiring)
+            let mark = scheduler.decisionMark.pointee.load(ordering: .acquiring)
             let now = MonotonicClock.now()
             if holder != lastToken || mark != lastMark {
                 (lastToken, lastMark, since) = (holder, mark, now)
@@ -96,8 +96,8 @@ extension ControlledScheduler {
     func escape(_ holder: Int, mark: Int, who: String, place: String) {
         lockState()
         defer { unlockState() }
-        guard !isReleased, !stallReported, token.load(ordering: .relaxed) == holder,
-              decisionMark.load(ordering: .relaxed) == mark, status[holder] == .runnable,
+        guard !isReleased, !stallReported, token.pointee.load(ordering: .relaxed) == holder,
+              decisionMark.pointee.load(ordering: .relaxed) == mark, status[holder] == .runnable,
               // The main thread between blocks sleeps in its run loop until
               // the block it was picked for arrives: not an escape.
               holder != mainSlot || mainInBlock else { return }

@@ -53,7 +53,14 @@ struct TraceRing {
     }
 
     let capacity: Int
-    private var entries: [Entry]
+    /// The events, in memory of the ring's own rather than an array: an
+    /// array's append writes its count into the array's header, a cache
+    /// line that the two CPUs of a hand-off would pass back and forth at
+    /// every decision. (``Entry`` holds no references: the memory needs no
+    /// deinitializing.) The ring is copied only as a whole part of the
+    /// scheduler's decision line (see ``DecisionLine``), which frees the
+    /// memory (``deallocate()``) once.
+    private var entries: UnsafeMutablePointer<Entry>
     /// The workload's state after each kept event, where it describes it, in
     /// the slots of ``entries`` (empty until the first description: most
     /// trials have none).
@@ -68,14 +75,19 @@ struct TraceRing {
 
     init(capacity: Int) {
         self.capacity = Swift.max(1, capacity)
-        entries = []
-        entries.reserveCapacity(self.capacity)
+        entries = .allocate(capacity: self.capacity)
     }
+
+    /// Frees the events' memory; the ring is not used after.
+    func deallocate() { entries.deallocate() }
+
+    /// Events held: ``count`` until the ring is full, then ``capacity``.
+    private var held: Int { Swift.min(count, capacity) }
 
     mutating func append(_ entry: Entry) {
         guard !sealed else { return }
-        if entries.count < capacity {
-            entries.append(entry)
+        if count < capacity {
+            (entries + count).initialize(to: entry)
             if !states.isEmpty { states.append(nil) }
         } else {
             let slot = count % capacity
@@ -92,13 +104,13 @@ struct TraceRing {
     /// Gives the last event the state's description.
     mutating func describeLast(_ state: String) {
         guard count > 0 else { return }
-        if states.isEmpty { states = Array(repeating: nil, count: entries.count) }
+        if states.isEmpty { states = Array(repeating: nil, count: held) }
         states[(count - 1) % capacity] = state
     }
 
     /// The kept events' slots in ``entries``, oldest first.
     private var keptSlots: [Int] {
-        guard count > capacity else { return Array(entries.indices) }
+        guard count > capacity else { return Array(0..<held) }
         let start = count % capacity
         return Array(start..<capacity) + Array(0..<start)
     }
