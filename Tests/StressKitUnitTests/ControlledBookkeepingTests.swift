@@ -63,6 +63,46 @@ final class ControlledBookkeepingTests: XCTestCase {
         XCTAssertEqual(scheduler.log.encoded, "w0:2,w1:1,w0:1")
     }
 
+    /// The hints for the next decision's prefetching share the first line
+    /// with the token and never reach the counters after it: writing every
+    /// hint, and prefetching by them, leaves the counters as they were.
+    func testTheDecisionLinesHintsLeaveItsCountersAlone() {
+        var counters = DecisionLine.Counters(decidingAt: 7, log: DecisionLog(capacity: 16), trace: TraceRing(capacity: 4))
+        counters.sinceSwitch = 3
+        counters.sinceOperationEnd = 5
+        let line = DecisionLine(workers: 3, counters: counters)
+        defer { line.deallocate() }
+        line.lastRan[2] = 9
+        let target = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 64)
+        defer { target.deallocate() }
+        for hint in DecisionLine.Hint.allCases { line.hint(hint, UnsafeRawPointer(target + 512 * hint.rawValue)) }
+        line.prefetchLines()
+        line.prefetchHinted()
+        XCTAssertEqual(line.counters.pointee.sinceSwitch, 3)
+        XCTAssertEqual(line.counters.pointee.sinceOperationEnd, 5)
+        XCTAssertEqual(line.counters.pointee.decidingAt, 7)
+        XCTAssertEqual(line.counters.pointee.log.count, 0)
+        XCTAssertEqual(line.counters.pointee.trace.count, 0)
+        XCTAssertEqual((0..<3).map { line.lastRan[$0] }, [-1, -1, 9])
+        XCTAssertEqual(line.token.pointee.load(ordering: .relaxed), -1)
+        XCTAssertEqual(line.decisionMark.pointee.load(ordering: .relaxed), 0)
+    }
+
+    /// The trace ring's next slot moves on by one an event and wraps at its
+    /// capacity, as `count % capacity` would.
+    func testTheTraceRingsNextSlotWrapsAtItsCapacity() {
+        var ring = TraceRing(capacity: 3)
+        defer { ring.deallocate() }
+        let first = ring.nextWrite
+        var seen: [Int] = []
+        for v in 0..<7 {
+            seen.append((ring.nextWrite - first) / MemoryLayout<TraceRing.Entry>.stride)
+            ring.append(TraceRing.Entry(worker: 0, kind: .value, subject: .none, reason: nil, value: v, hasValue: true, file: nil, line: 0))
+        }
+        XCTAssertEqual(seen, [0, 1, 2, 0, 1, 2, 0])
+        XCTAssertEqual(ring.events(names: TraceNames(operations: [])).map(\.value), [4, 5, 6])
+    }
+
     func testTheLogKeepsRunsOfTheSameWorker() {
         var log = DecisionLog(capacity: 16)
         XCTAssertEqual(log.encoded, "")

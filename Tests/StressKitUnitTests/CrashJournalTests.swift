@@ -14,6 +14,18 @@ final class CrashJournalTests: XCTestCase {
         try body(child, parent)
     }
 
+    /// Makes `workers`' decisions as the scheduler does: each into a log
+    /// first (a fresh one for a fresh run), then its open run into the journal.
+    private func decide(_ workers: some Sequence<Int>, into journal: CrashJournal) {
+        var log = DecisionLog(capacity: 16)
+        defer { log.deallocate() }
+        for w in workers {
+            log.append(w)
+            let run = log.openRun
+            journal.note(run: run.index, worker: run.worker, length: run.length, decisions: log.count)
+        }
+    }
+
     func testAnUntouchedJournalHoldsNothing() throws {
         try withJournal { _, parent in XCTAssertNil(parent.contents()) }
     }
@@ -21,7 +33,7 @@ final class CrashJournalTests: XCTestCase {
     func testTheDecisionsReadBackRunLengthEncodedWithTheRunsBounds() throws {
         try withJournal { child, parent in
             child.beginRun(opsPerThread: 1, busyWorkers: nil)
-            for w in [0, 0, 1, 1, 1, 0] { child.note(w) }
+            decide([0, 0, 1, 1, 1, 0], into: child)
             let c = try XCTUnwrap(parent.contents())
             XCTAssertEqual(c.decisions, 6)
             XCTAssertEqual(c.encoded, "w0:2,w1:3,w0:1")
@@ -36,10 +48,10 @@ final class CrashJournalTests: XCTestCase {
         try withJournal { child, parent in
             child.noteSchedule(bound: 2, passed: 0, pruned: 0)
             child.beginRun(opsPerThread: nil, busyWorkers: nil)
-            for w in [0, 1, 0] { child.note(w) }
+            decide([0, 1, 0], into: child)
             child.noteSchedule(bound: 2, passed: 1, pruned: 3)
             child.beginRun(opsPerThread: 4, busyWorkers: BusyWorkers([2, 5]))
-            for w in [1, 1] { child.note(w) }
+            decide([1, 1], into: child)
             let c = try XCTUnwrap(parent.contents())
             XCTAssertEqual(c.decisions, 2)
             XCTAssertEqual(c.encoded, "w1:2")
@@ -55,7 +67,7 @@ final class CrashJournalTests: XCTestCase {
         try withJournal { child, parent in
             child.beginRun(opsPerThread: nil, busyWorkers: nil)
             let decisions = CrashJournal.runCapacity + 10
-            for i in 0..<decisions { child.note(i % 2) }
+            decide((0..<decisions).lazy.map { $0 % 2 }, into: child)
             let c = try XCTUnwrap(parent.contents())
             XCTAssertEqual(c.decisions, decisions)
             XCTAssertNil(c.encoded)

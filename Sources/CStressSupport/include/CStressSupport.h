@@ -8,6 +8,21 @@ static inline void stress_cpu_relax(void) {
     __asm__ __volatile__("yield");
 #endif
 }
+
+/// Asks for the cache line holding `address` in a state this CPU may write
+/// (x86 PREFETCHW, arm64 PRFM PSTL1KEEP): a hint that never faults and
+/// never waits. The controlled scheduler's woken worker asks at once for
+/// the lines its next decision writes, so that they come over from the
+/// other CPU together rather than one after another as each is touched.
+static inline void stress_prefetch_write(const void *address) {
+#if defined(__x86_64__)
+    __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)address));
+#elif defined(__aarch64__)
+    __asm__ __volatile__("prfm pstl1keep, %0" : : "Q"(*(const char *)address));
+#else
+    __builtin_prefetch(address, 1, 3);
+#endif
+}
 #endif
 
 /// Asks the kernel to SIGKILL this process when its parent dies (Linux), so a

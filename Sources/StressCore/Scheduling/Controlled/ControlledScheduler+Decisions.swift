@@ -85,11 +85,23 @@ extension ControlledScheduler {
         if chosen == late { timeOut(late) }
         lastRan[chosen] = index
         log.append(chosen)
-        journal?.note(chosen)
+        let run = log.openRun
+        journal?.note(run: run.index, worker: chosen, length: run.length, decisions: log.count)
         decisionMark.pointee.store(log.count, ordering: .releasing)
+        if chosen != current { hintNextWrites(openRun: run.index) }
         if log.count == haltAt { halt() }
         if log.count == maxDecisions { control?.enter(TrialControl.stop) }
         return chosen
+    }
+
+    /// Notes, for `chosen`'s worker, where its next decision will write
+    /// outside the decision line (see ``DecisionLine/prefetchHinted()``).
+    private func hintNextWrites(openRun: Int) {
+        line.hint(.trace, trace.nextWrite)
+        line.hint(.log, log.nextWrite)
+        let journal = journal?.nextWrites(run: openRun)
+        line.hint(.journalHeader, journal?.header)
+        line.hint(.journalRun, journal?.run)
     }
 
     /// A scenario's round begins (told by the worker that decided at the
@@ -115,7 +127,13 @@ extension ControlledScheduler {
     /// only as a deviation of their own).
     private func fallbackChoice(current: Int, oldest: Int, late: Int) -> Int {
         guard fallback == .policy else { return nonPreemptiveChoice(current: current) }
-        let runnable = runnableLists(current >= 0 ? current : workers).pointee.workers
+        // The list is moved out for the call and back after, not copied: a
+        // copy is a retain and a release, two atomic writes, each of which
+        // waits for every store before it to reach memory.
+        let list = runnableLists(current >= 0 ? current : workers)
+        var runnable: [Int] = []
+        swap(&runnable, &list.pointee.workers)
+        defer { swap(&runnable, &list.pointee.workers) }
         return late < 0 ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
             : policy.nextWorker(among: runnable, orTimeOut: late, oldest: oldest)
     }

@@ -32,14 +32,22 @@ extension ControlledScheduler {
     }
 
     /// Waits, outside the state lock, until `me` holds the token or control ends.
+    ///
+    /// Once its baton turns, the worker asks for the lines its next decision
+    /// writes (see ``DecisionLine``) before it reads the token, and for the
+    /// memory the hints name once it holds it.
     func waitForTurn(_ me: Int) {
         let baton = batons + me
+        var waited = false
         while token.pointee.load(ordering: .acquiring) != me && !released.load(ordering: .acquiring) {
             let seen = stress_baton_turn(baton)
             if token.pointee.load(ordering: .acquiring) == me || released.load(ordering: .acquiring)
                 || queuesRetired.load(ordering: .acquiring) { break }
             stress_baton_wait(baton, seen, Int32(spins))
+            line.prefetchLines()
+            waited = true
         }
+        if waited { line.prefetchHinted() }
     }
 
     /// Called under the state lock: lets it go while `me` waits for its

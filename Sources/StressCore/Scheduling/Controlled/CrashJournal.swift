@@ -94,21 +94,32 @@ package final class CrashJournal: @unchecked Sendable {
         self[.magic] = Self.magic
     }
 
-    /// Notes a decision: `worker` runs next. Under the scheduler's state lock.
+    /// Notes a decision, from the scheduler's log just after it logged it:
+    /// the log's open run (`run`, of `worker`, `length` decisions long so
+    /// far) and its count of decisions. Under the scheduler's state lock.
+    ///
+    /// The journal's runs are the log's (both begin with the trial's
+    /// scheduler), so a decision only writes, never reads, the mapping:
+    /// read back, its words were on lines the other CPU of the last
+    /// hand-off had just written, and each read waited for one to come over.
     @inline(__always)
-    func note(_ worker: Int) {
-        let n = Int(self[.runs])
-        if n > 0 && Int(runs[2 * (n - 1)]) == worker {
-            runs[2 * (n - 1) + 1] &+= 1
-        } else if n < Self.runCapacity {
-            runs[2 * n] = Int32(truncatingIfNeeded: worker)
-            runs[2 * n + 1] = 1
-            self[.runs] = Int64(n + 1)
+    func note(run: Int, worker: Int, length: Int, decisions: Int) {
+        if run < Self.runCapacity {
+            runs[2 * run] = Int32(truncatingIfNeeded: worker)
+            runs[2 * run + 1] = Int32(truncatingIfNeeded: length)
+            self[.runs] = Int64(run + 1)
         } else {
             self[.truncated] = 1
         }
         self[.lastWorker] = Int64(worker)
-        self[.decisions] &+= 1
+        self[.decisions] = Int64(decisions)
+    }
+
+    /// Where the next decision's note writes (for the scheduler's
+    /// prefetching): the header's first line, and the open run's entry
+    /// (`run` the log's open run now) or the next one's.
+    func nextWrites(run: Int) -> (header: UnsafeRawPointer, run: UnsafeRawPointer?) {
+        (UnsafeRawPointer(header), run + 1 < Self.runCapacity ? UnsafeRawPointer(runs + 2 * run) : nil)
     }
 
     /// An exploration with at most `bound` preemptions is about to run

@@ -54,6 +54,16 @@ struct DecisionLog {
         runCount &+= 1
     }
 
+    /// The current run: its index among the runs, its worker and its length
+    /// so far (what the crash journal mirrors; -1 for the worker before the
+    /// first decision).
+    var openRun: (index: Int, worker: Int, length: Int) { (runCount, lastWorker, lastCount) }
+
+    /// Where the next finished run will be written (for
+    /// ``DecisionLine/prefetchHinted()``): past the reserved room, nowhere
+    /// yet.
+    var nextWrite: UnsafeRawPointer? { runCount < runCapacity ? UnsafeRawPointer(runs + runCount) : nil }
+
     /// The runs so far, the current one last.
     var allRuns: [(worker: Int, count: Int)] {
         var list = Array(UnsafeBufferPointer(start: runs, count: runCount))
