@@ -13,14 +13,17 @@
 #
 #   scripts/controlled-speed.sh [STRESSBENCH...]
 #   REPEATS=5 DECISIONS=200000 scripts/controlled-speed.sh /tmp/a/stressbench .build/release/stressbench
+#   TRIALS=empty-steps POLICIES=off CPUS=all HANDOFF=no scripts/controlled-speed.sh ...
 #
 # With several binaries (say, release builds of two commits) every
 # measurement runs each binary in turn, interleaved, REPEATS times, so the
 # machine's drift falls on all of them alike. The figures come from each
 # trial's record (rounds, decisions, the measured window); the load average
 # is printed with every line. Defaults: the binary .build/release/stressbench,
-# REPEATS 3, DECISIONS 200000 a trial. Exit 0 when it ran to the end, 2 on a
-# usage error.
+# REPEATS 3, DECISIONS 200000 a trial. A subset, for a quick rerun: TRIALS
+# (an extended regular expression on the trials' names), POLICIES (of `off
+# pct`), CPUS (of `all one`), HANDOFF=no (leaves out the batons alone). Exit
+# 0 when it ran to the end, 2 on a usage error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +32,11 @@ decisions=${DECISIONS:-200000}
 for n in "$repeats" "$decisions"; do
     [[ "$n" =~ ^[0-9]+$ ]] || { echo "REPEATS and DECISIONS are whole numbers" >&2; exit 2; }
 done
+trials=${TRIALS:-.}
+policies=${POLICIES:-off pct}
+cpu_sets=${CPUS:-all one}
+for p in $policies; do [[ "$p" =~ ^(off|pct)$ ]] || { echo "POLICIES: off and/or pct, not $p" >&2; exit 2; }; done
+for c in $cpu_sets; do [[ "$c" =~ ^(all|one)$ ]] || { echo "CPUS: all and/or one, not $c" >&2; exit 2; }; done
 bins=("$@")
 [ ${#bins[@]} -eq 0 ] && bins=(.build/release/stressbench)
 for b in "${bins[@]}"; do
@@ -73,7 +81,9 @@ for i in "${!bins[@]}"; do echo "# binary $i: ${bins[$i]}"; done
 
 echo
 echo "== one hand-off alone (scheduler's batons, 2 threads)"
-if "$cc" -O2 -I Sources/CStressSupport/include -o "$tmp/handoff" scripts/controlled-handoff.c Sources/CStressSupport/shim.c -lpthread -ldl; then
+if [ "${HANDOFF:-yes}" = no ]; then
+    echo "(HANDOFF=no: skipped)"
+elif "$cc" -O2 -I Sources/CStressSupport/include -o "$tmp/handoff" scripts/controlled-handoff.c Sources/CStressSupport/shim.c -lpthread -ldl; then
     for r in $(seq 1 "$repeats"); do
         echo "all CPUs, spin then park   load $(load)  $("$tmp/handoff" 1000000 2000)"
         echo "all CPUs, park at once     load $(load)  $("$tmp/handoff" 200000 0)"
@@ -86,9 +96,10 @@ fi
 for target in "scripts/controlled-speed.yaml empty-steps/unsynchronized" "Plans/scenarios.yaml lazy-init/rwlock" \
               "Plans/quickstart.yaml counter/pthread-mutex/t1"; do
     set -- $target
-    for cpus in all one; do
+    [[ "$2" =~ $trials ]] || continue
+    for cpus in $cpu_sets; do
         [ "$cpus" = one ] && [ ${#pin[@]} -eq 0 ] && continue
-        for fuzz in off pct; do
+        for fuzz in $policies; do
             echo
             echo "== $2, $cpus CPU(s), --fuzz $fuzz, $decisions decisions"
             for r in $(seq 1 "$repeats"); do
