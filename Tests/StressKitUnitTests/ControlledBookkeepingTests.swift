@@ -168,4 +168,33 @@ final class ControlledBookkeepingTests: XCTestCase {
         XCTAssertEqual(ring.events(names: names).map(\.state), [nil, nil, nil, nil, "state"])
         ring.deallocate()
     }
+
+    /// The escape monitor's verdict on a token holder that made no decision
+    /// for long and sleeps in the kernel: parked on its own baton, it was
+    /// handed the token and not woken yet (its passer was preempted between
+    /// letting the state lock go and waking it), so it keeps the token and
+    /// is woken; asleep anywhere else, it escaped, and the token goes on.
+    func testAHolderParkedOnItsBatonIsWokenNotEscaped() {
+        let scheduler = ControlledScheduler(workers: 2, policy: { _ in FirstComeScheduler() }, forced: nil,
+                                            maxDecisions: 1_000, onDeadlock: { _, _, _ in })
+        scheduler.lockState()
+        for w in 0..<2 { scheduler.status[w] = .runnable }
+        scheduler.token.pointee.store(1, ordering: .relaxed)
+        let mark = scheduler.decisionMark.pointee.load(ordering: .relaxed)
+        scheduler.unlockState()
+
+        scheduler.batons[1].sleeping = 1
+        let turn = scheduler.batons[1].turn
+        scheduler.escape(1, mark: mark, who: "worker 1", place: "in step x")
+        XCTAssertEqual(scheduler.token.pointee.load(ordering: .relaxed), 1, "the token stays with the parked holder")
+        XCTAssertEqual(scheduler.status[1], .runnable)
+        XCTAssertEqual(scheduler.record().controlled, .full)
+        XCTAssertEqual(scheduler.batons[1].turn, turn, "woken, not handed the token again")
+
+        scheduler.batons[1].sleeping = 0
+        scheduler.escape(1, mark: mark, who: "worker 1", place: "in step x")
+        XCTAssertEqual(scheduler.status[1], .escaped)
+        XCTAssertEqual(scheduler.token.pointee.load(ordering: .relaxed), 0, "the others go on without it")
+        XCTAssertEqual(scheduler.record().controlled, .partial)
+    }
 }

@@ -1,3 +1,5 @@
+import CStressSupport
+
 /// Watches a controlled trial for a token holder that blocked where the
 /// scheduler cannot see: an uninterposed lock, a raw system call, a sleep, a
 /// `DispatchQueue` without the wrapper. Nothing else would ever run (the
@@ -101,6 +103,17 @@ extension ControlledScheduler {
               // The main thread between blocks sleeps in its run loop until
               // the block it was picked for arrives: not an escape.
               holder != mainSlot || mainInBlock else { return }
+        // Asleep on its own baton, the holder is no escape: it was handed
+        // the token and its passer has not woken it yet (the passer wakes
+        // it only after letting the state lock go, and may be preempted in
+        // between for as long as the OS likes). Marked escaped there, it
+        // would wake to find the token gone and wait for it for good, as no
+        // decision picks an escaped worker. Woken here instead (a second
+        // wake-up is harmless).
+        guard stress_baton_parked(batons + holder) == 0 else {
+            stress_baton_wake(batons + holder)
+            return
+        }
         status[holder] = .escaped
         noteEscape("\(who) blocked in the kernel \(place), outside any scheduling point (a lock, queue, sleep "
                    + "or call the harness does not model): the others went on without it")
