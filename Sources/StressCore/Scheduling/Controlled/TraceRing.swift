@@ -95,8 +95,9 @@ struct TraceRing {
             entries[next] = entry
             if !states.isEmpty { states[next] = nil }
         }
-        // The slot moves on by a compare, not `count % capacity`: a
-        // division, at every event, cost more than the rest of the append.
+        // The slot moves on by a compare, not `count % capacity`: a 64-bit
+        // division at every event, tens of cycles, for a capacity that is
+        // not known when the code is compiled.
         next &+= 1
         if next == capacity { next = 0 }
         count &+= 1
