@@ -1,3 +1,5 @@
+import CStressSupport
+import Foundation
 @testable import StressCore
 import XCTest
 
@@ -65,7 +67,8 @@ final class ControlledBookkeepingTests: XCTestCase {
 
     /// The hints for the next decision's prefetching share the first line
     /// with the token and never reach the counters after it: writing every
-    /// hint, and prefetching by them, leaves the counters as they were.
+    /// hint leaves the counters as they were (and prefetching by them, a
+    /// hint to the CPU that changes no memory, does not trap).
     func testTheDecisionLinesHintsLeaveItsCountersAlone() {
         var counters = DecisionLine.Counters(decidingAt: 7, log: DecisionLog(capacity: 16), trace: TraceRing(capacity: 4))
         counters.sinceSwitch = 3
@@ -196,5 +199,42 @@ final class ControlledBookkeepingTests: XCTestCase {
         XCTAssertEqual(scheduler.status[1], .escaped)
         XCTAssertEqual(scheduler.token.pointee.load(ordering: .relaxed), 0, "the others go on without it")
         XCTAssertEqual(scheduler.record().controlled, .partial)
+    }
+
+    /// A worker woken without the token, after the escape monitor marked it
+    /// escaped while it slept (it was handed the token and woken too late),
+    /// rejoins: runnable again, it waits for a decision to pick it, rather
+    /// than for a token no decision would ever give an escaped worker.
+    func testAWorkerMarkedEscapedWhileItSleptRejoinsWhenWoken() {
+        let scheduler = ControlledScheduler(workers: 2, policy: { _ in FirstComeScheduler() }, forced: nil,
+                                            maxDecisions: 1_000, onDeadlock: { _, _, _ in })
+        scheduler.lockState()
+        for w in 0..<2 { scheduler.status[w] = .runnable }
+        scheduler.token.pointee.store(0, ordering: .relaxed)
+        scheduler.unlockState()
+        let thread = Thread { scheduler.waitForTurn(1) }
+        thread.start()
+        // Whether worker 1 has begun to wait or not, the state below is what
+        // it finds once woken: escaped, the token with worker 0.
+        scheduler.lockState()
+        scheduler.status[1] = .escaped
+        scheduler.unlockState()
+        let deadline = Date().addingTimeInterval(30)
+        var rejoined = false
+        while !rejoined && Date() < deadline {
+            stress_baton_pass(scheduler.batons + 1)  // a wake-up with no token for it
+            scheduler.lockState()
+            rejoined = scheduler.status[1] == .runnable
+            scheduler.unlockState()
+            if !rejoined { usleep(1_000) }
+        }
+        XCTAssertTrue(rejoined, "woken without the token, the escaped worker is runnable again")
+        XCTAssertEqual(scheduler.token.pointee.load(ordering: .relaxed), 0, "the token stays where it was")
+        // A decision can now pick it, and its wait ends.
+        scheduler.lockState()
+        scheduler.pass(to: 1)
+        scheduler.unlockState()
+        while !thread.isFinished && Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(thread.isFinished)
     }
 }

@@ -211,8 +211,10 @@ typedef struct stress_baton {
 /// The baton's hand-off count now (acquire).
 static inline uint32_t stress_baton_turn(stress_baton *b) { return __atomic_load_n(&b->turn, __ATOMIC_ACQUIRE); }
 
-/// Whether the baton's worker is parked in the kernel in stress_baton_wait
-/// (seq_cst): a worker handed the token that its passer has not woken yet.
+/// Whether the baton's worker says it parks (seq_cst): set in
+/// stress_baton_wait just before its last look at the count and its sleep in
+/// the kernel, cleared once it wakes. For the token's holder, that means it
+/// was handed the token and its passer has not woken it yet.
 static inline int stress_baton_parked(stress_baton *b) { return (int)__atomic_load_n(&b->sleeping, __ATOMIC_SEQ_CST); }
 
 /// Waits until the baton's count is no longer `seen`: spins up to `spins`

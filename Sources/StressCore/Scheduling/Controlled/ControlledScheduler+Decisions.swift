@@ -128,8 +128,8 @@ extension ControlledScheduler {
     private func fallbackChoice(current: Int, oldest: Int, late: Int) -> Int {
         guard fallback == .policy else { return nonPreemptiveChoice(current: current) }
         // The list is moved out for the call and back after, not copied: a
-        // copy is a retain and a release, two atomic writes, each of which
-        // waits for every store before it to reach memory.
+        // copy is a retain and a release, two atomic writes (on x86 each
+        // also waits for every store before it to reach memory).
         let list = runnableLists(current >= 0 ? current : workers)
         var runnable: [Int] = []
         swap(&runnable, &list.pointee.workers)

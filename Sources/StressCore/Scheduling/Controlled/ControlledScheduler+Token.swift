@@ -35,11 +35,13 @@ extension ControlledScheduler {
     ///
     /// Once its baton turns, the worker asks for the lines its next decision
     /// writes (see ``DecisionLine``) before it reads the token, and for the
-    /// memory the hints name once it holds it.
+    /// memory the hints name once it holds it. Woken without the token, it
+    /// rejoins if it was marked escaped meanwhile (see ``rejoinIfEscaped(_:)``).
     func waitForTurn(_ me: Int) {
         let baton = batons + me
         var waited = false
         while token.pointee.load(ordering: .acquiring) != me && !released.load(ordering: .acquiring) {
+            if waited { rejoinIfEscaped(me) }
             let seen = stress_baton_turn(baton)
             if token.pointee.load(ordering: .acquiring) == me || released.load(ordering: .acquiring)
                 || queuesRetired.load(ordering: .acquiring) { break }
@@ -48,6 +50,20 @@ extension ControlledScheduler {
             waited = true
         }
         if waited { line.prefetchHinted() }
+    }
+
+    /// `me`, woken without the token, looks (under the state lock) whether
+    /// the escape monitor marked it escaped while it slept: handed the
+    /// token, it was woken too late, after the monitor had judged it asleep
+    /// outside any point and given the token on. No decision picks an
+    /// escaped worker, so it would wait for good; it rejoins as a worker
+    /// coming back from an escape does (``ensureHolder(_:)``).
+    func rejoinIfEscaped(_ me: Int) {
+        lockState()
+        defer { unlockState() }
+        guard !isReleased, status[me] == .escaped, token.pointee.load(ordering: .relaxed) != me else { return }
+        status[me] = .runnable
+        if token.pointee.load(ordering: .relaxed) < 0 { pass(to: decide(current: -1)) }
     }
 
     /// Called under the state lock: lets it go while `me` waits for its

@@ -117,9 +117,10 @@ package final class CrashJournal: @unchecked Sendable {
 
     /// Where the next decision's note writes (for the scheduler's
     /// prefetching): the header's first line, and the open run's entry
-    /// (`run` the log's open run now) or the next one's.
+    /// (`run` the log's open run now) with the next one's after it (past
+    /// the last run, nowhere: the note only marks the journal truncated).
     func nextWrites(run: Int) -> (header: UnsafeRawPointer, run: UnsafeRawPointer?) {
-        (UnsafeRawPointer(header), run + 1 < Self.runCapacity ? UnsafeRawPointer(runs + 2 * run) : nil)
+        (UnsafeRawPointer(header), run < Self.runCapacity ? UnsafeRawPointer(runs + 2 * run) : nil)
     }
 
     /// An exploration with at most `bound` preemptions is about to run

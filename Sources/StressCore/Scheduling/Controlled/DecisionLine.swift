@@ -34,8 +34,10 @@ import Synchronization
 /// under test.
 struct DecisionLine {
     /// Memory outside the line that the next decision writes, noted by the
-    /// decider before it hands the token on: the next two trace events,
-    /// the log's next run, the crash journal's header and its open run.
+    /// decider before it hands the token on: the next two trace events
+    /// (at the ring's last slot, the second is past its end: a hint that
+    /// fetches nothing useful, and never faults), the log's next run, the
+    /// crash journal's header and its open run.
     enum Hint: Int, CaseIterable {
         case trace, log, journalHeader, journalRun
 

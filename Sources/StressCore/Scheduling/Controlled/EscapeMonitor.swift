@@ -10,7 +10,8 @@ import CStressSupport
 /// its next scheduling point.
 ///
 /// A holder that computes for long is left alone: its thread is running,
-/// not asleep, and it will reach a point.
+/// not asleep, and it will reach a point. So is one asleep on its own baton:
+/// handed the token, it waits for its passer to wake it, and is woken.
 final class EscapeMonitor: Sendable {
     /// How long a holder may sleep in the kernel with no decision made before
     /// it counts as escaped: far longer than any hand-off, short enough that
@@ -106,10 +107,10 @@ extension ControlledScheduler {
         // Asleep on its own baton, the holder is no escape: it was handed
         // the token and its passer has not woken it yet (the passer wakes
         // it only after letting the state lock go, and may be preempted in
-        // between for as long as the OS likes). Marked escaped there, it
-        // would wake to find the token gone and wait for it for good, as no
-        // decision picks an escaped worker. Woken here instead (a second
-        // wake-up is harmless).
+        // between for as long as the OS likes). It is woken here instead (a
+        // second wake-up is harmless). Should it wake just before this look
+        // and find the token gone after it, it rejoins by itself (see
+        // ``ControlledScheduler/rejoinIfEscaped(_:)``).
         guard stress_baton_parked(batons + holder) == 0 else {
             stress_baton_wake(batons + holder)
             return
