@@ -172,19 +172,26 @@ final class ControlledBookkeepingTests: XCTestCase {
         ring.deallocate()
     }
 
+    /// A scheduler of two workers, both runnable, `holder` holding the token
+    /// (first come, first served: the escape tests' decisions are plain).
+    private func twoRunnableWorkers(holder: Int) -> ControlledScheduler {
+        let scheduler = ControlledScheduler(workers: 2, policy: { _ in FirstComeScheduler() }, forced: nil,
+                                            maxDecisions: 1_000, onDeadlock: { _, _, _ in })
+        scheduler.lockState()
+        for w in 0..<2 { scheduler.status[w] = .runnable }
+        scheduler.token.pointee.store(holder, ordering: .relaxed)
+        scheduler.unlockState()
+        return scheduler
+    }
+
     /// The escape monitor's verdict on a token holder that made no decision
     /// for long and sleeps in the kernel: parked on its own baton, it was
     /// handed the token and not woken yet (its passer was preempted between
     /// letting the state lock go and waking it), so it keeps the token and
     /// is woken; asleep anywhere else, it escaped, and the token goes on.
     func testAHolderParkedOnItsBatonIsWokenNotEscaped() {
-        let scheduler = ControlledScheduler(workers: 2, policy: { _ in FirstComeScheduler() }, forced: nil,
-                                            maxDecisions: 1_000, onDeadlock: { _, _, _ in })
-        scheduler.lockState()
-        for w in 0..<2 { scheduler.status[w] = .runnable }
-        scheduler.token.pointee.store(1, ordering: .relaxed)
+        let scheduler = twoRunnableWorkers(holder: 1)
         let mark = scheduler.decisionMark.pointee.load(ordering: .relaxed)
-        scheduler.unlockState()
 
         scheduler.batons[1].sleeping = 1
         let turn = scheduler.batons[1].turn
@@ -206,12 +213,7 @@ final class ControlledBookkeepingTests: XCTestCase {
     /// rejoins: runnable again, it waits for a decision to pick it, rather
     /// than for a token no decision would ever give an escaped worker.
     func testAWorkerMarkedEscapedWhileItSleptRejoinsWhenWoken() {
-        let scheduler = ControlledScheduler(workers: 2, policy: { _ in FirstComeScheduler() }, forced: nil,
-                                            maxDecisions: 1_000, onDeadlock: { _, _, _ in })
-        scheduler.lockState()
-        for w in 0..<2 { scheduler.status[w] = .runnable }
-        scheduler.token.pointee.store(0, ordering: .relaxed)
-        scheduler.unlockState()
+        let scheduler = twoRunnableWorkers(holder: 0)
         let thread = Thread { scheduler.waitForTurn(1) }
         thread.start()
         // Whether worker 1 has begun to wait or not, the state below is what
