@@ -151,7 +151,8 @@ let package = Package(
         // watchdog's rules, the docs held to the code. About half a minute.
         .testTarget(
             name: "StressKitUnitTests",
-            dependencies: ["StressKit", "StressBenchCLI", "StressKitFixtures", "StressKitTestSupport", "OwnCodeExample", "AsyncExample"]
+            dependencies: ["StressKit", "StressBenchCLI", "StressKitFixtures", "StressKitTestSupport", "OwnCodeExample", "AsyncExample",
+                           .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // Trials run in this process: workloads, strategies, loops, fuzzing,
         // measurement, the records a real run writes; and `StressTest` as a

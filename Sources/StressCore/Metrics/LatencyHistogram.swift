@@ -19,8 +19,49 @@ package struct LatencyHistogram: Sendable {
         numberOfSignificantValueDigits: .three
     )
 
+    /// The histogram's non-empty buckets in order, as `(value, count)` with
+    /// HdrHistogram's iterated value (the highest equivalent of the bucket),
+    /// when they are known without walking the counts: for a histogram made
+    /// by ``init(ascending:)`` and not changed since. Nil otherwise.
+    ///
+    /// Why: walking HdrHistogram's counts visits every bucket up to the
+    /// largest value, tens of thousands for latencies of milliseconds, and
+    /// the summary walked them several times (the mean, each percentile, the
+    /// buckets). In a debug build that was about 25 ms a trial, most of an
+    /// in-process trial's time in the tests.
+    private var knownBuckets: [(value: UInt64, count: UInt64)]?
+
     /// An empty histogram.
     public init() {}
+
+    /// A histogram of `values`, given in ascending order with their counts,
+    /// whose ``digest()`` needs no walk of the counts.
+    init(ascending values: [(nanoseconds: UInt64, count: UInt64)]) {
+        var known: [(value: UInt64, count: UInt64)] = []
+        known.reserveCapacity(values.count)
+        var ascending = true
+        for (nanoseconds, count) in values where count > 0 {
+            let clamped = Self.clamp(nanoseconds)
+            storage.record(clamped, count: count)
+            // Values that share a bucket share its highest equivalent value,
+            // which HdrHistogram's iteration reports for that bucket.
+            let value = storage.highestEquivalentForValue(clamped)
+            let last = known.last?.value
+            if last == value {
+                known[known.count - 1].count += count
+            } else {
+                // Not ascending after all: the digest walks the counts.
+                if let last, last > value { ascending = false }
+                known.append((value, count))
+            }
+        }
+        knownBuckets = ascending ? known : nil
+    }
+
+    @inline(__always)
+    private static func clamp(_ nanoseconds: UInt64) -> UInt64 {
+        Swift.min(Swift.max(nanoseconds, 1), highestTrackableNanoseconds)
+    }
 
     /// One empty histogram made once, for runs whose latency nobody reads
     /// (making one costs more than a short controlled run's work).
@@ -29,17 +70,22 @@ package struct LatencyHistogram: Sendable {
     /// Records one value.
     @inline(__always)
     public mutating func record(_ nanoseconds: UInt64) {
-        storage.record(Swift.min(Swift.max(nanoseconds, 1), Self.highestTrackableNanoseconds))
+        knownBuckets = nil
+        storage.record(Self.clamp(nanoseconds))
     }
 
     /// Records `value` as `count` occurrences.
     @inline(__always)
     public mutating func record(_ nanoseconds: UInt64, count: UInt64) {
-        storage.record(Swift.min(Swift.max(nanoseconds, 1), Self.highestTrackableNanoseconds), count: count)
+        knownBuckets = nil
+        storage.record(Self.clamp(nanoseconds), count: count)
     }
 
     /// Adds every count of `other` into this one.
-    public mutating func merge(_ other: LatencyHistogram) { storage.add(other.storage) }
+    public mutating func merge(_ other: LatencyHistogram) {
+        knownBuckets = nil
+        storage.add(other.storage)
+    }
 
     /// The number of recorded values.
     public var count: UInt64 { storage.totalCount }
@@ -48,42 +94,64 @@ package struct LatencyHistogram: Sendable {
     public func value(atPercentile percentile: Double) -> UInt64 { storage.valueAtPercentile(percentile) }
 
     /// The percentile summary, or nil when nothing was recorded.
-    public func summary() -> LatencySummary? {
-        guard count > 0 else { return nil }
-        return LatencySummary(
-            count: Int(count),
-            minNanoseconds: Int(storage.min),
-            meanNanoseconds: storage.mean,
-            p50Nanoseconds: Int(value(atPercentile: 50)),
-            p90Nanoseconds: Int(value(atPercentile: 90)),
-            p99Nanoseconds: Int(value(atPercentile: 99)),
-            p999Nanoseconds: Int(value(atPercentile: 99.9)),
-            p9999Nanoseconds: Int(value(atPercentile: 99.99)),
-            maxNanoseconds: Int(storage.max)
-        )
-    }
+    public func summary() -> LatencySummary? { digest().summary }
 
     /// The non-empty buckets, as `[value, count]` pairs: a compact, lossless (to
     /// the histogram's precision) form for result records, so reports can merge
     /// histograms across trials later.
-    public var buckets: [[UInt64]] {
-        storage.recordedValues().map { [$0.value, UInt64($0.count)] }
+    public var buckets: [[UInt64]] { digest().buckets }
+
+    /// The summary and the buckets together, from one pass over the non-empty
+    /// buckets (none at all for a histogram made by ``init(ascending:)``).
+    ///
+    /// The figures are HdrHistogram's own, computed as it computes them: the
+    /// mean sums each bucket's median equivalent times its count in bucket
+    /// order; a percentile is the highest equivalent value of the first bucket
+    /// at which the running count reaches the percentile's share of the total
+    /// (rounded up, at least 1), kept within the recorded minimum and maximum.
+    /// `LatencyHistogramTests` checks them against HdrHistogram's.
+    package func digest() -> (summary: LatencySummary?, buckets: [[UInt64]]) {
+        let nonEmpty = knownBuckets ?? storage.recordedValues().map { (value: $0.value, count: UInt64($0.count)) }
+        let buckets = nonEmpty.map { [$0.value, $0.count] }
+        let total = storage.totalCount
+        guard total > 0 else { return (nil, buckets) }
+        var sum: Double = 0
+        for bucket in nonEmpty {
+            sum += Double(storage.medianEquivalentForValue(bucket.value)) * Double(bucket.count)
+        }
+        let percentiles: [Double] = [50, 90, 99, 99.9, 99.99]
+        // The count each percentile needs, as HdrHistogram derives it (one ulp
+        // off the percentile, so rounding cannot overrun into the next bucket).
+        let needed = percentiles.map { p in
+            Swift.max(1, UInt64(((p.nextDown * Double(total)) / 100).rounded(.up)))
+        }
+        let low = storage.min, high = storage.maxRecorded
+        var values = [UInt64](repeating: 0, count: percentiles.count)
+        var next = 0, running: UInt64 = 0
+        for bucket in nonEmpty where next < needed.count {
+            running += bucket.count
+            while next < needed.count, running >= needed[next] {
+                values[next] = Swift.max(Swift.min(bucket.value, high), low)
+                next += 1
+            }
+        }
+        let summary = LatencySummary(
+            count: Int(total),
+            minNanoseconds: Int(low),
+            meanNanoseconds: sum / Double(total),
+            p50Nanoseconds: Int(values[0]),
+            p90Nanoseconds: Int(values[1]),
+            p99Nanoseconds: Int(values[2]),
+            p999Nanoseconds: Int(values[3]),
+            p9999Nanoseconds: Int(values[4]),
+            maxNanoseconds: Int(storage.max)
+        )
+        return (summary, buckets)
     }
 
     /// A histogram rebuilt from ``buckets``.
     public init(buckets: [[UInt64]]) {
         for pair in buckets where pair.count == 2 { record(pair[0], count: pair[1]) }
-    }
-
-    /// This histogram with every value multiplied by `factor` (for turning raw
-    /// clock ticks, recorded in the hot loop, into nanoseconds once at the end).
-    public func scaled(by factor: Double) -> LatencyHistogram {
-        guard factor != 1 else { return self }
-        var out = LatencyHistogram()
-        for v in storage.recordedValues() {
-            out.record(UInt64((Double(v.value) * factor).rounded()), count: UInt64(v.count))
-        }
-        return out
     }
 
     /// HdrHistogram's percentile-distribution text (the `.hgrm` format), in

@@ -115,15 +115,17 @@ struct TickHistogram: @unchecked Sendable {
     /// count at its middle value times `nanosecondsPerTick`, and the exact
     /// maximum as the maximum.
     func latencyHistogram(nanosecondsPerTick: Double) -> LatencyHistogram {
-        var out = LatencyHistogram()
-        guard samples > 0 else { return out }
+        guard samples > 0 else { return LatencyHistogram() }
         let maxIndex = Self.index(of: maxTicks)
+        var values: [(nanoseconds: UInt64, count: UInt64)] = []
         for i in 0...maxIndex where counts[i] != 0 {
             let (lowest, width) = Self.range(at: i)
             // The exact maximum rather than its bucket's middle, so `max` is true.
             let ticks = i == maxIndex ? maxTicks : lowest + (width - 1) / 2
-            out.record(UInt64((Double(ticks) * nanosecondsPerTick).rounded()), count: counts[i])
+            values.append((UInt64((Double(ticks) * nanosecondsPerTick).rounded()), counts[i]))
         }
-        return out
+        // In ascending order (the ticks ascend with the index, and the scale
+        // is positive), so its summary needs no walk of HdrHistogram's counts.
+        return LatencyHistogram(ascending: values)
     }
 }

@@ -60,9 +60,9 @@ extension TrialEngine {
         // A shrinking candidate's latency is read by nobody, and merging
         // and summarizing it cost more than a short controlled run.
         let summarize = settings.summarizesLatency
-        let histogram = summarize ? serviceTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none
-        let acquire = summarize ? acquireTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none
-        let response = summarize ? responseTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none
+        let histogram = (summarize ? serviceTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none).digest()
+        let acquire = (summarize ? acquireTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none).digest()
+        let response = (summarize ? responseTicks.latencyHistogram(nanosecondsPerTick: perTick) : LatencyHistogram.none).digest()
         let start = reports.map(\.startNs).min() ?? 0
         let end = reports.map(\.endNs).max() ?? start
         let elapsed = Int(end &- start)
@@ -75,19 +75,19 @@ extension TrialEngine {
             operations: measuredByName,
             warmupOps: reports.reduce(0) { $0 + $1.warmupOps },
             latencyKind: "service-time",
-            latency: histogram.summary(),
+            latency: histogram.summary,
             histogram: histogram.buckets,
             workloadMetrics: metrics,
             timing: timingInfo(settings, clock: clock, totalOps: totalOps, timedOps: timedOps),
-            acquireLatency: acquire.summary(),
+            acquireLatency: acquire.summary,
             longestGapNanoseconds: reports.allSatisfy { $0.maxStallNs != nil } ? reports.map { Int($0.maxStallNs ?? 0) } : nil,
             fairness: Fairness(perThreadOps: reports.map(\.measuredOps)),
             resources: usage.map { ResourceUsage(from: $0.start, to: $0.end, operations: totalOps) },
             allocator: allocatorMetrics(reports, window: window, operations: totalOps),
-            responseLatency: response.summary(),
+            responseLatency: response.summary,
             pacing: pacingReport(settings, schedule, reports, totalOps: totalOps, elapsedNs: elapsed),
-            acquireHistogram: acquire.count > 0 ? acquire.buckets : nil,
-            responseHistogram: response.count > 0 ? response.buckets : nil
+            acquireHistogram: acquire.summary != nil ? acquire.buckets : nil,
+            responseHistogram: response.summary != nil ? response.buckets : nil
         )
         var output = EngineOutput(measurement: measurement, violations: ViolationReport(count: violationCount, samples: samples))
         output.measuredLoops = reports.map(\.measuredLoop)
