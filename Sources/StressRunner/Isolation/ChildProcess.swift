@@ -28,7 +28,8 @@ package struct ChildCapture: Sendable {
     /// The last bytes the child wrote to standard output and error.
     public var outputTail: [UInt8]
     /// The child wrote a whole record (a line) but did not exit, and the parent
-    /// ended it: what a trial's watchdog does after a deadlock report.
+    /// ended it: a stalled trial's process whose exit, after its deadlock or
+    /// hang report, waited on a stuck worker (see `TrialChild`).
     public var killedAfterRecord = false
 }
 

@@ -8,8 +8,10 @@ extension PlanRunner {
     static func interpret(_ capture: ChildCapture, spec: TrialSpec) -> TrialResult {
         let tail = CrashOutput.kept(capture.outputTail)
         let record = capture.result.isEmpty ? nil : try? ResultCoding.decoder().decode(TrialResult.self, from: Data(capture.result))
-        if var record, record.trial.id == spec.id, capture.killedAfterRecord {
-            // The child reported (a deadlock, a hang) and was then ended by us.
+        if var record, record.trial.id == spec.id,
+           capture.killedAfterRecord || (capture.termination == .exited(TrialChild.stalledExitStatus) && record.stall != nil) {
+            // The child reported a stall (a deadlock, a hang) and then ended
+            // itself, or was ended by us, its workers stuck for good.
             record.failure?.outputTail = tail
             return record
         }

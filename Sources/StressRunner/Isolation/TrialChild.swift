@@ -59,15 +59,25 @@ package enum TrialChild {
 
     /// What a trial process does with the record of a trial its watchdog
     /// found stalled: the stuck workers never return, so it hands the record
-    /// over and waits for the parent to end it (the parent does once it has
-    /// read the record).
+    /// over and ends the process at once, with ``stalledExitStatus``.
+    ///
+    /// `_exit`, not `exit`: exit handlers could wait for a lock a stuck worker
+    /// holds. Buffered output is flushed first, for the parent's tail of it;
+    /// should that wait on a stuck worker's stream, the parent ends the
+    /// process shortly after the record, as it ends any child that lingers.
+    /// (It used to sleep until the parent did: 300 ms of every deadlocked or
+    /// hung trial.)
     static func handOverStalled(to fd: Int32) -> @Sendable (TrialResult) -> Void {
         { stalled in
             deliver(stalled, to: fd)
-            MonotonicClock.sleep(nanoseconds: 30_000_000_000)
-            _exit(3)
+            fflush(nil)
+            _exit(stalledExitStatus)
         }
     }
+
+    /// The exit status of a trial process that wrote the record of a stall
+    /// (a deadlock or a hang) and ended itself, its workers still stuck.
+    static let stalledExitStatus: Int32 = 75
 
     /// What a trial process replaying a crashed trial's decisions does when
     /// it reaches the last of them (``TrialSpec/haltAfterDecisions``): it
