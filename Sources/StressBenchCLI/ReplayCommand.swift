@@ -39,7 +39,7 @@ struct ReplayCommand: ParsableCommand {
         Every rerun command `run` prints works here with `run` replaced by `replay`: \
         it takes the same overrides (--repetitions, --allocator, --fuzz, \
         --stop-on-violation, --deadlock-after, --trial-timeout, --baseline, --allow-large, \
-        --schedule, --max-decisions, --explore, --no-shrink, --shrink-seconds, --ops, --duration), \
+        --schedule, --max-decisions, --explore, --no-shrink, --shrink-seconds, --ops, --duration, --warmup), \
         so the trial ids and settings are the ones of the run that printed it.
 
         An id may name a repetition past the plan's count (`.../r7` of a plan \

@@ -29,6 +29,9 @@ struct TrialOverrides: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Measured window of every trial, overriding the plan's duration or ops (e.g. 50ms for a quick smoke run of a whole plan; a shorter window finds fewer races).", valueName: "duration"))
     var duration: String?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Untimed warm-up of every trial before its measured window, overriding the plan's warmup (0s for none: a smoke run of a whole plan that checks verdicts, not figures).", valueName: "duration"))
+    var warmup: String?
+
     @Option(help: ArgumentHelp("Where worker tasks run their jobs, overriding the plan's executor: \(ExecutorChoice.help). Thread workers ignore it.",
                                valueName: "executor"),
             completion: .list(ExecutorChoice.allCases.map(\.rawValue)))
@@ -131,6 +134,13 @@ struct TrialOverrides: ParsableArguments {
             default: throw ValidationError("\(name) expects a positive duration such as 30s or 500ms, got '\(value.terminalSafe)'")
             }
         }
+        if let warmup {
+            switch Quantities.boundedNanoseconds(from: warmup) {
+            case .success: break
+            case .failure(.tooLong(let message)): throw ValidationError("--warmup: \(message)")
+            default: throw ValidationError("--warmup expects a duration such as 50ms, or 0s for none, got '\(warmup.terminalSafe)'")
+            }
+        }
     }
 
     /// A usage error unless `seed` (`--seed`) is one a plan may give: below
@@ -150,6 +160,7 @@ struct TrialOverrides: ParsableArguments {
         options.stopOnViolation = stopOnViolation
         options.repetitions = repetitions
         options.durationNs = duration.flatMap(Quantities.nanoseconds(from:))
+        options.warmupNs = warmup.flatMap(Quantities.nanoseconds(from:))
         options.executor = executor.flatMap(ExecutorChoice.init(rawValue:))
         options.schedule = scheduleMode
         options.maxDecisions = maxDecisions

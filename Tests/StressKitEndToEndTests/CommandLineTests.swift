@@ -204,6 +204,8 @@ final class CommandLineTests: XCTestCase {
         // A negative value is the option's own error, not "Missing value".
         for (flag, value, words) in [("--duration", "-1s", "--duration expects a positive duration such as 30s or 500ms, got '-1s'"),
                                      ("--trial-timeout", "-5s", "--trial-timeout expects a positive duration"),
+                                     ("--warmup", "-5ms", "--warmup expects a duration such as 50ms, or 0s for none, got '-5ms'"),
+                                     ("--warmup", "200h", "--warmup: 200h is too long: durations are at most 168h (7 days)"),
                                      ("--repetitions", "-1", "--repetitions expects a number from 1 to 100000, got -1")] {
             let negative = try TestSupport.cli(["run", plan, flag, value])
             XCTAssertEqual(negative.status, 2, "\(flag) \(value): \(negative.stderr)")

@@ -58,7 +58,7 @@ final class RerunCommandTests: XCTestCase {
         let plan = try writePlan(Self.crashingPlan)
         let dir = URL(fileURLWithPath: plan).deletingLastPathComponent()
         let first = dir.appendingPathComponent("first.json").path
-        let overrides = ["--repetitions", "3", "--duration", "20ms", "--allocator", allocator, "--fuzz", "yield", "--stop-on-violation",
+        let overrides = ["--repetitions", "3", "--duration", "20ms", "--warmup", "5ms", "--allocator", allocator, "--fuzz", "yield", "--stop-on-violation",
                          "--deadlock-after", "1500ms", "--trial-timeout", "20s"]
         let run = try TestSupport.cli(["run", plan, "--json", first, "-q"] + overrides, executable: TestSupport.fixturesPath)
         XCTAssertEqual(run.status, 3, run.stdout + run.stderr)
@@ -66,6 +66,7 @@ final class RerunCommandTests: XCTestCase {
         XCTAssertEqual(original.trials.map(\.trial.id), (0..<3).map { "_fault/pthread-mutex/\(jemalloc ? "jemalloc/" : "")t1/r\($0)" })
         let trial = original.trials[1]
         XCTAssertEqual(trial.trial.durationNanoseconds, 20_000_000, "--duration replaces the plan's ops")
+        XCTAssertEqual(trial.trial.warmupNanoseconds, 5_000_000, "--warmup replaces the plan's warmup")
         XCTAssertNil(trial.trial.opsPerThread)
         let command = try XCTUnwrap(trial.rerunCommand)
         XCTAssertEqual(command, "stressbench-fixtures run '\(plan)' --only \(trial.trial.id) --seed \(trial.trial.seed) "

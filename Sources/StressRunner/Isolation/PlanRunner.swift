@@ -42,6 +42,7 @@ public struct PlanRunner: Sendable {
             if let allocator = options.allocator { plan.experiments[i].allocators = [allocator] }
             if let repetitions = options.repetitions { plan.experiments[i].repetitions = repetitions }
             if let d = options.durationNs { plan.experiments[i].stop = .duration(nanoseconds: d) }
+            if let w = options.warmupNs { plan.experiments[i].warmupNs = w }
             if let n = options.opsPerThread { plan.experiments[i].stop = .operations(perThread: n) }
         }
         return plan

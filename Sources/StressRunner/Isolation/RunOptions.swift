@@ -39,6 +39,9 @@ public struct RunOptions: Sendable {
     /// Every trial's measured window, overriding the plan's `duration` or
     /// `ops` (`--duration`: a quick smoke run of a whole plan, as in CI).
     package var durationNs: UInt64?
+    /// Every trial's untimed warm-up, overriding the plan's `warmup`
+    /// (`--warmup`; zero for none, as CI's smoke runs of whole plans use).
+    package var warmupNs: UInt64?
     /// The baseline the run is compared with (`--baseline`). The runner does
     /// not read it; rerun commands carry it, because a comparison raises the
     /// repetitions of experiments that leave them to the default, which
@@ -159,6 +162,13 @@ public struct RunOptions: Sendable {
     public var duration: Duration? {
         get { durationNs.map { .nanoseconds($0) } }
         set { durationNs = newValue.map(Quantities.nanoseconds) }
+    }
+
+    /// Every trial's untimed warm-up before its measured window, overriding
+    /// the plan's `warmup`; nil keeps the plan's. Zero means none.
+    public var warmup: Duration? {
+        get { warmupNs.map { .nanoseconds($0) } }
+        set { warmupNs = newValue.map(Quantities.nanoseconds) }
     }
 
     /// What is wrong with the overrides a caller set from Swift, nil when

@@ -5,11 +5,11 @@ import StressCore
 /// the command-line overrides that were in effect. A trial's or a cell's rerun
 /// command is built from it, so it selects the same trials (`--repetitions`
 /// and `--allocator` change which trials exist, and so does `--baseline`,
-/// `--duration` how long they run,
 /// whose comparison raises default repetitions) and runs them the same way
-/// (`--fuzz`, `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`,
+/// (`--duration`, `--warmup` and `--ops` how long, `--fuzz`,
+/// `--stop-on-violation`, `--deadlock-after`, `--trial-timeout`,
 /// `--schedule`, `--max-decisions`, `--explore`, `--no-shrink`,
-/// `--shrink-seconds`, `--ops`).
+/// `--shrink-seconds`).
 package struct RerunCommand: Sendable, Codable, Equatable {
     /// The executable as the user invoked it: `stressbench` (found on PATH),
     /// `.build/release/stressbench`, or a team's own build of it.
@@ -69,6 +69,7 @@ package struct RerunCommand: Sendable, Codable, Equatable {
         var args: [String] = []
         if let n = options.repetitions { args += ["--repetitions", String(n)] }
         if let d = options.durationNs { args += ["--duration", Self.exact(d)] }
+        if let w = options.warmupNs { args += ["--warmup", Self.exact(w)] }
         if let n = options.opsPerThread { args += ["--ops", String(n)] }
         if let busy = options.busyWorkers { args += ["--busy-workers", busy.description] }
         if let a = options.allocator { args += ["--allocator", a.rawValue] }
