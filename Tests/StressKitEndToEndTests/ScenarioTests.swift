@@ -234,14 +234,13 @@ final class ScenarioTests: XCTestCase {
     /// A round that never completes is a stall: here the transaction re-enters
     /// a non-recursive lock, and the report names each role and where it is.
     func testAStalledRoundIsADeadlockNamingEachRole() throws {
+        // The deadlocking trial has a window it never reaches; the recursive
+        // lock's, which runs to its end, a short one.
         let report = try runIsolated("""
+            defaults: { warmup: 0, deadlock_after: 300ms }
             experiments:
-              - scenario: nested-transaction-once
-                parameters: { variant: reenter }
-                strategies: [pthread-mutex, recursive-lock]
-                duration: 30s
-                warmup: 0
-                deadlock_after: 300ms
+              - { name: stuck, scenario: nested-transaction-once, parameters: { variant: reenter }, strategies: [pthread-mutex], duration: 30s }
+              - { name: reentrant, scenario: nested-transaction-once, parameters: { variant: reenter }, strategies: [recursive-lock], duration: 500ms }
             """)
         let stuck = try XCTUnwrap(report.trials.first)
         XCTAssertEqual(stuck.outcome, .deadlock, WorkloadTestSupport.describe(stuck))
