@@ -4,7 +4,7 @@
 // the spin budget the scheduler would use, and nothing else. Built and run
 // by scripts/controlled-speed.sh; prints ns a hand-off.
 //
-//   controlled-handoff HANDOFFS SPINS
+//   controlled-handoff HANDOFFS SPINS [YIELDS]
 #include "CStressSupport.h"
 #include <pthread.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 static stress_baton batons[2];
 static volatile int token;  // who holds the run token (0 or 1)
 static long handoffs;
-static int spins;
+static int spins, yields;
 
 static void *player(void *arg) {
     int me = (int)(long)arg;
@@ -22,7 +22,7 @@ static void *player(void *arg) {
         while (__atomic_load_n(&token, __ATOMIC_ACQUIRE) != me) {
             uint32_t seen = stress_baton_turn(&batons[me]);
             if (__atomic_load_n(&token, __ATOMIC_ACQUIRE) == me) break;
-            stress_baton_wait(&batons[me], seen, spins);
+            stress_baton_wait(&batons[me], seen, spins, yields);
         }
         __atomic_store_n(&token, 1 - me, __ATOMIC_RELEASE);
         stress_baton_pass(&batons[1 - me]);
@@ -33,6 +33,7 @@ static void *player(void *arg) {
 int main(int argc, char **argv) {
     handoffs = argc > 1 ? atol(argv[1]) : 1000000;
     spins = argc > 2 ? atoi(argv[2]) : 2000;
+    yields = argc > 3 ? atoi(argv[3]) : 0;
     struct timespec t0, t1;
     pthread_t a, b;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -42,6 +43,6 @@ int main(int argc, char **argv) {
     pthread_join(b, NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
-    printf("%ld hand-offs, spins %d: %.0f ns a hand-off\n", handoffs, spins, ns / handoffs);
+    printf("%ld hand-offs, spins %d, yields %d: %.0f ns a hand-off\n", handoffs, spins, yields, ns / handoffs);
     return 0;
 }

@@ -85,9 +85,13 @@ if [ "${HANDOFF:-yes}" = no ]; then
     echo "(HANDOFF=no: skipped)"
 elif "$cc" -O2 -I Sources/CStressSupport/include -o "$tmp/handoff" scripts/controlled-handoff.c Sources/CStressSupport/shim.c -lpthread -ldl; then
     for r in $(seq 1 "$repeats"); do
-        echo "all CPUs, spin then park   load $(load)  $("$tmp/handoff" 1000000 2000)"
-        echo "all CPUs, park at once     load $(load)  $("$tmp/handoff" 200000 0)"
-        [ ${#pin[@]} -gt 0 ] && echo "taskset -c 0, park at once load $(load)  $("${pin[@]}" "$tmp/handoff" 200000 0)"
+        echo "all CPUs, spin then park         load $(load)  $("$tmp/handoff" 1000000 2000)"
+        echo "all CPUs, park at once           load $(load)  $("$tmp/handoff" 200000 0)"
+        if [ ${#pin[@]} -gt 0 ]; then
+            echo "taskset -c 0, park at once       load $(load)  $("${pin[@]}" "$tmp/handoff" 200000 0)"
+            # What the scheduler does on one CPU: 4 yields, then park.
+            echo "taskset -c 0, yield 4, then park load $(load)  $("${pin[@]}" "$tmp/handoff" 200000 0 4)"
+        fi
     done
 else
     echo "(cannot build scripts/controlled-handoff.c with $cc: skipped)"

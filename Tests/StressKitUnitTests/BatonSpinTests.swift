@@ -1,5 +1,6 @@
 import CStressSupport
 import Foundation
+import Synchronization
 import XCTest
 
 /// The adaptive spin of the controlled scheduler's batons: how its budget
@@ -26,9 +27,9 @@ final class BatonSpinTests: XCTestCase {
 
     /// One wait of `baton` that spins in vain and parks: the other thread
     /// passes only once the waiter is parked (or about to be).
-    private func parkedWait(_ baton: UnsafeMutablePointer<stress_baton>, spins: Int32 = 2_000) {
+    private func parkedWait(_ baton: UnsafeMutablePointer<stress_baton>, spins: Int32 = 2_000, yields: Int32 = 0) {
         let seen = stress_baton_turn(baton)
-        whenParked(baton, wait: { stress_baton_wait(baton, seen, spins) }, passer: { stress_baton_pass($0) })
+        whenParked(baton, wait: { stress_baton_wait(baton, seen, spins, yields) }, passer: { stress_baton_pass($0) })
         XCTAssertNotEqual(stress_baton_turn(baton), seen)
     }
 
@@ -36,7 +37,7 @@ final class BatonSpinTests: XCTestCase {
     private func caughtWait(_ baton: UnsafeMutablePointer<stress_baton>) {
         let seen = stress_baton_turn(baton)
         stress_baton_pass(baton)
-        stress_baton_wait(baton, seen, 2_000)
+        stress_baton_wait(baton, seen, 2_000, 0)
     }
 
     private func withBaton(_ body: (UnsafeMutablePointer<stress_baton>) -> Void) {
@@ -102,12 +103,48 @@ final class BatonSpinTests: XCTestCase {
         }
     }
 
+    /// Where it does not spin, a wait yields its CPU before it parks: a
+    /// hand-off that comes meanwhile ends it without a park. Here the budget
+    /// of yields is one no passer could outlast, so the waiter never says it
+    /// sleeps; the passer watches for 20 ms that it does not (a wait that
+    /// parked at once would say so within microseconds), then passes.
+    func testAHandOffWhileTheWaiterYieldsEndsItWithoutAPark() {
+        withBaton { baton in
+            let seen = stress_baton_turn(baton)
+            let address = UInt(bitPattern: baton)
+            let sawItPark = Atomic<Bool>(false)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                let baton = UnsafeMutablePointer<stress_baton>(bitPattern: address)!
+                let end = DispatchTime.now().uptimeNanoseconds + 20_000_000
+                while DispatchTime.now().uptimeNanoseconds < end {
+                    if stress_load32(&baton.pointee.sleeping) != 0 { sawItPark.store(true, ordering: .relaxed) }
+                    usleep(100)
+                }
+                stress_baton_pass(baton)
+                done.signal()
+            }.start()
+            stress_baton_wait(baton, seen, 0, .max)
+            done.wait()
+            XCTAssertEqual(stress_baton_turn(baton), seen &+ 1)
+            XCTAssertFalse(sawItPark.load(ordering: .relaxed), "the waiter yielded rather than park")
+        }
+    }
+
+    /// Its yields spent, the wait parks as before, and a pass wakes it.
+    func testAWaitThatYieldedInVainParksAndIsWoken() {
+        withBaton { baton in
+            parkedWait(baton, spins: 0, yields: 4)
+            XCTAssertEqual(baton.pointee.backoff, 0, "the spin's backoff is the spin's alone")
+        }
+    }
+
     /// The two halves of a pass, the wake-up later: a waiter parked between
     /// them is woken by the second.
     func testACountThenAWakeReleasesAParkedWaiter() {
         withBaton { baton in
             let seen = stress_baton_turn(baton)
-            whenParked(baton, wait: { stress_baton_wait(baton, seen, 0) }, passer: { baton in
+            whenParked(baton, wait: { stress_baton_wait(baton, seen, 0, 0) }, passer: { baton in
                 stress_baton_count(baton)
                 usleep(1_000)
                 stress_baton_wake(baton)

@@ -218,9 +218,9 @@ static inline uint32_t stress_baton_turn(stress_baton *b) { return __atomic_load
 static inline int stress_baton_parked(stress_baton *b) { return (int)__atomic_load_n(&b->sleeping, __ATOMIC_SEQ_CST); }
 
 /// Waits until the baton's count is no longer `seen`: spins up to `spins`
-/// times (fewer while recent waits showed spinning does not pay), then
-/// parks in the kernel.
-void stress_baton_wait(stress_baton *b, uint32_t seen, int spins);
+/// times (fewer while recent waits showed spinning does not pay), yields
+/// the CPU up to `yields` times, then parks in the kernel.
+void stress_baton_wait(stress_baton *b, uint32_t seen, int spins, int yields);
 
 /// Counts a hand-off to the baton's worker and wakes it if it is parked.
 void stress_baton_pass(stress_baton *b);

@@ -45,7 +45,7 @@ extension ControlledScheduler {
             let seen = stress_baton_turn(baton)
             if token.pointee.load(ordering: .acquiring) == me || released.load(ordering: .acquiring)
                 || queuesRetired.load(ordering: .acquiring) { break }
-            stress_baton_wait(baton, seen, Int32(spins))
+            stress_baton_wait(baton, seen, Int32(spins), Int32(yields))
             line.prefetchLines()
             waited = true
         }

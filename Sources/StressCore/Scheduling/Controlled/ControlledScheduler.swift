@@ -153,6 +153,9 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     let released = Atomic<Bool>(false)
     let batons: UnsafeMutablePointer<stress_baton>
     let spins: Int
+    /// The `sched_yield()`s a waiter makes before it parks, where it does not
+    /// spin (see ``init``).
+    let yields: Int
     /// What ran where the scheduler could not see it (any thread may add).
     let escapes = Mutex<[String]>([])
     /// The blocks submitted with `async` under control, and whether the
@@ -224,9 +227,13 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         batons.initialize(repeating: stress_baton(), count: workers)
         // Spinning for the token only pays when every worker can have a CPU
         // of its own; on fewer, a spinning waiter takes the holder's CPU and a
-        // hand-off costs a time slice, so waiters park at once.
+        // hand-off costs a time slice. There a waiter yields its CPU a few
+        // times before it parks: still runnable, it needs no wake-up in the
+        // kernel, which halves a hand-off's cost or better (the figures are
+        // in CStressSupport's shim.c, at stress_baton_wait).
         let cpus = Int(stress_usable_cpus())
         spins = cpus > 1 && threads <= cpus ? 2_000 : 0
+        yields = spins == 0 ? 4 : 0
     }
 
     deinit {
