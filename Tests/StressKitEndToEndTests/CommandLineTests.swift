@@ -56,6 +56,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("error: \(fixed):3:15: experiments[0].duration: 9000000000s is too long"), r.stderr)
     }
 
+    /// `--warmup 0s` is refused for a plan that paces an experiment at a
+    /// share of its capacity, which is measured during the warm-up (as the
+    /// plan's own `warmup: 0` would be); a warm-up of its own is taken.
+    func testNoWarmupIsRefusedWhereAPacedShareIsCalibratedInIt() throws {
+        let plan = try writePlan("paced.yaml", """
+            experiments:
+              - { name: paced, workload: counter, strategies: [mutex], threads: 1, duration: 50ms, warmup: 50ms, load: { mode: paced, rate: 50% } }
+            """)
+        let refused = try TestSupport.cli(["run", plan, "--warmup", "0s", "-q"])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--warmup 0s: experiment 'paced' paces its load at a share of its capacity, which is measured during the warm-up"),
+                      refused.stderr)
+        let taken = try TestSupport.cli(["run", plan, "--warmup", "20ms", "-q"])
+        XCTAssertEqual(taken.status, 0, taken.stderr)
+    }
+
     func testValidateAcceptsGoodPlans() throws {
         let plan = try writePlan("good.yaml", "experiments:\n  - workload: counter\n    strategies: [mutex, actor]\n")
         let r = try TestSupport.cli(["validate", plan])

@@ -50,6 +50,7 @@ final class LatencyDigestTests: XCTestCase {
             defer { counts.deallocate() }
             for t in ticks { counts.record(t) }
             let converted = counts.latencyHistogram(nanosecondsPerTick: perTick)
+            XCTAssertEqual(converted.knownBuckets == nil, ticks.isEmpty, "round \(round): the digest needs no walk of the counts")
             let digest = converted.digest()
             let expected = reference(converted.storage)
             XCTAssertEqual(digest.buckets, expected.buckets, "round \(round)")
@@ -82,8 +83,10 @@ final class LatencyDigestTests: XCTestCase {
     /// digest walks the counts, and so counts what was added.
     func testAChangeAfterTheKnownValuesIsCounted() {
         var h = LatencyHistogram(ascending: [(100, 2), (5_000, 1)])
+        XCTAssertNotNil(h.knownBuckets)
         XCTAssertEqual(h.buckets, [[100, 2], [5_003, 1]])
         h.record(100)
+        XCTAssertNil(h.knownBuckets)
         XCTAssertEqual(h.buckets, [[100, 3], [5_003, 1]])
         var other = LatencyHistogram()
         other.record(7)
@@ -96,6 +99,7 @@ final class LatencyDigestTests: XCTestCase {
     /// falls back to walking the counts.
     func testValuesOutOfOrderFallBackToTheWalk() {
         let h = LatencyHistogram(ascending: [(5_000, 1), (100, 2), (100, 1)])
+        XCTAssertNil(h.knownBuckets)
         var plain = emptyReference()
         XCTAssertTrue(plain.record(5_000))
         XCTAssertTrue(plain.record(100, count: 3))

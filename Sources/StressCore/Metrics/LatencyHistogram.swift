@@ -29,7 +29,7 @@ package struct LatencyHistogram: Sendable {
     /// the summary walked them several times (the mean, each percentile, the
     /// buckets). In a debug build that was about 25 ms a trial, most of an
     /// in-process trial's time in the tests.
-    private var knownBuckets: [(value: UInt64, count: UInt64)]?
+    private(set) var knownBuckets: [(value: UInt64, count: UInt64)]?
 
     /// An empty histogram.
     public init() {}
@@ -109,7 +109,7 @@ package struct LatencyHistogram: Sendable {
     /// order; a percentile is the highest equivalent value of the first bucket
     /// at which the running count reaches the percentile's share of the total
     /// (rounded up, at least 1), kept within the recorded minimum and maximum.
-    /// `LatencyHistogramTests` checks them against HdrHistogram's.
+    /// `LatencyDigestTests` checks them against HdrHistogram's.
     package func digest() -> (summary: LatencySummary?, buckets: [[UInt64]]) {
         let nonEmpty = knownBuckets ?? storage.recordedValues().map { (value: $0.value, count: UInt64($0.count)) }
         let buckets = nonEmpty.map { [$0.value, $0.count] }

@@ -130,7 +130,7 @@ struct TimeSource: Sendable {
     static let monotonic = TimeSource(source: .monotonic, nanosecondsPerTick: 1)
 
     /// The source `requested` resolves to on this machine (calibrating the TSC
-    /// once per process, over about 20 ms, outside any timed region).
+    /// once per process, over about 5 ms, outside any timed region).
     static func resolve(_ requested: ClockSource) -> TimeSource {
         switch requested {
         case .monotonic: return .monotonic

@@ -39,7 +39,8 @@ package struct ChildCapture: Sendable {
 /// One thread does it all with `poll`, so a child that fills a pipe never stalls.
 /// At the deadline the child gets SIGTERM, then SIGKILL after a grace period; the
 /// same happens shortly after the child has written a whole record without
-/// exiting (its watchdog reported a deadlock and its workers are stuck for good),
+/// exiting (a stalled trial's process ends itself after its record, with
+/// `TrialChild.stalledExitStatus`, unless its exit waits on a stuck worker),
 /// and when the parent is interrupted. The child runs in its own process group,
 /// so a Ctrl-C at the terminal reaches only the parent, which then ends the child.
 package enum ChildProcess {

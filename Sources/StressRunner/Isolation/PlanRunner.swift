@@ -35,6 +35,22 @@ public struct PlanRunner: Sendable {
         TrialMatrix.sizeProblem(overridden(plan))
     }
 
+    /// Why `--warmup 0s` cannot apply to `plan`, nil when it can: an
+    /// experiment paced at a share of its capacity measures that capacity
+    /// during the warm-up (the plan loader refuses such an experiment with
+    /// `warmup: 0` for the same reason), and without one would pace at
+    /// nothing.
+    package func warmupProblem(of plan: Plan) -> String? {
+        guard options.warmupNs == 0 else { return nil }
+        for e in plan.experiments {
+            if case .fractionOfCapacity? = e.load.rate {
+                return "--warmup 0s: experiment '\(e.name)' paces its load at a share of its capacity, which is measured during "
+                    + "the warm-up; give --warmup a duration (e.g. 200ms), or leave it out"
+            }
+        }
+        return nil
+    }
+
     /// `plan` with the options that change which trials exist applied.
     private func overridden(_ plan: Plan) -> Plan {
         var plan = plan
@@ -134,7 +150,7 @@ public struct PlanRunner: Sendable {
         _ plan: Plan, progress: (@Sendable (_ index: Int, _ total: Int, TrialSpec, TrialResult?) -> Void)? = nil,
         hunting: ((_ id: String, _ budgetNs: UInt64) -> Void)? = nil
     ) throws(RunError) -> (RunReport, StreamTail?) {
-        if let problem = options.overrideProblem ?? sizeProblem(of: plan) { throw RunError(description: problem) }
+        if let problem = options.overrideProblem ?? warmupProblem(of: plan) ?? sizeProblem(of: plan) { throw RunError(description: problem) }
         let started = Date()
         // The matrix once, at the start: a stop must not expand it again to count it.
         let matrix = matrix(of: plan)

@@ -40,7 +40,8 @@ public struct RunOptions: Sendable {
     /// `ops` (`--duration`: a quick smoke run of a whole plan, as in CI).
     package var durationNs: UInt64?
     /// Every trial's untimed warm-up, overriding the plan's `warmup`
-    /// (`--warmup`; zero for none, as CI's smoke runs of whole plans use).
+    /// (`--warmup`; zero for none, except for experiments paced at a share
+    /// of their capacity, which is measured during the warm-up).
     package var warmupNs: UInt64?
     /// The baseline the run is compared with (`--baseline`). The runner does
     /// not read it; rerun commands carry it, because a comparison raises the
@@ -165,7 +166,9 @@ public struct RunOptions: Sendable {
     }
 
     /// Every trial's untimed warm-up before its measured window, overriding
-    /// the plan's `warmup`; nil keeps the plan's. Zero means none.
+    /// the plan's `warmup`; nil keeps the plan's. Zero means none, and is
+    /// refused for a plan with an experiment paced at a share of its
+    /// capacity (`rate: 50%`), which is measured during the warm-up.
     public var warmup: Duration? {
         get { warmupNs.map { .nanoseconds($0) } }
         set { warmupNs = newValue.map(Quantities.nanoseconds) }

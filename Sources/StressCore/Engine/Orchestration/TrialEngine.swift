@@ -129,7 +129,7 @@ package enum TrialEngine {
         merge: ([WorkerReport], UsageWindow, PacingSchedule, TrialSettings) -> EngineOutput
     ) throws(EngineError) -> EngineOutput {
         // Resolve the clock (and measure what a read costs) first: calibrating
-        // the TSC takes 20 ms, which must not count toward the time to the
+        // the TSC takes about 5 ms, which must not count toward the time to the
         // first violation, and `auto` sampling needs the read cost.
         _ = TimeSource.resolve(settings.timing.clock).readCost
         var settings = settings
