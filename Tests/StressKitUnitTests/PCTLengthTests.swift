@@ -60,6 +60,53 @@ final class PCTLengthTests: XCTestCase {
         }
     }
 
+    /// Every draw a seed makes (the priorities' shuffle, the change points,
+    /// the starvation victim) is the one it has always made: the draws were
+    /// rewritten to make fewer arrays (a controlled scenario makes them once a
+    /// round), and the seeds' schedules must not move. The reference is the
+    /// former code, written out here.
+    func testTheSeedsDrawsAreTheFormerCodes() {
+        for seed in UInt64(1)...200 {
+            for workers in [1, 2, 3, 8] {
+                for depth in [1, 2, 3, 5] {
+                    let draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: depth, starves: true)
+                    var random = SplitMix64(seed: SplitMix64.derive(seed, 0x10B5))
+                    var order = Array(0..<workers)
+                    for i in stride(from: workers - 1, to: 0, by: -1) { order.swapAt(i, random.next(below: i + 1)) }
+                    var priority = [Int](repeating: 0, count: workers + 1)
+                    for (rank, w) in order.enumerated() { priority[w] = workers + rank }
+                    priority[workers] = Int.max
+                    let raw = (0..<max(0, depth - 1)).map { _ in random.next() }
+                    let points = raw.map { 1 + $0.multipliedFullWidth(by: SchedulingDraws.pctHorizon).high }.sorted()
+                    let victim = random.next(below: workers)
+                    let place = "seed \(seed), \(workers) workers, depth \(depth)"
+                    XCTAssertEqual(draws.priority, priority, place)
+                    XCTAssertEqual(draws.changeDraws, raw, place)
+                    XCTAssertEqual(draws.changePoints, points, place)
+                    XCTAssertEqual(draws.victim, victim, place)
+                    var rest = draws.random
+                    XCTAssertEqual(rest.next(), random.next(), "the stream goes on where it did: \(place)")
+                }
+            }
+        }
+    }
+
+    /// A controlled round spreads the change points in place: the spread
+    /// over its length, less the picks already made.
+    func testSpreadingInPlaceIsTheSpreadLessThePicksMade() {
+        for seed in UInt64(1)...200 {
+            for depth in [1, 2, 3, 5] {
+                var draws = SchedulingDraws(seed: seed, workers: 3, pctDepth: depth, starves: false)
+                for (length, done) in [(2, 0), (20, 0), (20, 7), (1_000, 300), (5, 5), (3, 10)] as [(UInt64, UInt64)] {
+                    let expected = draws.changeDraws.map { 2 + $0.multipliedFullWidth(by: max(1, length - 1)).high }
+                        .sorted().filter { $0 > done }
+                    draws.spreadChangePoints(within: length, after: done)
+                    XCTAssertEqual(draws.changePoints, expected, "seed \(seed), depth \(depth), \(length) picks, \(done) made")
+                }
+            }
+        }
+    }
+
     /// A scenario's rounds: the first is spread over the guess, every later
     /// one over the longest round measured so far.
     func testRoundsAfterTheFirstUseTheLongestMeasuredRound() {

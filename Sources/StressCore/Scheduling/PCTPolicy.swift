@@ -97,7 +97,6 @@ struct PCTScheduler: ExecutionScheduler {
         // always had (over `1...2,000`, where a point at pick 1 is idle):
         // long trials' schedules, and the shipped plans' results, stay put.
         guard UInt64(length) != SchedulingDraws.pctHorizon else { return }
-        let done = picks
-        draws.changePoints = draws.changePoints(within: UInt64(max(2, length))).filter { $0 > done }
+        draws.spreadChangePoints(within: UInt64(max(2, length)), after: picks)
     }
 }

@@ -27,19 +27,41 @@ struct SchedulingDraws {
     static let pctHorizon: UInt64 = 2_000
 
     init(seed: UInt64, workers: Int, pctDepth: Int, starves: Bool) {
-        random = SplitMix64(seed: SplitMix64.derive(seed, 0x10B5))
-        var order = Array(0..<workers)
-        for i in stride(from: workers - 1, to: 0, by: -1) {
-            order.swapAt(i, random.next(below: i + 1))
+        // A controlled scenario makes a new scheduler for every round, so
+        // this runs once a round under the scheduler's state lock: it makes
+        // no array it can do without (the shuffle's order lives on the
+        // stack, the change points are sorted in place) and leaves room for
+        // the queue workers (``QueueBook/slots``) that a controlled trial
+        // admits next, so that admitting them does not move the priorities.
+        // The draws, and their order, are what they have always been.
+        var random = SplitMix64(seed: SplitMix64.derive(seed, 0x10B5))
+        var priority: [Int] = []
+        priority.reserveCapacity(workers + 1 + QueueBook.slots)
+        priority.append(contentsOf: repeatElement(0, count: workers + 1))
+        if workers > 0 {
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: workers) { order in
+                for i in 0..<workers { order[i] = i }
+                for i in stride(from: workers - 1, to: 0, by: -1) {
+                    order.swapAt(i, random.next(below: i + 1))
+                }
+                for rank in 0..<workers { priority[order[rank]] = workers + rank }
+            }
         }
-        priority = [Int](repeating: 0, count: workers + 1)
-        for (rank, w) in order.enumerated() { priority[w] = workers + rank }
         priority[workers] = Int.max
         var draws: [UInt64] = []
-        for _ in 0..<max(0, pctDepth - 1) { draws.append(random.next()) }
+        let changes = max(0, pctDepth - 1)
+        draws.reserveCapacity(changes)
+        for _ in 0..<changes { draws.append(random.next()) }
         changeDraws = draws
-        changePoints = Self.spread(draws, over: Self.pctHorizon)
+        // Over the horizon, the change points are the raw draws scaled as
+        // `SplitMix64.next(below:)` scales them into `1...pctHorizon`.
+        var points = draws
+        for i in points.indices { points[i] = 1 + points[i].multipliedFullWidth(by: Self.pctHorizon).high }
+        points.sort()
+        changePoints = points
         victim = starves ? random.next(below: max(1, workers)) : -1
+        self.random = random
+        self.priority = priority
     }
 
     /// The change points spread uniformly over the picks of an execution of
@@ -50,10 +72,15 @@ struct SchedulingDraws {
         changeDraws.map { 2 + $0.multipliedFullWidth(by: max(1, length &- 1)).high }.sorted()
     }
 
-    /// Raw draws as pick numbers in `1...length`, sorted: the scaling
-    /// `SplitMix64.next(below:)` applies, so that over ``pctHorizon`` they
-    /// are the change points a seed has always had.
-    private static func spread(_ draws: [UInt64], over length: UInt64) -> [UInt64] {
-        draws.map { 1 + $0.multipliedFullWidth(by: max(1, length)).high }.sorted()
+    /// Sets ``changePoints`` to ``changePoints(within:)`` without those at
+    /// or before pick `done`, in place: PCT's ``PCTScheduler/expectLength(_:)``
+    /// does this at the start of every controlled round.
+    mutating func spreadChangePoints(within length: UInt64, after done: UInt64) {
+        changePoints.removeAll(keepingCapacity: true)
+        for draw in changeDraws {
+            let point = 2 + draw.multipliedFullWidth(by: max(1, length &- 1)).high
+            if point > done { changePoints.append(point) }
+        }
+        changePoints.sort()
     }
 }
