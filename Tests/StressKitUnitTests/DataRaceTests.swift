@@ -176,9 +176,13 @@ final class DataRaceTests: XCTestCase {
         defer { log.remove() }
         let options = log.options(inherited: "verbosity=1")
         XCTAssertTrue(options.hasPrefix("verbosity=1 log_path=\"\(log.directory)/report\""), options)
-        for flag in ["halt_on_error=0", "exitcode=0", "suppressions=\"\(log.suppressionsPath)\""] {
+        for flag in ["halt_on_error=0", "exitcode=0", "suppressions=\"\(log.suppressionsPath)\"", "atexit_sleep_ms=0"] {
             XCTAssertTrue(options.contains(flag), options)
         }
+        XCTAssertEqual(log.options(inherited: nil), log.options(inherited: ""))
+        XCTAssertFalse(log.options(inherited: nil).hasPrefix(" "))
+        let sleeps = log.options(inherited: "atexit_sleep_ms=500")
+        XCTAssertFalse(sleeps.contains("atexit_sleep_ms=0"), "a sleep the user asks for is kept: \(sleeps)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: log.suppressionsPath))
         let own = log.options(inherited: "suppressions=/team/tsan.supp")
         XCTAssertTrue(own.hasPrefix("suppressions=/team/tsan.supp log_path="), own)

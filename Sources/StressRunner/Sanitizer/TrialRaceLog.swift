@@ -38,11 +38,20 @@ package struct TrialRaceLog {
     /// - `suppressions`: the shipped false positives of the Swift runtime
     ///   (``ThreadSanitizerSuppressions``), unless the user's options name a
     ///   suppressions file of their own (TSan reads one): theirs is kept.
+    /// - `atexit_sleep_ms=0`, unless the user's options set it: TSan's
+    ///   default sleeps a second at exit while a second thread lives, for
+    ///   races of threads still running. A trial process exits after its
+    ///   record, its workers done or stuck for good, so the sleep finds
+    ///   nothing and only slows every trial. (`stressbench`'s own trial
+    ///   processes have it from the executable's TSan defaults too; a
+    ///   team's test binary, which `StressTest` runs again for a trial, has
+    ///   only this.)
     package func options(inherited: String?) -> String {
         var ours = "log_path=\"\(directory)/report\" halt_on_error=0 exitcode=0 history_size=7"
-        guard let inherited, !inherited.isEmpty else { return ours + " suppressions=\"\(suppressionsPath)\"" }
+        let inherited = inherited ?? ""
         if !inherited.contains("suppressions=") { ours += " suppressions=\"\(suppressionsPath)\"" }
-        return inherited + " " + ours
+        if !inherited.contains("atexit_sleep_ms=") { ours += " atexit_sleep_ms=0" }
+        return inherited.isEmpty ? ours : inherited + " " + ours
     }
 
     /// The unique data races the trial's process reported (paths under
