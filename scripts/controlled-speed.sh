@@ -6,8 +6,12 @@
 # with the model's lock in it), and of the quick start's counter with one
 # worker (no hand-off at all: the scheduler's own cost a decision; its
 # "rounds" are operations), under `--schedule controlled` with `--fuzz off`
-# (first come, first served: a switch at nearly every point) and `--fuzz pct`,
-# on all CPUs and under `taskset -c 0`; plus one hand-off's cost alone
+# (first come, first served: a switch at nearly every point), `--fuzz pct`
+# (a switch at each change point and where a worker blocks) and `--fuzz
+# yield` (the default bug-hunting profile: a seeded random walk that keeps
+# the running worker at half the points and otherwise picks at random among
+# the runnable ones, so with two roles a switch at about a quarter), on all
+# CPUs and under `taskset -c 0`; plus one hand-off's cost alone
 # (scripts/controlled-handoff.c: two threads passing the token through the
 # scheduler's batons, with the spin budget the scheduler uses).
 #
@@ -22,7 +26,7 @@
 # is printed with every line. Defaults: the binary .build/release/stressbench,
 # REPEATS 3, DECISIONS 200000 a trial. A subset, for a quick rerun: TRIALS
 # (an extended regular expression on the trials' names), POLICIES (of `off
-# pct`), CPUS (of `all one`), HANDOFF=no (leaves out the batons alone). Exit
+# pct yield`), CPUS (of `all one`), HANDOFF=no (leaves out the batons alone). Exit
 # 0 when it ran to the end, 2 on a usage error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,9 +37,9 @@ for n in "$repeats" "$decisions"; do
     [[ "$n" =~ ^[0-9]+$ ]] || { echo "REPEATS and DECISIONS are whole numbers" >&2; exit 2; }
 done
 trials=${TRIALS:-.}
-policies=${POLICIES:-off pct}
+policies=${POLICIES:-off pct yield}
 cpu_sets=${CPUS:-all one}
-for p in $policies; do [[ "$p" =~ ^(off|pct)$ ]] || { echo "POLICIES: off and/or pct, not $p" >&2; exit 2; }; done
+for p in $policies; do [[ "$p" =~ ^(off|pct|yield)$ ]] || { echo "POLICIES: of off, pct and yield, not $p" >&2; exit 2; }; done
 for c in $cpu_sets; do [[ "$c" =~ ^(all|one)$ ]] || { echo "CPUS: all and/or one, not $c" >&2; exit 2; }; done
 bins=("$@")
 [ ${#bins[@]} -eq 0 ] && bins=(.build/release/stressbench)
