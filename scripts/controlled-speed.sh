@@ -10,7 +10,7 @@
 # (a switch at each change point and where a worker blocks) and `--fuzz
 # yield` (the default bug-hunting profile: a seeded random walk that keeps
 # the running worker at half the points and otherwise picks at random among
-# the runnable ones, so with two roles a switch at about a quarter), on all
+# the runnable ones: with two roles a switch at 29% of the points), on all
 # CPUs and under `taskset -c 0`; plus one hand-off's cost alone
 # (scripts/controlled-handoff.c: two threads passing the token through the
 # scheduler's batons, with the spin budget the scheduler uses).

@@ -191,13 +191,17 @@ package enum TestSupport {
     }
 }
 
-/// The directories the tests made, removed when the test process exits.
+/// The directories the tests made, removed when the test process exits,
+/// unless `STRESSBENCH_KEEP_TEST_DIRS=1` is set (to read a failing test's
+/// plans and reports after the run).
 ///
 /// Why at exit and not at each test's end: the directories are made by
-/// helpers that know no test case, and a test's reports and plans stay
-/// there to read while it fails. Without this, every run of the suite left
-/// about 200 directories (some 40 MB each, a large plan's reports) in the
-/// temporary directory: 1.4 GB over a day of work.
+/// helpers that know no test case, and a test's files stay there while the
+/// run lasts. Without this, every run of the suite left about 200
+/// directories (some 40 MB each, a large plan's reports) in the temporary
+/// directory: 1.4 GB over a day of work. A process that ends with `_exit`
+/// (a test's child) removes nothing; its parent's directories go with the
+/// parent.
 package enum TemporaryDirectories {
     private static let made = Mutex<[URL]>([])
     /// Registers the exit handler once, on the first directory.
@@ -212,6 +216,7 @@ package enum TemporaryDirectories {
     }
 
     private static func removeAll() {
+        guard ProcessInfo.processInfo.environment["STRESSBENCH_KEEP_TEST_DIRS"] != "1" else { return }
         for url in made.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
     }
 }

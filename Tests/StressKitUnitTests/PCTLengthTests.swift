@@ -67,9 +67,9 @@ final class PCTLengthTests: XCTestCase {
     /// former code, written out here.
     func testTheSeedsDrawsAreTheFormerCodes() {
         for seed in UInt64(1)...200 {
-            for workers in [1, 2, 3, 8] {
-                for depth in [1, 2, 3, 5] {
-                    let draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: depth, starves: true)
+            for workers in [0, 1, 2, 3, 8] {
+                for (depth, starves) in [(0, true), (1, false), (2, true), (3, false), (5, true), (64, false)] {
+                    let draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: depth, starves: starves)
                     var random = SplitMix64(seed: SplitMix64.derive(seed, 0x10B5))
                     var order = Array(0..<workers)
                     for i in stride(from: workers - 1, to: 0, by: -1) { order.swapAt(i, random.next(below: i + 1)) }
@@ -78,8 +78,8 @@ final class PCTLengthTests: XCTestCase {
                     priority[workers] = Int.max
                     let raw = (0..<max(0, depth - 1)).map { _ in random.next() }
                     let points = raw.map { 1 + $0.multipliedFullWidth(by: SchedulingDraws.pctHorizon).high }.sorted()
-                    let victim = random.next(below: workers)
-                    let place = "seed \(seed), \(workers) workers, depth \(depth)"
+                    let victim = starves ? random.next(below: max(1, workers)) : -1
+                    let place = "seed \(seed), \(workers) workers, depth \(depth), starves \(starves)"
                     XCTAssertEqual(draws.priority, priority, place)
                     XCTAssertEqual(draws.changeDraws, raw, place)
                     XCTAssertEqual(draws.changePoints, points, place)

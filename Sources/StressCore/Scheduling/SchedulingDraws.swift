@@ -14,7 +14,7 @@ struct SchedulingDraws {
     /// The pick numbers at which PCT demotes the running worker; sorted.
     var changePoints: [UInt64]
     /// The raw draws the change points come from, kept so that they can be
-    /// spread again over another length (``changePoints(within:)``) without
+    /// spread again over another length (``spreadChangePoints(within:after:)``) without
     /// drawing anew: the rest of the stream, and so the seed's other
     /// choices, stay the same.
     let changeDraws: [UInt64]
@@ -64,17 +64,13 @@ struct SchedulingDraws {
         self.priority = priority
     }
 
-    /// The change points spread uniformly over the picks of an execution of
-    /// `length` picks where a demotion can change anything: `2...length`
-    /// (a change point demotes the worker that ran since the pick before,
-    /// and before pick 1 nobody has run). Sorted.
-    func changePoints(within length: UInt64) -> [UInt64] {
-        changeDraws.map { 2 + $0.multipliedFullWidth(by: max(1, length &- 1)).high }.sorted()
-    }
-
-    /// Sets ``changePoints`` to ``changePoints(within:)`` without those at
-    /// or before pick `done`, in place: PCT's ``PCTScheduler/expectLength(_:)``
-    /// does this at the start of every controlled round.
+    /// Sets ``changePoints`` to the draws spread uniformly over the picks of
+    /// an execution of `length` picks where a demotion can change anything,
+    /// `2...length` (a change point demotes the worker that ran since the
+    /// pick before, and before pick 1 nobody has run), without those at or
+    /// before pick `done`; sorted. In place: PCT's
+    /// ``PCTScheduler/expectLength(_:)`` does this at the start of every
+    /// controlled round.
     mutating func spreadChangePoints(within length: UInt64, after done: UInt64) {
         changePoints.removeAll(keepingCapacity: true)
         for draw in changeDraws {

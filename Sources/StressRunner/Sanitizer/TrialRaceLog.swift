@@ -41,8 +41,10 @@ package struct TrialRaceLog {
     /// - `atexit_sleep_ms=0`, unless the user's options set it: TSan's
     ///   default sleeps a second at exit while a second thread lives, for
     ///   races of threads still running. A trial process exits after its
-    ///   record, its workers done or stuck for good, so the sleep finds
-    ///   nothing and only slows every trial. (`stressbench`'s own trial
+    ///   record, when its workers' races are all in the log; the sleep
+    ///   could only add those of a thread the code under test left running
+    ///   past the trial, and it slowed every trial (a trade documented in
+    ///   docs/data-races.md). (`stressbench`'s own trial
     ///   processes have it from the executable's TSan defaults too; a
     ///   team's test binary, which `StressTest` runs again for a trial, has
     ///   only this.)
