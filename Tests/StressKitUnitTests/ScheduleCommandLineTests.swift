@@ -157,6 +157,46 @@ final class ScheduleCommandLineTests: XCTestCase {
         XCTAssertEqual(ScheduleEncoding.encode([]), "")
     }
 
+    /// The byte-wise encoder writes what interpolation wrote, and the
+    /// byte-wise reader (the fast path of `decode`) reads every text exactly
+    /// as the run-by-run reader does: the same decisions, or no answer where
+    /// that one has an error or spaces to trim. Random texts near the
+    /// grammar: valid ones, and ones with one byte changed, dropped or added.
+    func testTheByteWiseEncodingAgreesWithTheRunByRunOne() throws {
+        var random = SplitMix64(seed: 42)
+        func draw(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+        let alphabet = Array("w0123456789:, -+x".utf8)
+        var fastReads = 0
+        for round in 0..<1000 {
+            let runs = (0..<(1 + draw(6))).map { _ in
+                (worker: draw(4) == 0 ? draw(1_000_000) : draw(12), count: draw(4) == 0 ? 1 + draw(999) : 1 + draw(9))
+            }
+            let text = ScheduleEncoding.encode(runs)
+            XCTAssertEqual(text, runs.map { "w\($0.worker):\($0.count)" }.joined(separator: ","))
+            var bytes = Array(text.utf8)
+            switch round % 4 {
+            case 0: break
+            case 1: bytes[draw(bytes.count)] = alphabet[draw(alphabet.count)]
+            case 2: bytes.remove(at: draw(bytes.count))
+            default: bytes.insert(alphabet[draw(alphabet.count)], at: draw(bytes.count + 1))
+            }
+            let mutated = String(decoding: bytes, as: UTF8.self)
+            for workers in [nil, 2, 11] {
+                let slow = Result { () throws(ScheduleEncoding.ParseError) in try ScheduleEncoding.decodeRunByRun(mutated, workers: workers) }
+                if let fast = ScheduleEncoding.decodeWritten(mutated, workers: workers) {
+                    fastReads += 1
+                    XCTAssertEqual(fast, try slow.get(), "\(mutated) with \(workers.map(String.init) ?? "any") workers")
+                }
+                let decoded = Result { () throws(ScheduleEncoding.ParseError) in try ScheduleEncoding.decode(mutated, workers: workers) }
+                XCTAssertEqual(decoded, slow, mutated)
+            }
+        }
+        XCTAssertGreaterThan(fastReads, 700, "most valid texts are read byte by byte")
+        XCTAssertNil(ScheduleEncoding.decodeWritten("w0:1, w1:1"), "spaces are for the run-by-run reader")
+        XCTAssertNil(ScheduleEncoding.decodeWritten("w0:99999999999999999999"), "no overflow: the run-by-run reader says what is wrong")
+        XCTAssertNil(ScheduleEncoding.decodeWritten("w0:1,"))
+    }
+
     func testAScheduleMayNameTheMainThreadAndTheQueueWorkersAfterIt() throws {
         // Two workers: w2 is the main thread, w3 to w10 the queue workers; w11 is none.
         XCTAssertEqual(try ScheduleEncoding.decode("w0:1,w2:1,w3:1,w10:1", workers: 2), [0, 2, 3, 10])

@@ -91,13 +91,7 @@ package final class ChunkedOutput {
     package func append(decimal value: UInt64) {
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of UInt64.max
         withUnsafeMutableBytes(of: &digits) { room in
-            var at = room.count
-            var rest = value
-            repeat {
-                at -= 1
-                room[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
+            let at = DecimalText.writeDigits(value, endingAt: room.count, into: room)
             append(UnsafeRawBufferPointer(rebasing: room[at...]))
         }
     }

@@ -13,14 +13,30 @@ package enum ScheduleEncoding {
     }
 
     /// The text of `runs` (worker, count) pairs.
-    package static func encode(_ runs: [(worker: Int, count: Int)]) -> String {
-        var text = ""
-        text.reserveCapacity(runs.count * 6)
-        for (i, run) in runs.enumerated() {
-            if i > 0 { text += "," }
-            text += "w\(run.worker):\(run.count)"
+    ///
+    /// Written as bytes into a string of the exact length, measured first:
+    /// a trial that switches at nearly every point has as many runs as
+    /// decisions. Built a run at a time by interpolation, the text of a
+    /// 4,000,000-decision `empty` trial under `--fuzz off` (4,000,000 runs)
+    /// took 16% of the run's CPU time, after the measured window, while the
+    /// user waited for the record: the run's 1.1 to 1.5 s past the window
+    /// are 0.6 to 0.7 s this way (2026-11-29, 2 cores).
+    package static func encode<Runs: Collection>(_ runs: Runs) -> String where Runs.Element == (worker: Int, count: Int) {
+        var length = 0
+        for run in runs { length += 3 + DecimalText.length(run.worker) + DecimalText.length(run.count) }  // w, :, and a comma
+        guard length > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: length - 1) { text in
+            let bytes = UnsafeMutableRawBufferPointer(text)
+            var at = 0
+            for run in runs {
+                if at > 0 { bytes[at] = UInt8(ascii: ","); at += 1 }
+                bytes[at] = UInt8(ascii: "w")
+                at = DecimalText.write(run.worker, at: at + 1, into: bytes)
+                bytes[at] = UInt8(ascii: ":")
+                at = DecimalText.write(run.count, at: at + 1, into: bytes)
+            }
+            return at
         }
-        return text
     }
 
     /// The queue workers a controlled trial has after its thread workers and
@@ -33,6 +49,58 @@ package enum ScheduleEncoding {
     /// (`workers`), a worker must be one of them, the main thread (index
     /// `workers`) or one of the queue workers after it.
     package static func decode(_ text: String, workers: Int? = nil) throws(ParseError) -> [Int] {
+        if let decisions = decodeWritten(text, workers: workers) { return decisions }
+        return try decodeRunByRun(text, workers: workers)
+    }
+
+    /// The decisions of a text exactly as ``encode(_:)`` writes it (no
+    /// spaces, no signs, no empty runs) and within the limits, read byte by
+    /// byte; nil for any other text, which ``decodeRunByRun(_:workers:)``
+    /// then reads, or says what is wrong with. A recorded schedule of
+    /// 2,000,000 runs is read in milliseconds where splitting it into
+    /// strings took seconds.
+    package static func decodeWritten(_ text: String, workers: Int? = nil) -> [Int]? {
+        var text = text
+        return text.withUTF8 { bytes -> [Int]? in
+            guard !bytes.isEmpty else { return nil }
+            var runs: [(worker: Int, count: Int)] = []
+            var total = 0, at = 0
+            // The decimal number at `at`, at most 18 digits (so it cannot
+            // overflow), or nil.
+            func number() -> Int? {
+                var value = 0, digits = 0
+                while at < bytes.count, bytes[at] >= UInt8(ascii: "0"), bytes[at] <= UInt8(ascii: "9") {
+                    guard digits < 18 else { return nil }
+                    value = value * 10 + Int(bytes[at] - UInt8(ascii: "0"))
+                    digits += 1
+                    at += 1
+                }
+                return digits > 0 ? value : nil
+            }
+            while true {
+                guard bytes[at] == UInt8(ascii: "w") else { return nil }
+                at += 1
+                guard let worker = number(), at < bytes.count, bytes[at] == UInt8(ascii: ":") else { return nil }
+                at += 1
+                guard let count = number(), count > 0 else { return nil }
+                if let workers, worker > workers + queueWorkers { return nil }
+                total += count
+                guard total <= 100_000_000 else { return nil }
+                runs.append((worker, count))
+                if at == bytes.count { break }
+                guard bytes[at] == UInt8(ascii: ","), at + 1 < bytes.count else { return nil }
+                at += 1
+            }
+            var decisions: [Int] = []
+            decisions.reserveCapacity(total)
+            for run in runs { decisions.append(contentsOf: repeatElement(run.worker, count: run.count)) }
+            return decisions
+        }
+    }
+
+    /// The decisions `text` encodes, read a run at a time, spaces around
+    /// runs allowed; the error names the first run that is wrong.
+    package static func decodeRunByRun(_ text: String, workers: Int? = nil) throws(ParseError) -> [Int] {
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else { return [] }
         var decisions: [Int] = []
