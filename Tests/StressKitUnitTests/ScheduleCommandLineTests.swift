@@ -191,7 +191,11 @@ final class ScheduleCommandLineTests: XCTestCase {
                 XCTAssertEqual(decoded, slow, mutated)
             }
         }
-        XCTAssertGreaterThan(fastReads, 700, "most valid texts are read byte by byte")
+        XCTAssertGreaterThan(fastReads, 700, "the texts the fast reader answers for: the unchanged ones within the bound, and some mutated ones")
+        XCTAssertEqual(ScheduleEncoding.encode([(worker: -3, count: Int.min), (worker: 0, count: Int.max)]),
+                       "w-3:\(Int.min),w0:\(Int.max)", "any Int is written as String(_:) writes it")
+        XCTAssertNil(ScheduleEncoding.decodeWritten("w0:1,w1:é"), "anything but ASCII w, digits, : and , is for the run-by-run reader")
+        XCTAssertNil(ScheduleEncoding.decodeWritten("w0:99999999,w1:2"), "one decision past the limit")
         XCTAssertNil(ScheduleEncoding.decodeWritten("w0:1, w1:1"), "spaces are for the run-by-run reader")
         XCTAssertNil(ScheduleEncoding.decodeWritten("w0:99999999999999999999"), "no overflow: the run-by-run reader says what is wrong")
         XCTAssertNil(ScheduleEncoding.decodeWritten("w0:1,"))

@@ -21,7 +21,9 @@ package enum ScheduleEncoding {
     /// took 16% of the run's CPU time, after the measured window, while the
     /// user waited for the record: the run's 1.1 to 1.5 s past the window
     /// are 0.6 to 0.7 s this way (2026-11-29, 2 cores).
-    package static func encode<Runs: Collection>(_ runs: Runs) -> String where Runs.Element == (worker: Int, count: Int) {
+    /// (An array, not any collection: the runs are read twice, to measure
+    /// and to write, and must be the same both times.)
+    package static func encode(_ runs: [(worker: Int, count: Int)]) -> String {
         var length = 0
         for run in runs { length += 3 + DecimalText.length(run.worker) + DecimalText.length(run.count) }  // w, :, and a comma
         guard length > 0 else { return "" }
@@ -53,13 +55,13 @@ package enum ScheduleEncoding {
         return try decodeRunByRun(text, workers: workers)
     }
 
-    /// The decisions of a text exactly as ``encode(_:)`` writes it (no
-    /// spaces, no signs, no empty runs) and within the limits, read byte by
-    /// byte; nil for any other text, which ``decodeRunByRun(_:workers:)``
-    /// then reads, or says what is wrong with. A recorded schedule of
-    /// 2,000,000 runs is read in milliseconds where splitting it into
-    /// strings took seconds.
-    package static func decodeWritten(_ text: String, workers: Int? = nil) -> [Int]? {
+    /// The decisions of a text in the form ``encode(_:)`` writes (ASCII
+    /// `w`, digits, `:` and `,` only: no spaces, no signs, no empty runs;
+    /// leading zeros read as the run-by-run reader reads them) and within
+    /// the limits, read byte by byte in one pass, with no string made a
+    /// run; nil for any other text, which ``decodeRunByRun(_:workers:)``
+    /// then reads, or says what is wrong with.
+    static func decodeWritten(_ text: String, workers: Int? = nil) -> [Int]? {
         var text = text
         return text.withUTF8 { bytes -> [Int]? in
             guard !bytes.isEmpty else { return nil }
@@ -100,7 +102,7 @@ package enum ScheduleEncoding {
 
     /// The decisions `text` encodes, read a run at a time, spaces around
     /// runs allowed; the error names the first run that is wrong.
-    package static func decodeRunByRun(_ text: String, workers: Int? = nil) throws(ParseError) -> [Int] {
+    static func decodeRunByRun(_ text: String, workers: Int? = nil) throws(ParseError) -> [Int] {
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else { return [] }
         var decisions: [Int] = []
