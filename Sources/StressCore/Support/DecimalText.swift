@@ -1,7 +1,7 @@
 /// Integers written in decimal as bytes, as `String(value)` writes them,
-/// without making a string for each: for output of millions of numbers
-/// (a schedule's text, the NDJSON and CSV writers), where a string a number
-/// costs more than the rest of the writing.
+/// without making a string for each: for output of millions of numbers (a
+/// schedule's text; the results files' writers, through `ChunkedOutput`),
+/// where a string a number costs more than the rest of the writing.
 package enum DecimalText {
     /// The digits of `magnitude` (1 for zero).
     package static func digitCount(_ magnitude: UInt64) -> Int {
