@@ -48,7 +48,7 @@ final class ControlledBookkeepingTests: XCTestCase {
             mutating func expectLength(_ picks: Int) {}
         }
         let seen = Seen()
-        let scheduler = ControlledScheduler(workers: 3, policy: { _ in Recording(seen: seen) }, forced: nil,
+        let scheduler = ControlledScheduler(workers: 3, policy: { _ in Recording(seen: seen) }, seeds: { $0 }, forced: nil,
                                             maxDecisions: 1_000, onDeadlock: { _, _, _ in })
         scheduler.lockState()
         for w in 0..<3 { scheduler.status[w] = .runnable }
@@ -119,7 +119,7 @@ final class ControlledBookkeepingTests: XCTestCase {
     /// board when the board changed since that copy was made: a decider
     /// that last decided before a change sees it.
     func testEachDecidersRunnableListFollowsTheBoard() {
-        let scheduler = ControlledScheduler(workers: 3, policy: { _ in FirstComeScheduler() }, forced: nil,
+        let scheduler = ControlledScheduler(workers: 3, policy: { _ in FirstComeScheduler() }, seeds: { $0 }, forced: nil,
                                             maxDecisions: 1_000, onDeadlock: { _, _, _ in })
         scheduler.lockState()
         for w in 0..<3 { scheduler.status[w] = .runnable }
@@ -175,7 +175,7 @@ final class ControlledBookkeepingTests: XCTestCase {
     /// A scheduler of two workers, both runnable, `holder` holding the token
     /// (first come, first served: the escape tests' decisions are plain).
     private func twoRunnableWorkers(holder: Int) -> ControlledScheduler {
-        let scheduler = ControlledScheduler(workers: 2, policy: { _ in FirstComeScheduler() }, forced: nil,
+        let scheduler = ControlledScheduler(workers: 2, policy: { _ in FirstComeScheduler() }, seeds: { $0 }, forced: nil,
                                             maxDecisions: 1_000, onDeadlock: { _, _, _ in })
         scheduler.lockState()
         for w in 0..<2 { scheduler.status[w] = .runnable }

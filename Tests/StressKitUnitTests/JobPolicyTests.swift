@@ -109,4 +109,72 @@ final class JobPolicyTests: XCTestCase {
         let others = excluded.indices.filter { $0 != victim }.map { excluded[$0] }
         XCTAssertGreaterThan(Double(excluded[victim]), 1.5 * Double(others.max()!), "\(excluded)")
     }
+
+    /// A controlled trial restarts its policy's scheduler in place for each
+    /// new execution (every round of a scenario) instead of making a new
+    /// one: a restarted scheduler must then make exactly the choices a new
+    /// one makes from the same seed, whatever the old one did before, or a
+    /// seed's schedules would change. Checked for every built-in policy,
+    /// several worker counts, depths and seeds, over changing runnable sets
+    /// with timed waiters among them.
+    func testARestartedSchedulerChoosesExactlyAsANewOne() {
+        var variants: [(String, FuzzSettings)] = []
+        for profile in [FuzzProfile.off, .light, .yield, .chaos, .pct, .portfolio] { variants.append(("\(profile)", FuzzSettings(profile))) }
+        for depth in [1, 2, 5] {
+            var settings = FuzzSettings(.pct)
+            settings.pctDepth = depth
+            variants.append(("pct depth \(depth)", settings))
+        }
+        var starving = FuzzSettings(.yield)
+        starving.starveProbability = 0.3
+        variants.append(("yield starving", starving))
+        for (name, settings) in variants {
+            let policy = SchedulingPolicies.policy(for: settings.profile)
+            for workers in 1...4 {
+                let slots = workers + 1 + QueueBook.slots
+                for seed in UInt64(1)...6 {
+                    let fresh = { (seed: UInt64) -> any ExecutionScheduler in
+                        var made = policy.makeScheduler(settings: settings, seed: seed, workers: workers)
+                        made.admitQueueWorkers(first: workers + 1, count: QueueBook.slots)
+                        return made
+                    }
+                    // The old scheduler runs an execution of its own first.
+                    var restarted = fresh(seed)
+                    restarted.expectLength(37)
+                    _ = choices(of: &restarted, slots: slots, count: 50 + Int(seed) * 7, draws: seed)
+                    let next = seed &* 1_000 &+ 17
+                    XCTAssertTrue(restarted.restart(seed: next), "\(name): every built-in scheduler restarts in place")
+                    restarted.admitQueueWorkers(first: workers + 1, count: QueueBook.slots)
+                    restarted.expectLength(120)
+                    var made = fresh(next)
+                    made.expectLength(120)
+                    let after = choices(of: &restarted, slots: slots, count: 400, draws: 99)
+                    let new = choices(of: &made, slots: slots, count: 400, draws: 99)
+                    if let i = after.indices.first(where: { after[$0] != new[$0] }) {
+                        XCTFail("\(name), \(workers) workers, seed \(seed): choice \(i) is \(after[i]) restarted, \(new[i]) new")
+                    }
+                }
+            }
+        }
+    }
+
+    /// `count` choices of `policy` among runnable sets drawn from `draws`
+    /// (each a nonempty subset of `0..<slots`), a tenth of them with a timed
+    /// waiter that may time out.
+    private func choices(of policy: inout any ExecutionScheduler, slots: Int, count: Int, draws: UInt64) -> [Int] {
+        var random = SplitMix64(seed: draws)
+        var picked: [Int] = []
+        for _ in 0..<count {
+            var runnable = (0..<slots).filter { _ in random.next() % 3 == 0 }
+            if runnable.isEmpty { runnable = [random.next(below: slots)] }
+            let oldest = runnable[random.next(below: runnable.count)]
+            let waiters = (0..<slots).filter { !runnable.contains($0) }
+            if !waiters.isEmpty, random.next() % 10 == 0 {
+                picked.append(policy.nextWorker(among: runnable, orTimeOut: waiters[random.next(below: waiters.count)], oldest: oldest))
+            } else {
+                picked.append(policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false))
+            }
+        }
+        return picked
+    }
 }

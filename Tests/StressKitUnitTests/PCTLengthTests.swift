@@ -117,7 +117,7 @@ final class PCTLengthTests: XCTestCase {
             mutating func expectLength(_ picks: Int) { lengths.told.append(picks) }
         }
         let lengths = Lengths()
-        let scheduler = ControlledScheduler(workers: 2, policy: { _ in Recording(lengths: lengths) }, forced: nil,
+        let scheduler = ControlledScheduler(workers: 2, policy: { _ in Recording(lengths: lengths) }, seeds: { $0 }, forced: nil,
                                             maxDecisions: 1_000, lengthGuess: 40, onDeadlock: { _, _, _ in })
         scheduler.beginRound(0)
         for _ in 0..<30 { scheduler.log.append(0) }

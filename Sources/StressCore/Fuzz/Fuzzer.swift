@@ -49,6 +49,12 @@ package struct Fuzzer: Sendable {
     private let seed: UInt64
     private let thread: Int
     private let isVictim: Bool
+    /// Whether the coordinator decides every switch (controlled scheduling):
+    /// a point then only asks it, and nothing sleeps, spins or yields.
+    /// Stored, not asked at every point, where it was a call through the
+    /// coordinator's witness table a decision; it takes the padding after
+    /// `isVictim`, so the frame every loop carries stays its size.
+    private let controlled: Bool
     /// Where the workers' points meet, when the policy makes them agree
     /// (soft PCT); nil for most policies.
     private let coordinator: (any FuzzCoordinator)?
@@ -71,12 +77,8 @@ package struct Fuzzer: Sendable {
         self.thread = thread
         isVictim = settings.starveProbability > 0 && Int(SplitMix64.derive(seed, 0x5EED) % UInt64(threads)) == thread
         self.coordinator = coordinator
+        controlled = coordinator?.ownsSchedule ?? false
     }
-
-    /// Whether the coordinator decides every switch (controlled scheduling):
-    /// a point then only asks it, and nothing sleeps, spins or yields.
-    /// Asked, not stored: the frame every loop carries stays its size.
-    private var controlled: Bool { coordinator?.ownsSchedule ?? false }
 
     /// The `n`-th uniform draw in [0, 1) of this worker's stream for point `i`.
     @inline(__always)
@@ -140,7 +142,7 @@ package struct Fuzzer: Sendable {
         } else {
             paused { coordinator.unsafelyUnwrapped.point(thread, at: point) }
         }
-        return coordinator.unsafelyUnwrapped.ownsSchedule
+        return controlled
     }
 
     /// Performs `p`, published as a fuzz pause when it takes time.

@@ -15,4 +15,7 @@ struct OffPolicy: SchedulingPolicy {
 /// jobs were enqueued in.
 struct FirstComeScheduler: ExecutionScheduler {
     mutating func nextWorker(among runnable: [Int], oldest: Int, now: UInt64, parallel: Bool) -> Int { oldest }
+
+    /// Nothing to draw: every execution is first come, first served.
+    mutating func restart(seed: UInt64) -> Bool { true }
 }

@@ -34,23 +34,59 @@ struct PCTScheduler: ExecutionScheduler {
     private var lowest: Int
     private var picks: UInt64 = 0
     private var last = -1
-    private let seed: UInt64
+    private var seed: UInt64
     /// The trial's workers (the priorities' scale).
     private let threads: Int
+    /// The depth searched, and whether the settings starve a worker: what
+    /// the draws are made from besides the seed.
+    private let depth: Int
+    private let starves: Bool
 
     init(settings: FuzzSettings, seed: UInt64, workers: Int) {
         self.seed = seed
         threads = workers
         // A plan's `pct_depth` is the depth searched (2: one change point,
         // the setting PCT's bound 1/(n·k) is stated for); none: the default.
-        draws = SchedulingDraws(seed: seed, workers: workers,
-                                pctDepth: settings.pctDepth > 0 ? settings.pctDepth : PCTPolicy.defaultDepth,
-                                starves: settings.starveProbability > 0)
+        depth = settings.pctDepth > 0 ? settings.pctDepth : PCTPolicy.defaultDepth
+        starves = settings.starveProbability > 0
+        draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: depth, starves: starves)
         lowest = workers
+    }
+
+    mutating func restart(seed: UInt64) -> Bool {
+        self.seed = seed
+        draws.redraw(seed: seed, workers: threads, pctDepth: depth, starves: starves)
+        lowest = threads
+        picks = 0
+        last = -1
+        return true
     }
 
     mutating func nextWorker(among runnable: [Int], oldest: Int, now: UInt64, parallel: Bool) -> Int {
         picks &+= 1
+        if let next = draws.changePoints.first, next <= picks { passChangePoints() }
+        // The first of the highest priority (queue workers' may tie), as
+        // `max(by:)` finds it.
+        var chosen = oldest
+        if !runnable.isEmpty {
+            chosen = runnable[0]
+            var highest = draws.priority[chosen]
+            for i in 1..<runnable.count where highest < draws.priority[runnable[i]] {
+                chosen = runnable[i]
+                highest = draws.priority[chosen]
+            }
+        }
+        last = chosen
+        return chosen
+    }
+
+    /// At each change point up to this pick, the worker that ran last drops
+    /// below every other. Apart, and never inlined: with the priorities
+    /// written in ``nextWorker(among:oldest:now:parallel:)`` itself, every
+    /// pick first asked the runtime whether the array was shared, where a
+    /// change point comes a few times an execution.
+    @inline(never)
+    private mutating func passChangePoints() {
         while let next = draws.changePoints.first, next <= picks {
             draws.changePoints.removeFirst()
             if last >= 0 {
@@ -58,9 +94,6 @@ struct PCTScheduler: ExecutionScheduler {
                 draws.priority[last] = lowest
             }
         }
-        let chosen = runnable.max { draws.priority[$0] < draws.priority[$1] } ?? oldest
-        last = chosen
-        return chosen
     }
 
     /// The queue workers get seeded priorities among the thread workers'

@@ -19,8 +19,12 @@ struct RandomWalkScheduler: ExecutionScheduler {
     private var timeouts: SplitMix64
     private let timeoutProbability: Double
 
+    /// The trial's workers.
+    private let workers: Int
+
     init(settings: FuzzSettings, seed: UInt64, workers: Int, stay: Double) {
         fuzz = settings
+        self.workers = workers
         draws = SchedulingDraws(seed: seed, workers: workers, pctDepth: settings.pctDepth,
                                 starves: settings.starveProbability > 0)
         self.stay = stay
@@ -29,6 +33,16 @@ struct RandomWalkScheduler: ExecutionScheduler {
         // least 2%, at most 25%): most waits are signalled, some time out
         // mid-way.
         timeoutProbability = min(max(settings.yieldProbability, 0.02), 0.25)
+    }
+
+    mutating func restart(seed: UInt64) -> Bool {
+        draws.redraw(seed: seed, workers: workers, pctDepth: fuzz.pctDepth, starves: fuzz.starveProbability > 0)
+        last = -1
+        starvedUntil = 0
+        starvedNs = 0
+        startNs = 0
+        timeouts = SplitMix64(seed: SplitMix64.derive(seed, 0x7133_0075))
+        return true
     }
 
     mutating func nextWorker(among runnable: [Int], orTimeOut waiter: Int, oldest: Int) -> Int {

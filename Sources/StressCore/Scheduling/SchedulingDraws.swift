@@ -17,9 +17,9 @@ struct SchedulingDraws {
     /// spread again over another length (``spreadChangePoints(within:after:)``) without
     /// drawing anew: the rest of the stream, and so the seed's other
     /// choices, stay the same.
-    let changeDraws: [UInt64]
+    private(set) var changeDraws: [UInt64]
     /// The worker a starving policy holds back, or -1.
-    let victim: Int
+    private(set) var victim: Int
 
     /// How many picks PCT spreads its change points over: enough for the
     /// first few hundred operations of a handful of workers, where the async
@@ -27,16 +27,31 @@ struct SchedulingDraws {
     static let pctHorizon: UInt64 = 2_000
 
     init(seed: UInt64, workers: Int, pctDepth: Int, starves: Bool) {
-        // A controlled scenario makes a new scheduler for every round, so
-        // this runs once a round under the scheduler's state lock: it makes
-        // no array it can do without (the shuffle's order lives on the
-        // stack, the change points are sorted in place) and leaves room for
-        // the queue workers (``QueueBook/slots``) that a controlled trial
-        // admits next, so that admitting them does not move the priorities.
-        // The draws, and their order, are what they have always been.
-        var random = SplitMix64(seed: SplitMix64.derive(seed, 0x10B5))
-        var priority: [Int] = []
+        // Room for the queue workers (``QueueBook/slots``) that a controlled
+        // trial admits next, so that admitting them does not move the
+        // priorities.
+        random = SplitMix64(seed: 0)
+        priority = []
         priority.reserveCapacity(workers + 1 + QueueBook.slots)
+        let changes = max(0, pctDepth - 1)
+        changeDraws = []
+        changeDraws.reserveCapacity(changes)
+        changePoints = []
+        changePoints.reserveCapacity(changes)
+        victim = -1
+        redraw(seed: seed, workers: workers, pctDepth: pctDepth, starves: starves)
+    }
+
+    /// Draws everything anew from `seed`, in place: what ``init(seed:workers:pctDepth:starves:)``
+    /// makes from the same arguments, in the arrays already made. A
+    /// controlled scenario starts a new execution every round, under the
+    /// scheduler's state lock (see ``ExecutionScheduler/restart(seed:)``):
+    /// this makes no array (the shuffle's order lives on the stack, the
+    /// change points are sorted in place). The draws, and their order, are
+    /// what they have always been.
+    mutating func redraw(seed: UInt64, workers: Int, pctDepth: Int, starves: Bool) {
+        random = SplitMix64(seed: SplitMix64.derive(seed, 0x10B5))
+        priority.removeAll(keepingCapacity: true)
         priority.append(contentsOf: repeatElement(0, count: workers + 1))
         if workers > 0 {
             withUnsafeTemporaryAllocation(of: Int.self, capacity: workers) { order in
@@ -48,20 +63,17 @@ struct SchedulingDraws {
             }
         }
         priority[workers] = Int.max
-        var draws: [UInt64] = []
-        let changes = max(0, pctDepth - 1)
-        draws.reserveCapacity(changes)
-        for _ in 0..<changes { draws.append(random.next()) }
-        changeDraws = draws
-        // Over the horizon, the change points are the raw draws scaled as
-        // `SplitMix64.next(below:)` scales them into `1...pctHorizon`.
-        var points = draws
-        for i in points.indices { points[i] = 1 + points[i].multipliedFullWidth(by: Self.pctHorizon).high }
-        points.sort()
-        changePoints = points
+        changeDraws.removeAll(keepingCapacity: true)
+        changePoints.removeAll(keepingCapacity: true)
+        for _ in 0..<max(0, pctDepth - 1) {
+            let draw = random.next()
+            changeDraws.append(draw)
+            // Over the horizon, the change points are the raw draws scaled
+            // as `SplitMix64.next(below:)` scales them into `1...pctHorizon`.
+            changePoints.append(1 + draw.multipliedFullWidth(by: Self.pctHorizon).high)
+        }
+        changePoints.sort()
         victim = starves ? random.next(below: max(1, workers)) : -1
-        self.random = random
-        self.priority = priority
     }
 
     /// Sets ``changePoints`` to the draws spread uniformly over the picks of

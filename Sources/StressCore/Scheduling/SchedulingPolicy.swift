@@ -93,6 +93,15 @@ package protocol ExecutionScheduler {
     /// harness executor's queue of outside jobs): a policy that ranks
     /// workers ranks them too. By default ignored.
     mutating func admitQueueWorkers(first: Int, count: Int)
+    /// Becomes, in place, the scheduler its policy makes for a new execution
+    /// with `seed` (the same settings and workers), keeping its storage, and
+    /// returns true; or returns false, changed in no way, when it cannot
+    /// (the default), and the caller makes a new one. A controlled scenario
+    /// starts an execution every round: made anew, a scheduler was an
+    /// existential's box and its arrays, allocated and freed every round
+    /// under the scheduler's lock. One that restarts must then decide
+    /// exactly as a new one would, or a seed's schedules would change.
+    mutating func restart(seed: UInt64) -> Bool
 }
 
 extension ExecutionScheduler {
@@ -105,6 +114,8 @@ extension ExecutionScheduler {
     mutating func admitQueueWorkers(first: Int, count: Int) {}
 
     mutating func expectLength(_ picks: Int) {}
+
+    mutating func restart(seed: UInt64) -> Bool { false }
 }
 
 /// Where the thread and task workers' fuzz points meet when a policy needs
@@ -143,7 +154,8 @@ package protocol FuzzCoordinator: AnyObject, Sendable {
     /// True when the coordinator runs one worker at a time and decides every
     /// switch itself (controlled scheduling): the fuzz points then only ask
     /// it, with no pause of their own, which would change nothing but the
-    /// time taken.
+    /// time taken. Asked once, when a worker's fuzzer is made: it never
+    /// changes for a coordinator.
     var ownsSchedule: Bool { get }
 }
 

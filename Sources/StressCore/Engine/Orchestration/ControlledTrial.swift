@@ -45,13 +45,8 @@ enum ControlledTrial {
     ) -> ControlledScheduler {
         let scheduler = ControlledScheduler(
             workers: settings.threads,
-            policy: { epoch in
-                var made = policy.makeScheduler(settings: settings.fuzz, seed: SplitMix64.derive(settings.seed, 0xC0_47_20_11 &+ epoch),
-                                                workers: settings.threads)
-                // The queue workers come after the workers and the main thread.
-                made.admitQueueWorkers(first: settings.threads + 1, count: QueueBook.slots)
-                return made
-            },
+            policy: { seed in policy.makeScheduler(settings: settings.fuzz, seed: seed, workers: settings.threads) },
+            seeds: { epoch in SplitMix64.derive(settings.seed, 0xC0_47_20_11 &+ epoch) },
             forced: settings.forcedSchedule, maxDecisions: settings.maxDecisions, lengthGuess: lengthGuess(settings),
             spuriousWakeups: settings.fuzz.spuriousWakeups ?? 0, seed: settings.seed, onDeadlock: onDeadlock,
             fallback: settings.scheduleFallback, recordsChoices: settings.recordsChoices, deviations: settings.deviations,

@@ -37,9 +37,8 @@ extension ControlledScheduler {
             // epoch long: the next is taken to be as long.
             executionStart = index
             longestExecution = Self.epochLength
-            var next = makePolicy(UInt64(index / Self.epochLength))
-            next.expectLength(Self.epochLength)
-            policy = next
+            beginExecution(UInt64(index / Self.epochLength))
+            policy.expectLength(Self.epochLength)
         }
         var chosen: Int
         var spinning = false
@@ -74,7 +73,7 @@ extension ControlledScheduler {
                 list.pointee.version = .max  // no longer the runnable workers: the next decision rebuilds the list
                 let others = list.pointee.workers
                 oldest = others.min { lastRan[$0] < lastRan[$1] } ?? others[0]
-                chosen = fallback == .policy ? policy.nextWorker(among: others, oldest: oldest, now: 0, parallel: false) : others[0]
+                chosen = fallback == .policy ? policy.nextWorker(among: others, oldest: oldest) : others[0]
             }
         }
         if chosen != current {
@@ -112,9 +111,19 @@ extension ControlledScheduler {
         roundEpochs = true
         longestExecution = Swift.max(longestExecution, log.count - executionStart)
         executionStart = log.count
-        var next = makePolicy(UInt64(round) &+ 1 << 32)
-        next.expectLength(expectedLength)
-        policy = next
+        beginExecution(UInt64(round) &+ 1 << 32)
+        policy.expectLength(expectedLength)
+    }
+
+    /// The policy of execution `epoch`: the current one restarted in place
+    /// with the epoch's seed, or, for a policy that cannot restart, a new
+    /// one. Either decides as a new one would; restarting spares every
+    /// round an allocation of the existential's box and of the policy's
+    /// arrays, and their release, under the state lock.
+    private func beginExecution(_ epoch: UInt64) {
+        policy.beginExecution(seed: policySeed(epoch))
+        // The queue workers come after the workers and the main thread.
+        policy.admitQueueWorkers(first: firstQueueWorker, count: QueueBook.slots)
     }
 
     /// The length the next execution's policy spreads its choices over: the
@@ -127,15 +136,17 @@ extension ControlledScheduler {
     /// only as a deviation of their own).
     private func fallbackChoice(current: Int, oldest: Int, late: Int) -> Int {
         guard fallback == .policy else { return nonPreemptiveChoice(current: current) }
-        // The list is moved out for the call and back after, not copied: a
-        // copy is a retain and a release, two atomic writes (on x86 each
-        // also waits for every store before it to reach memory).
-        let list = runnableLists(current >= 0 ? current : workers)
-        var runnable: [Int] = []
-        swap(&runnable, &list.pointee.workers)
-        defer { swap(&runnable, &list.pointee.workers) }
-        return late < 0 ? policy.nextWorker(among: runnable, oldest: oldest, now: 0, parallel: false)
+        // The list is moved out of its memory for the call and back after,
+        // not copied: a copy is a retain and a release, two atomic writes (on
+        // x86 each also waits for every store before it to reach memory).
+        // Moved, not swapped with an empty array: the empty array left over
+        // was released after every call, a call into the runtime.
+        let slot = runnableLists.workers(current >= 0 ? current : workers)
+        let runnable = slot.move()
+        let chosen = late < 0 ? policy.nextWorker(among: runnable, oldest: oldest)
             : policy.nextWorker(among: runnable, orTimeOut: late, oldest: oldest)
+        slot.initialize(to: consume runnable)
+        return chosen
     }
 
     /// The timed waiter whose wait may time out at this decision, while

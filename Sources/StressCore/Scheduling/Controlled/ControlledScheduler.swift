@@ -52,12 +52,15 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// the model).
     @exclusivity(unchecked) var mainPending = 0
     @exclusivity(unchecked) var mainInBlock = false
-    @exclusivity(unchecked) var policy: any ExecutionScheduler
-    /// A fresh policy for each epoch of ``epochLength`` decisions: a long
-    /// trial is many executions as PCT counts them (new priorities, new
-    /// change points), not one whose change points all fall in its first
-    /// moments.
-    let makePolicy: (_ epoch: UInt64) -> any ExecutionScheduler
+    /// The policy's scheduler of the current execution. A fresh one for
+    /// each epoch of ``epochLength`` decisions, and for each round of a
+    /// scenario: a long trial is many executions as PCT counts them (new
+    /// priorities, new change points), not one whose change points all fall
+    /// in its first moments. Each execution's seed comes from `policySeed`;
+    /// the holder restarts its scheduler with it in place, or has the
+    /// policy make a new one (see ``HeldPolicy``).
+    let policy: any HeldPolicy
+    let policySeed: (_ epoch: UInt64) -> UInt64
     static let epochLength = Int(SchedulingDraws.pctHorizon)
     /// How long the first execution is expected to be, in decisions, before
     /// any has been measured (see ``expectedLength``).
@@ -165,10 +168,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// What the code under test reported from the queue workers' blocks.
     let queueViolations = Mutex<(count: Int, samples: [ViolationSample])>((0, []))
 
-    /// A scheduler for `workers` thread workers, deciding by the policy
-    /// `makePolicy` makes (or following `forced` first), making at most
+    /// A scheduler for `workers` thread workers, deciding by the policy's
+    /// schedulers `makePolicy` makes from the seed `policySeed` gives each
+    /// execution (or following `forced` first), making at most
     /// `maxDecisions` decisions before it stops the trial.
-    init(workers: Int, policy makePolicy: @escaping (_ epoch: UInt64) -> any ExecutionScheduler, forced: [Int]?, maxDecisions: Int,
+    init(workers: Int, policy makePolicy: @escaping (_ seed: UInt64) -> any ExecutionScheduler,
+         seeds policySeed: @escaping (_ epoch: UInt64) -> UInt64, forced: [Int]?, maxDecisions: Int,
          lengthGuess: Int = ControlledScheduler.epochLength, spuriousWakeups: Double = 0, seed: UInt64 = 0,
          onDeadlock: @escaping @Sendable (_ stuck: [Int], _ schedule: ScheduleRecord, _ detail: StallDetail) -> Void,
          fallback: Fallback = .policy, recordsChoices: Bool = false, deviations: [ScheduleDeviation]? = nil,
@@ -197,11 +202,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
         self.deviations = deviations.map { Dictionary($0.map { ($0.place, $0.worker) }, uniquingKeysWith: { a, _ in a }) }
         decisionsOf = Array(repeating: 0, count: workers + 1)
         self.workers = workers
-        self.makePolicy = makePolicy
+        self.policySeed = policySeed
         self.lengthGuess = Swift.max(1, Swift.min(lengthGuess, Self.epochLength))
-        var first = makePolicy(0)
-        first.expectLength(self.lengthGuess)
-        policy = first
+        policy = makePolicy(policySeed(0)).held(make: makePolicy)
+        // The queue workers come after the workers and the main thread.
+        policy.admitQueueWorkers(first: workers - QueueBook.slots, count: QueueBook.slots)
+        policy.expectLength(self.lengthGuess)
         self.forced = forced
         self.maxDecisions = maxDecisions
         self.onDeadlock = onDeadlock

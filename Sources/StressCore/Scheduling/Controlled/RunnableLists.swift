@@ -19,11 +19,15 @@ struct RunnableLists {
 
     private let base: UnsafeMutableRawPointer
     private let count: Int
+    /// Where a list's workers lie in it (a stored constant: a static one
+    /// is initialized lazily, a call at every use).
+    private let workersOffset: Int
     private static let stride = 64
 
     /// Lists for deciders `0..<deciders`, each with room for `workers` workers.
     init(deciders: Int, workers: Int) {
         count = deciders
+        workersOffset = MemoryLayout<List>.offset(of: \List.workers) ?? 0
         base = .allocate(byteCount: deciders * Self.stride, alignment: 64)
         for d in 0..<deciders {
             var list = List(workers: [])
@@ -35,6 +39,13 @@ struct RunnableLists {
     /// Decider `decider`'s list, in place.
     func callAsFunction(_ decider: Int) -> UnsafeMutablePointer<List> {
         (base + decider * Self.stride).assumingMemoryBound(to: List.self)
+    }
+
+    /// Decider `decider`'s list of workers itself, in place: for a move out
+    /// and back around the policy's call (see
+    /// ``ControlledScheduler/fallbackChoice(current:oldest:late:)``).
+    func workers(_ decider: Int) -> UnsafeMutablePointer<[Int]> {
+        (UnsafeMutableRawPointer(self(decider)) + workersOffset).assumingMemoryBound(to: [Int].self)
     }
 
     /// Frees the lists; not used after.
