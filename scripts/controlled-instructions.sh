@@ -24,9 +24,14 @@
 # 3.19 cannot read the debug information Swift 6.3 writes, so each binary
 # is copied with its debug information stripped, beside the libraries it
 # loads from its own folder. Defaults: the binary .build/release/stressbench,
-# DECISIONS 60000 a trial, POLICIES `off pct yield`, seed 1. Exit 0 when it
-# ran to the end, 2 on a usage error.
+# DECISIONS 60000 a trial, POLICIES `off pct yield`, seed 1. Exit 0 when
+# every cell was counted, 1 when one was not (its line says why), 2 on a
+# usage error or a missing tool.
 set -uo pipefail
+# The binaries as given, from where the script was called: it then works
+# from the repository's root.
+bins=()
+for b in "$@"; do bins+=("$(realpath -m -- "$b")"); done
 cd "$(dirname "$0")/.."
 
 decisions=${DECISIONS:-60000}
@@ -36,7 +41,6 @@ for p in $policies; do [[ "$p" =~ ^(off|pct|yield|chaos|light)$ ]] || { echo "PO
 command -v valgrind > /dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 command -v callgrind_annotate > /dev/null || { echo "needs callgrind_annotate (it comes with valgrind)" >&2; exit 2; }
 command -v python3 > /dev/null || { echo "needs python3" >&2; exit 2; }
-bins=("$@")
 [ ${#bins[@]} -eq 0 ] && bins=(.build/release/stressbench)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -53,6 +57,7 @@ echo "# Controlled scheduling's instructions: scripts/controlled-instructions.sh
 echo "# $(valgrind --version), DECISIONS=$decisions, seed 1"
 for i in "${!bins[@]}"; do echo "# binary $i: ${bins[$i]}"; done
 
+status=0
 for target in "scripts/controlled-speed.yaml empty-steps/unsynchronized" "Plans/scenarios.yaml lazy-init/rwlock" \
               "Plans/quickstart.yaml counter/pthread-mutex/t1"; do
     set -- $target
@@ -68,10 +73,11 @@ for target in "scripts/controlled-speed.yaml empty-steps/unsynchronized" "Plans/
                 --max-decisions "$decisions" --in-process --json "$tmp/r.json" -q > "$tmp/out.txt" 2>&1
             if [ ! -s "$tmp/r.json" ] || [ ! -s "$tmp/cg.out" ]; then
                 echo "binary $i  no result: $(grep -v '^==' "$tmp/out.txt" | tail -n 1)"
+                status=1
                 continue
             fi
             callgrind_annotate --threshold=100 "$tmp/cg.out" > "$tmp/annotated.txt" 2> /dev/null
-            python3 - "$tmp/r.json" "$tmp/annotated.txt" "$i" <<'PY'
+            python3 - "$tmp/r.json" "$tmp/annotated.txt" "$i" <<'PY' || status=1
 import json, re, sys
 doc = json.load(open(sys.argv[1]))
 trial = (doc["trials"] if isinstance(doc, dict) else doc)[0]
@@ -88,14 +94,16 @@ for line in open(sys.argv[2]):
         total = count
     elif what.split(" ")[0].endswith(":stress_baton_wait"):
         waiting = count
+outcome = trial.get("outcome") or "unknown"
 if not (total and decisions and rounds):
-    print(f"binary {sys.argv[3]}  {trial.get('outcome')}, no count")
-    sys.exit(0)
+    print(f"binary {sys.argv[3]}  {outcome}, no count")
+    sys.exit(1)
 work = total - (waiting or 0)
-print(f"binary {sys.argv[3]}  {trial['outcome']:8} {decisions:>7} decisions {rounds:>7} rounds  "
+print(f"binary {sys.argv[3]}  {outcome:8} {decisions:>7} decisions {rounds:>7} rounds  "
       f"{work / decisions:7.0f} instructions a decision  {work / rounds:8.0f} a round  "
       f"(waiting's spin left out: {waiting or 0:,})")
 PY
         done
     done
 done
+exit $status

@@ -158,6 +158,34 @@ final class JobPolicyTests: XCTestCase {
         }
     }
 
+    /// A long workload trial's epochs keep PCT's raw change points, one of
+    /// which may fall on an execution's first pick: it demotes the worker
+    /// that ran last, which for a restarted scheduler must be nobody, as for
+    /// a new one, not the last worker of the execution before.
+    func testARestartedPCTDemotesNobodyAtAChangePointOnItsFirstPick() {
+        let workers = 3
+        let settings = FuzzSettings(.pct)
+        guard let seed = (UInt64(1)...200_000).first(where: {
+            SchedulingDraws(seed: $0, workers: workers, pctDepth: PCTPolicy.defaultDepth, starves: false).changePoints.first == 1
+        }) else { return XCTFail("no seed in range has a change point at pick 1") }
+        let fresh = { (seed: UInt64) -> any ExecutionScheduler in
+            var made = PCTPolicy().makeScheduler(settings: settings, seed: seed, workers: workers)
+            made.admitQueueWorkers(first: workers + 1, count: QueueBook.slots)
+            made.expectLength(Int(SchedulingDraws.pctHorizon))
+            return made
+        }
+        for previous in UInt64(1)...8 {
+            var restarted = fresh(previous)
+            _ = choices(of: &restarted, slots: workers, count: 30, draws: previous)
+            XCTAssertTrue(restarted.restart(seed: seed))
+            restarted.admitQueueWorkers(first: workers + 1, count: QueueBook.slots)
+            restarted.expectLength(Int(SchedulingDraws.pctHorizon))
+            var made = fresh(seed)
+            XCTAssertEqual(choices(of: &restarted, slots: workers, count: 50, draws: 5),
+                           choices(of: &made, slots: workers, count: 50, draws: 5), "after an execution of seed \(previous)")
+        }
+    }
+
     /// `count` choices of `policy` among runnable sets drawn from `draws`
     /// (each a nonempty subset of `0..<slots`), a tenth of them with a timed
     /// waiter that may time out.

@@ -59,4 +59,33 @@ final class PolicyHolderTests: XCTestCase {
         held.beginExecution(seed: 4)
         XCTAssertEqual(held.nextWorker(among: runnable, oldest: 0), 1)
     }
+
+    /// Every new execution of a controlled trial (here a scenario's rounds)
+    /// restarts the policy with the execution's own seed, then admits the
+    /// queue workers and tells it the length, in that order, as the first
+    /// execution's new scheduler was.
+    func testEachExecutionRestartsThenAdmitsTheQueueWorkersThenTellsTheLength() {
+        final class Events { var list: [String] = [] }
+        struct Recording: ExecutionScheduler {
+            let events: Events
+            mutating func nextWorker(among runnable: [Int], oldest: Int, now: UInt64, parallel: Bool) -> Int { runnable[0] }
+            mutating func restart(seed: UInt64) -> Bool {
+                events.list.append("restart \(seed)")
+                return true
+            }
+            mutating func admitQueueWorkers(first: Int, count: Int) { events.list.append("admit \(first) \(count)") }
+            mutating func expectLength(_ picks: Int) { events.list.append("length \(picks)") }
+        }
+        let events = Events()
+        let scheduler = ControlledScheduler(workers: 2, policy: { seed in
+            events.list.append("make \(seed)")
+            return Recording(events: events)
+        }, seeds: { $0 &+ 100 }, forced: nil, maxDecisions: 1_000, lengthGuess: 40, onDeadlock: { _, _, _ in })
+        scheduler.beginRound(0)
+        scheduler.beginRound(1)
+        let admit = "admit 3 \(QueueBook.slots)"
+        XCTAssertEqual(events.list, ["make 100", admit, "length 40",
+                                     "restart \((UInt64(1) << 32) + 100)", admit, "length 40",
+                                     "restart \((UInt64(1) << 32) + 101)", admit, "length 40"])
+    }
 }

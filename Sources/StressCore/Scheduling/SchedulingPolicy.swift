@@ -100,7 +100,10 @@ package protocol ExecutionScheduler {
     /// starts an execution every round: made anew, a scheduler was an
     /// existential's box and its arrays, allocated and freed every round
     /// under the scheduler's lock. One that restarts must then decide
-    /// exactly as a new one would, or a seed's schedules would change.
+    /// exactly as a new one would, or a seed's schedules would change; and
+    /// since a restart stands for the policy's `makeScheduler` with the new
+    /// seed, a scheduler may restart only if its policy makes the same kind
+    /// of scheduler, configured the same, for every seed.
     mutating func restart(seed: UInt64) -> Bool
 }
 

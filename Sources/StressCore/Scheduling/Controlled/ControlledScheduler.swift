@@ -168,10 +168,12 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     /// What the code under test reported from the queue workers' blocks.
     let queueViolations = Mutex<(count: Int, samples: [ViolationSample])>((0, []))
 
-    /// A scheduler for `workers` thread workers, deciding by the policy's
-    /// schedulers `makePolicy` makes from the seed `policySeed` gives each
-    /// execution (or following `forced` first), making at most
-    /// `maxDecisions` decisions before it stops the trial.
+    /// A scheduler for `workers` thread workers, deciding by the policy (or
+    /// following `forced` first), making at most `maxDecisions` decisions
+    /// before it stops the trial. `policySeed` gives each execution's seed;
+    /// `makePolicy` makes the first execution's scheduler from its seed, and
+    /// a later one's only when the current one cannot restart in place (see
+    /// ``HeldPolicy``).
     init(workers: Int, policy makePolicy: @escaping (_ seed: UInt64) -> any ExecutionScheduler,
          seeds policySeed: @escaping (_ epoch: UInt64) -> UInt64, forced: [Int]?, maxDecisions: Int,
          lengthGuess: Int = ControlledScheduler.epochLength, spuriousWakeups: Double = 0, seed: UInt64 = 0,
