@@ -100,7 +100,7 @@ final class ControlledBookkeepingTests: XCTestCase {
         var seen: [Int] = []
         for v in 0..<7 {
             seen.append((ring.nextWrite - first) / MemoryLayout<TraceRing.Entry>.stride)
-            ring.append(TraceRing.Entry(worker: 0, kind: .value, subject: .none, reason: nil, value: v, hasValue: true, file: nil, line: 0))
+            ring.append(0, .value, .none, value: v)
         }
         XCTAssertEqual(seen, [0, 1, 2, 0, 1, 2, 0])
         XCTAssertEqual(ring.events(names: TraceNames(operations: [])).map(\.value), [4, 5, 6])
@@ -153,14 +153,47 @@ final class ControlledBookkeepingTests: XCTestCase {
         log.deallocate()
     }
 
+    /// Every kind of subject, switch reason, value and place comes back out
+    /// of the ring's small entries as it went in; and a slot that held a
+    /// located event, reused by one without a place, has none.
+    func testTheTraceRingGivesBackEverySubjectReasonAndPlace() {
+        XCTAssertEqual(MemoryLayout<TraceRing.Entry>.stride, 24, "an event is three words, noted with three stores")
+        var ring = TraceRing(capacity: 8)
+        defer { ring.deallocate() }
+        let names = TraceNames(operations: [("enqueue", ["read", "write"])])
+        ring.append(1, .operationStart, .operation(0))
+        ring.append(1, .step, .step(op: 0, step: 1))
+        ring.append(0, .acquire, .key(0), at: TraceRing.Location(file: "Queue.swift", line: 42))
+        ring.append(0, .point, .label("after the check"), at: TraceRing.Location(file: "Cache.swift", line: 7))
+        ring.append(2, .value, .label("count"), value: -5)
+        ring.append(0, .switch, .none, reason: .preempted)
+        ring.append(1, .switch, .none, reason: .waiting(ControlledScheduler.rolesBarrier))
+        ring.append(2, .wait, .barrier)
+        let events = ring.events(names: names)
+        XCTAssertEqual(events.map(\.worker), [1, 1, 0, 0, 2, 0, 1, 2])
+        XCTAssertEqual(events.map(\.kind), [.operationStart, .step, .acquire, .point, .value, .switch, .switch, .wait])
+        XCTAssertEqual(events.map(\.name), ["enqueue", "enqueue/write", PrimitiveNames.describe(0), "after the check", "count",
+                                             "preempted", "waits at the round's barrier", "the round's barrier"])
+        XCTAssertEqual(events.map(\.value), [nil, nil, nil, nil, -5, nil, nil, nil])
+        XCTAssertEqual(events.map(\.file), [nil, nil, "Queue.swift", "Cache.swift", nil, nil, nil, nil])
+        XCTAssertEqual(events.map(\.line), [nil, nil, 42, 7, nil, nil, nil, nil])
+        XCTAssertEqual(events.map(\.preempted), [nil, nil, nil, nil, nil, true, false, nil])
+        XCTAssertEqual(ring.preemptions, 1)
+        // Slots 0 to 3 (2 and 3 held the located events) are written again, without places.
+        for v in 0..<4 { ring.append(3, .value, .none, value: v) }
+        let later = ring.events(names: names)
+        XCTAssertEqual(later.suffix(4).map(\.value), [0, 1, 2, 3])
+        XCTAssertEqual(later.map(\.file), Array(repeating: nil, count: 8))
+        XCTAssertEqual(later.first?.name, "count", "the label of a slot not written again stays")
+    }
+
     /// The trace keeps its last `capacity` events, oldest first, once more
     /// were noted; and all of them before.
     func testTheTraceRingKeepsItsLastEventsInOrder() {
         var ring = TraceRing(capacity: 5)
         let names = TraceNames(operations: [])
         func note(_ value: Int) {
-            ring.append(TraceRing.Entry(worker: 0, kind: .value, subject: .none, reason: nil, value: value, hasValue: true,
-                                        file: nil, line: 0))
+            ring.append(0, .value, .none, value: value)
         }
         for v in 0..<3 { note(v) }
         XCTAssertEqual(ring.events(names: names).map(\.value), [0, 1, 2])

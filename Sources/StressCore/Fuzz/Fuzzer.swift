@@ -217,6 +217,10 @@ package struct Fuzzer: Sendable {
         settings.staggerMaxNanoseconds == 0 || controlled ? 0 : UInt64(uniform(UInt64.max, 7) * Double(settings.staggerMaxNanoseconds))
     }
 
+    /// Whether scenario rounds are staggered (``stagger(round:)`` is not
+    /// always 0): a stagger is set, and the schedule is not controlled.
+    var staggers: Bool { settings.staggerMaxNanoseconds > 0 && !controlled }
+
     /// The seeded delay before this worker's role in scenario round `round`
     /// (a function of the seed, the worker and the round, like every decision).
     func stagger(round: Int) -> UInt64 {

@@ -47,30 +47,42 @@ enum RoundLoop {
         let measured = phase == TrialControl.measure
         var round = start
         var k = rounds.firstStride
-        let fuzzing = worker.frame.fuzz.active
+        // Whether each role waits a seeded stagger first: asked once, not at
+        // every role, where the asking copied the fuzzer (248 bytes) twice.
+        let staggering = worker.frame.fuzz.active && worker.frame.fuzz.staggers
         let barriers = rounds.threadBarriers
         // Under control the barriers are met in the scheduler's model: a
         // worker that arrives early is blocked there and hands the token on.
-        let controlled = worker.ambient.pointee.scheduling
+        // Unretained: the scheduler is the trial's and outlives this loop.
+        // Held strongly, it was retained and released around every meeting,
+        // a count in its first cache line that both workers write.
+        let controlled = worker.ambient.pointee.scheduling.map { Unmanaged.passUnretained($0) }
         while k > 0 {
             for j in 0..<k {
-                if fuzzing { worker.frame.fuzz.pause(nanoseconds: worker.frame.fuzz.stagger(round: round &+ j)) }
+                if staggering { worker.frame.fuzz.pause(nanoseconds: worker.frame.fuzz.stagger(round: round &+ j)) }
                 worker.beginRole(me)
                 let (result, step) = execute(me, program, state: rounds.states[j], access: access, frame: &worker.frame)
                 worker.end(me, result, step: step, measured: measured)
             }
             worker.publish(.atBarrier)
             if let controlled {
-                _ = controlled.meet(me, at: ControlledScheduler.rolesBarrier, parties: rounds.roles) { 0 }
+                _ = controlled._withUnsafeGuaranteedRef { $0.meet(me, at: ControlledScheduler.rolesBarrier, parties: rounds.roles) { 0 } }
             } else {
                 _ = barriers.roles.arriveAndWait { 0 }
             }
             worker.arbitrate(rounds, stride: k, base: round, measured: measured)
             worker.publish(.atBarrier)
             let next = round &+ k
-            let decide = { rounds.decide(phase: phase, control: control, nextRound: next, measured: measured) }
+            // Unretained for the same reason: the program and the control
+            // are the trial's, and the closure is called, if at all, within
+            // the meeting below.
+            let decide = { [unowned(unsafe) rounds, unowned(unsafe) control] in
+                rounds.decide(phase: phase, control: control, nextRound: next, measured: measured)
+            }
             if let controlled {
-                k = controlled.meet(me, at: ControlledScheduler.arbitrationBarrier, parties: rounds.roles, decide: decide)
+                k = controlled._withUnsafeGuaranteedRef {
+                    $0.meet(me, at: ControlledScheduler.arbitrationBarrier, parties: rounds.roles, decide: decide)
+                }
             } else {
                 k = barriers.arbitration.arriveAndWait(decide)
             }

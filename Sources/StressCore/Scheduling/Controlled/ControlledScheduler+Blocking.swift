@@ -48,7 +48,7 @@ extension ControlledScheduler {
     func awaitSignal(_ me: Int, on key: UInt64, timed: Bool) -> (resumed: Bool, timedOut: Bool) {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return (false, false) }
+        guard holdsToken(me) else { return (false, false) }
         note(me, .wait, .key(key), located: true)
         touch(key)
         stopIfSemaphoreCycle(me, waitingFor: key)
@@ -68,7 +68,7 @@ extension ControlledScheduler {
     func signal(_ me: Int, _ key: UInt64, all: Bool) {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return }
+        guard holdsToken(me) else { return }
         note(me, .signal, .key(key), located: true)
         touch(key)
         signalLocked(key, all: all)
@@ -99,7 +99,7 @@ extension ControlledScheduler {
     func meet(_ me: Int, at key: UInt64, parties: Int, decide: () -> Int) -> Int {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return 0 }
+        guard holdsToken(me) else { return 0 }
         note(me, .wait, .barrier)
         // A barrier runs a round's arbiter and reset (code under test): the
         // transition through it may touch anything.

@@ -9,8 +9,7 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard !isReleased, token.pointee.load(ordering: .relaxed) == me else { return }
-        trace.append(TraceRing.Entry(worker: Int32(me), kind: .check, subject: .label("check failed"), reason: nil, value: 0,
-                                     hasValue: false, file: file, line: UInt32(truncatingIfNeeded: line)))
+        trace.append(me, .check, .label("check failed"), at: TraceRing.Location(file: file, line: UInt32(truncatingIfNeeded: line)))
         trace.seal()
         control?.enter(TrialControl.stop)
     }

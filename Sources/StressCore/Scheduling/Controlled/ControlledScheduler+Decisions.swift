@@ -133,7 +133,8 @@ extension ControlledScheduler {
     /// The choice past the forced decisions: the policy's (which may time
     /// out `late`'s wait instead, when there is one), or the non-preemptive
     /// one (which never does: shrinking and exploration time a wait out
-    /// only as a deviation of their own).
+    /// only as a deviation of their own). Inlined into ``decide(current:)``.
+    @inline(__always)
     private func fallbackChoice(current: Int, oldest: Int, late: Int) -> Int {
         guard fallback == .policy else { return nonPreemptiveChoice(current: current) }
         // The list is moved out of its memory for the call and back after,

@@ -22,7 +22,7 @@ extension ControlledScheduler {
     func submitToMain(_ me: Int) -> Bool {
         lockState()
         defer { unlockState() }
-        guard mainSlot >= 0, ensureHolder(me) else { return false }
+        guard mainSlot >= 0, holdsToken(me) else { return false }
         addMainBlock()
         return true
     }
@@ -37,7 +37,7 @@ extension ControlledScheduler {
     func blockOnMainSync(_ me: Int) -> Bool {
         lockState()
         defer { unlockState() }
-        guard mainSlot >= 0, ensureHolder(me) else { return false }
+        guard mainSlot >= 0, holdsToken(me) else { return false }
         note(me, .acquire, .key(WaitKey.mainQueue), located: true)
         addMainBlock()
         status[me] = .blocked
@@ -73,7 +73,7 @@ extension ControlledScheduler {
         waitForTurn(mainSlot)
         lockState()
         defer { unlockState() }
-        guard ensureHolder(mainSlot) else { return false }
+        guard holdsToken(mainSlot) else { return false }
         mainInBlock = true
         _ = resources.take(WaitKey.mainQueue, by: mainSlot, shared: false, reentrant: false)
         touch(WaitKey.mainQueue)
@@ -88,7 +88,7 @@ extension ControlledScheduler {
     func endMainBlock(syncer: Int) {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(mainSlot) else { return }
+        guard holdsToken(mainSlot) else { return }
         note(mainSlot, .release, .key(WaitKey.mainQueue))
         touch(WaitKey.mainQueue)
         // Nobody else takes the main queue in the model (a syncer waits for

@@ -50,7 +50,7 @@ extension ControlledScheduler {
                 run: @escaping @Sendable () -> Void) -> QueueBook.Refusal? {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return .notControlled }
+        guard holdsToken(me) else { return .notControlled }
         let q: Int
         if let known = queueBook.index(of: key), !queueBook.queues[known].slots.isEmpty {
             q = known
@@ -125,7 +125,7 @@ extension ControlledScheduler {
     func enterQueueLine(_ me: Int, queue key: UInt64) -> UInt64? {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me), let q = queueBook.index(of: key) else { return nil }
+        guard holdsToken(me), let q = queueBook.index(of: key) else { return nil }
         let ticket = queueBook.ticket()
         queueBook.queues[q].waitingSyncs.append(ticket)
         refreshQueue(q)

@@ -11,7 +11,7 @@ extension ControlledScheduler {
     func acquire(_ me: Int, _ key: UInt64, shared: Bool = false, reentrant: Bool = false) -> Bool {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return false }
+        guard holdsToken(me) else { return false }
         return acquireLocked(me, key, shared: shared, reentrant: reentrant)
     }
 
@@ -45,7 +45,7 @@ extension ControlledScheduler {
     func tryAcquire(_ me: Int, _ key: UInt64, reentrant: Bool = false) -> Bool {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return false }
+        guard holdsToken(me) else { return false }
         touch(key)
         let granted = resources.take(key, by: me, shared: false, reentrant: reentrant) == .granted
         if granted { note(me, .acquire, .key(key), located: true) }
@@ -58,7 +58,7 @@ extension ControlledScheduler {
     func release(_ me: Int, _ key: UInt64) {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return }
+        guard holdsToken(me) else { return }
         note(me, .release, .key(key), located: true)
         touch(key)
         if resources.give(key, by: me) { wakeAll(blockedOn: key) }
@@ -74,7 +74,7 @@ extension ControlledScheduler {
     func wait(_ me: Int, on condition: UInt64, releasing lock: UInt64, timed: Bool) -> Bool? {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return nil }
+        guard holdsToken(me) else { return nil }
         note(me, .wait, .key(condition), located: true)
         touch(lock)
         touch(condition)

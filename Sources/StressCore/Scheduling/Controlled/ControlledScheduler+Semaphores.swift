@@ -14,7 +14,7 @@ extension ControlledScheduler {
     func tookSemaphore(_ me: Int, _ key: UInt64) {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return }
+        guard holdsToken(me) else { return }
         resources.takeSemaphoreUnit(key, by: me)
     }
 
@@ -22,7 +22,7 @@ extension ControlledScheduler {
     func gaveSemaphore(_ me: Int, _ key: UInt64) {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return }
+        guard holdsToken(me) else { return }
         resources.giveSemaphoreUnit(key, by: me)
     }
 

@@ -137,16 +137,18 @@ extension ControlledScheduler {
         return location
     }
 
-    /// Under the state lock: notes an event of `worker`.
+    /// Under the state lock: notes an event of `worker`. (Inlined: see
+    /// ``TraceRing/append(_:_:_:reason:value:at:)``.)
+    @inline(__always)
     func note(_ worker: Int, _ kind: TraceEvent.Kind, _ subject: TraceRing.Subject, value: Int? = nil, located: Bool = false) {
-        let location = located ? takeLocation(worker) : TraceRing.Location()
-        trace.append(TraceRing.Entry(worker: Int32(worker), kind: kind, subject: subject, reason: nil, value: value ?? 0,
-                                     hasValue: value != nil, file: location.file, line: location.line))
+        trace.append(worker, kind, subject, value: value, at: located ? takeLocation(worker) : TraceRing.Location())
     }
 
     /// Under the state lock: the event of scheduling point `point` (the
     /// ones around a strategy's access and a primitive are the model's own
-    /// events instead, which name what is taken).
+    /// events instead, which name what is taken). Inlined into ``point(_:at:detail:)``,
+    /// its one caller at every decision.
+    @inline(__always)
     func notePoint(_ worker: Int, _ point: FuzzPoint, detail: Int) {
         switch point {
         case .operationStart:
@@ -163,9 +165,7 @@ extension ControlledScheduler {
             // A point without a label is only where a switch may happen: it
             // shows when one does, as the switch, with its place.
             guard let label = locations[worker].label else { return }
-            let location = takeLocation(worker)
-            trace.append(TraceRing.Entry(worker: Int32(worker), kind: .point, subject: .label(label), reason: nil, value: 0,
-                                         hasValue: false, file: location.file, line: location.line))
+            trace.append(worker, .point, .label(label), at: takeLocation(worker))
         case .beforeAcquire, .afterAcquire, .beforeRelease, .afterRelease:
             break
         }
@@ -176,8 +176,8 @@ extension ControlledScheduler {
         lockState()
         defer { unlockState() }
         guard !isReleased, token.pointee.load(ordering: .relaxed) == worker else { return }
-        trace.append(TraceRing.Entry(worker: Int32(worker), kind: .value, subject: .label(label), reason: nil, value: value,
-                                     hasValue: true, file: file, line: UInt32(truncatingIfNeeded: line)))
+        trace.append(worker, .value, .label(label), value: value,
+                     at: TraceRing.Location(file: file, line: UInt32(truncatingIfNeeded: line)))
     }
 
     /// Under the state lock, in ``decide(current:)``: the token leaves
@@ -199,15 +199,13 @@ extension ControlledScheduler {
         // A preemption at a point the code under test placed shows that place.
         let location = status[current] == .runnable && decidingAt == UInt8(FuzzPoint.user.rawValue)
             ? takeLocation(current) : TraceRing.Location()
-        trace.append(TraceRing.Entry(worker: Int32(current), kind: .switch, subject: .none, reason: reason, value: 0,
-                                     hasValue: false, file: location.file, line: location.line))
+        trace.append(current, .switch, .none, reason: reason, at: location)
     }
 
     /// Under the state lock: the stuck workers' last events, for a deadlock's trace.
     func noteStuck(_ stuck: [Int]) {
         for w in stuck {
-            trace.append(TraceRing.Entry(worker: Int32(w), kind: .stuck, subject: .key(waitKey[w]), reason: nil, value: 0,
-                                         hasValue: false, file: nil, line: 0))
+            trace.append(w, .stuck, .key(waitKey[w]))
         }
     }
 

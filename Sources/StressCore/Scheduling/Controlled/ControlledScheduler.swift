@@ -92,8 +92,10 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     @exclusivity(unchecked) var fallback = Fallback.policy
     /// Each worker's location for its next event (see ``locate(_:file:line:label:)``).
     @exclusivity(unchecked) var locations: [TraceRing.Location]
-    /// The operation each worker is in, for the names of its steps.
-    @exclusivity(unchecked) var currentOperation: [Int]
+    /// The operation each worker is in, for the names of its steps (memory
+    /// of its own: an array's write at every operation's start asked the
+    /// runtime whether the array was shared).
+    let currentOperation: UnsafeMutablePointer<Int>
     /// Every decision's choice among whom, when exploring (nil otherwise).
     @exclusivity(unchecked) var choices: [Choice]?
     /// How the trace names operations and steps (set by the engine).
@@ -226,7 +228,8 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
                             counters: DecisionLine.Counters(decidingAt: Self.decidedElsewhere, log: DecisionLog(capacity: maxDecisions),
                                                             trace: TraceRing(capacity: Swift.min(maxDecisions * 2 + 64, Self.traceCapacity))))
         locations = Array(repeating: TraceRing.Location(), count: workers)
-        currentOperation = Array(repeating: -1, count: workers)
+        currentOperation = .allocate(capacity: workers)
+        currentOperation.initialize(repeating: -1, count: workers)
         pausedAt = Array(repeating: Self.decidedAtArrival, count: workers)
         // Each baton on a cache line of its own (the type is padded to one;
         // the allocation is aligned to one, so that no two straddle a line).
@@ -245,6 +248,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     }
 
     deinit {
+        currentOperation.deallocate()
         UnsafeMutableRawPointer(batons).deallocate()
         line.deallocate()
         runnableLists.deallocate()
@@ -311,7 +315,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
     func depart(_ me: Int) {
         lockState()
         defer { unlockState() }
-        guard ensureHolder(me) else { return }
+        guard holdsToken(me) else { return }
         status[me] = .finished
         decidingAt = Self.decidedAtDeparture
         switchAway(from: me, park: false)
@@ -327,7 +331,7 @@ final class ControlledScheduler: FuzzCoordinator, @unchecked Sendable {
 
     func point(_ worker: Int, at point: FuzzPoint, detail: Int) {
         lockState()
-        guard ensureHolder(worker) else { return unlockState() }
+        guard holdsToken(worker) else { return unlockState() }
         notePoint(worker, point, detail: detail)
         // The engine's own points (an operation's start and its steps carry
         // their index) are told apart from the primitives' and the user's.

@@ -31,17 +31,46 @@ struct TraceRing {
         case spinning
     }
 
-    /// One event, raw: plain values only (no reference, no `String`), so
-    /// that noting one is a copy of bytes, with no retain or release.
+    /// One event, raw and small: 24 bytes of plain values (no reference, no
+    /// `String`), so that noting one is three stores, with no retain or
+    /// release. (Kept with its subject and reason as enums and its place
+    /// inline, an event took 88 bytes, copied through a call at every
+    /// decision: about 90 of a decision's 600 instructions, callgrind,
+    /// `empty` under `pct`.) What is rarely there, the place in the code
+    /// under test and a label, goes to a second ring (``places``), made at
+    /// the first event that has one.
     struct Entry {
+        /// The operation's index, or the primitive's key (a subject's, or
+        /// the switch's reason's).
+        var key: UInt64
+        /// The step's index, or the value (no event has both: a value is
+        /// noted with a label or with nothing as its subject).
+        var number: Int
         var worker: Int32
+        var kind: TraceEvent.Kind
+        var subject: SubjectTag
+        var reason: ReasonTag
+        /// ``hasValue`` and ``located``.
+        var flags: UInt8
+
+        static let hasValue: UInt8 = 1
+        /// The event's place and label are in ``TraceRing/places`` at its slot.
+        static let located: UInt8 = 2
+    }
+
+    /// ``Subject``'s case, without its payload (which the entry holds).
+    enum SubjectTag: UInt8 { case none, operation, step, key, label, barrier }
+    /// ``SwitchReason``'s case, or none (an event that is not a switch).
+    enum ReasonTag: UInt8 { case none, preempted, blocked, waiting, finished, spinning }
+
+    /// One event as the record's text is made from it, decoded.
+    struct Event {
+        var worker: Int
         var kind: TraceEvent.Kind
         var subject: Subject
         var reason: SwitchReason?
-        var value: Int
-        var hasValue: Bool
-        var file: StaticString?
-        var line: UInt32
+        var value: Int?
+        var place: Location
     }
 
     /// Where the code under test said it is, for the worker's next event
@@ -61,10 +90,17 @@ struct TraceRing {
     /// scheduler's decision line (see ``DecisionLine``), which frees the
     /// memory (``deallocate()``) once.
     private var entries: UnsafeMutablePointer<Entry>
+    /// The places and labels of located events (``Entry/located``), in the
+    /// slots of ``entries``: made at the first such event (most trials of
+    /// the built-in workloads have none), then written only by them.
+    private var places: UnsafeMutablePointer<Location>?
     /// The workload's state after each kept event, where it describes it, in
     /// the slots of ``entries`` (empty until the first description: most
     /// trials have none).
     private var states: [String?] = []
+    /// Whether ``states`` has been made (a flag, so that an event without a
+    /// description does not read the array's header).
+    private var describing = false
     /// Events noted so far (past ``capacity`` the oldest are overwritten).
     private(set) var count = 0
     /// The slot the next event goes to: `count % capacity`, kept as it moves.
@@ -81,27 +117,68 @@ struct TraceRing {
     }
 
     /// Frees the events' memory; the ring is not used after.
-    func deallocate() { entries.deallocate() }
+    func deallocate() {
+        entries.deallocate()
+        places?.deallocate()
+    }
 
     /// Events held: ``count`` until the ring is full, then ``capacity``.
     private var held: Int { Swift.min(count, capacity) }
 
-    mutating func append(_ entry: Entry) {
+    /// Notes an event of `worker`. Inlined, so that at each call the
+    /// subject's and the reason's cases are known and only their payloads
+    /// are stored.
+    @inline(__always)
+    mutating func append(_ worker: Int, _ kind: TraceEvent.Kind, _ subject: Subject, reason: SwitchReason? = nil,
+                         value: Int? = nil, at place: Location = Location()) {
         guard !sealed else { return }
-        if count < capacity {
-            (entries + next).initialize(to: entry)
-            if !states.isEmpty { states.append(nil) }
-        } else {
-            entries[next] = entry
-            if !states.isEmpty { states[next] = nil }
+        var entry = Entry(key: 0, number: value ?? 0, worker: Int32(truncatingIfNeeded: worker), kind: kind, subject: .none,
+                          reason: .none, flags: value == nil ? 0 : Entry.hasValue)
+        var place = place
+        switch subject {
+        case .none: break
+        case .operation(let op): (entry.subject, entry.key) = (.operation, UInt64(bitPattern: Int64(op)))
+        case .step(let op, let step): (entry.subject, entry.key, entry.number) = (.step, UInt64(bitPattern: Int64(op)), step)
+        case .key(let key): (entry.subject, entry.key) = (.key, key)
+        case .label(let label): (entry.subject, place.label) = (.label, label)
+        case .barrier: entry.subject = .barrier
         }
+        switch reason {
+        case nil: break
+        case .preempted?:
+            entry.reason = .preempted
+            preemptions &+= 1
+        case .blocked(let key)?: (entry.reason, entry.key) = (.blocked, key)
+        case .waiting(let key)?: (entry.reason, entry.key) = (.waiting, key)
+        case .finished?: entry.reason = .finished
+        case .spinning?: entry.reason = .spinning
+        }
+        if place.file != nil || place.label != nil {
+            entry.flags |= Entry.located
+            locate(place)
+        }
+        (entries + next).initialize(to: entry)
+        if describing { noteUndescribed() }
         // The slot moves on by a compare, not `count % capacity`: a 64-bit
         // division at every event, tens of cycles, for a capacity that is
         // not known when the code is compiled.
         next &+= 1
         if next == capacity { next = 0 }
         count &+= 1
-        if entry.kind == .switch, case .preempted? = entry.reason { preemptions &+= 1 }
+    }
+
+    /// Keeps the place of the event about to be written at slot ``next``.
+    @inline(never)
+    private mutating func locate(_ place: Location) {
+        if places == nil { places = .allocate(capacity: capacity) }
+        (places.unsafelyUnwrapped + next).initialize(to: place)
+    }
+
+    /// The event about to be written at slot ``next`` has no description
+    /// (yet), whatever the slot's last event had.
+    @inline(never)
+    private mutating func noteUndescribed() {
+        if count < capacity { states.append(nil) } else { states[next] = nil }
     }
 
     /// Where the next event will be written (for
@@ -114,8 +191,37 @@ struct TraceRing {
     /// Gives the last event the state's description.
     mutating func describeLast(_ state: String) {
         guard count > 0 else { return }
-        if states.isEmpty { states = Array(repeating: nil, count: held) }
+        if !describing {
+            states = Array(repeating: nil, count: held)
+            describing = true
+        }
         states[(count - 1) % capacity] = state
+    }
+
+    /// The event at `slot`, decoded.
+    private func event(at slot: Int) -> Event {
+        let e = entries[slot]
+        let place = e.flags & Entry.located != 0 ? places.unsafelyUnwrapped[slot] : Location()
+        let subject: Subject
+        switch e.subject {
+        case .none: subject = .none
+        case .operation: subject = .operation(Int(Int64(bitPattern: e.key)))
+        case .step: subject = .step(op: Int(Int64(bitPattern: e.key)), step: e.number)
+        case .key: subject = .key(e.key)
+        case .label: subject = place.label.map { .label($0) } ?? .none
+        case .barrier: subject = .barrier
+        }
+        let reason: SwitchReason?
+        switch e.reason {
+        case .none: reason = nil
+        case .preempted: reason = .preempted
+        case .blocked: reason = .blocked(e.key)
+        case .waiting: reason = .waiting(e.key)
+        case .finished: reason = .finished
+        case .spinning: reason = .spinning
+        }
+        return Event(worker: Int(e.worker), kind: e.kind, subject: subject, reason: reason,
+                     value: e.flags & Entry.hasValue != 0 ? e.number : nil, place: place)
     }
 
     /// The kept events' slots in ``entries``, oldest first.
@@ -127,7 +233,7 @@ struct TraceRing {
 
     /// The kept events as the record gives them, named by `names`.
     func events(names: TraceNames) -> [TraceEvent] {
-        keptSlots.map { names.event(entries[$0], state: states.isEmpty ? nil : states[$0]) }
+        keptSlots.map { names.event(event(at: $0), state: describing ? states[$0] : nil) }
     }
 }
 
@@ -137,10 +243,10 @@ struct TraceNames {
     /// Each operation's name, and its steps' names.
     let operations: [(name: String, steps: [String])]
 
-    func event(_ e: TraceRing.Entry, state: String?) -> TraceEvent {
-        var event = TraceEvent(worker: Int(e.worker), kind: e.kind, name: name(e.subject),
-                               value: e.hasValue ? e.value : nil, file: e.file.map { "\($0)" },
-                               line: e.file == nil ? nil : Int(e.line), state: state)
+    func event(_ e: TraceRing.Event, state: String?) -> TraceEvent {
+        var event = TraceEvent(worker: e.worker, kind: e.kind, name: name(e.subject),
+                               value: e.value, file: e.place.file.map { "\($0)" },
+                               line: e.place.file == nil ? nil : Int(e.place.line), state: state)
         if let reason = e.reason {
             switch reason {
             case .preempted:
