@@ -187,6 +187,30 @@ final class ControlledBookkeepingTests: XCTestCase {
         XCTAssertEqual(later.first?.name, "count", "the label of a slot not written again stays")
     }
 
+    /// Every switch reason comes back out as it went in, with the place of a
+    /// preemption at a point the code under test placed; a place with only
+    /// a label, on an event whose subject is not a label, shows nothing (as
+    /// before the entries were made small) and takes no place's slot.
+    func testTheTraceRingGivesBackEverySwitchReason() {
+        var ring = TraceRing(capacity: 8)
+        defer { ring.deallocate() }
+        let key = WaitKey.mainQueue
+        ring.append(0, .switch, .none, reason: .blocked(key))
+        ring.append(1, .switch, .none, reason: .waiting(key))
+        ring.append(0, .switch, .none, reason: .finished)
+        ring.append(1, .switch, .none, reason: .spinning)
+        ring.append(1, .switch, .none, reason: .preempted, at: TraceRing.Location(file: "Worker.swift", line: 12))
+        ring.append(1, .acquire, .key(key), at: TraceRing.Location(label: "ignored"))
+        let events = ring.events(names: TraceNames(operations: []))
+        XCTAssertEqual(events.map(\.name), ["blocked on " + PrimitiveNames.describe(key), "waits on " + PrimitiveNames.describeCondition(key),
+                                             "finished", "spinning (no operation ended for \(ControlledScheduler.spinLimit) points)",
+                                             "preempted", PrimitiveNames.describe(key)])
+        XCTAssertEqual(events.map(\.preempted), [false, false, false, true, true, nil])
+        XCTAssertEqual(events.map(\.file), [nil, nil, nil, nil, "Worker.swift", nil])
+        XCTAssertEqual(events.map(\.line), [nil, nil, nil, nil, 12, nil])
+        XCTAssertEqual(ring.preemptions, 1, "a spinning worker's switch is forced, not counted as a preemption")
+    }
+
     /// The trace keeps its last `capacity` events, oldest first, once more
     /// were noted; and all of them before.
     func testTheTraceRingKeepsItsLastEventsInOrder() {

@@ -218,7 +218,9 @@ package struct Fuzzer: Sendable {
     }
 
     /// Whether scenario rounds are staggered (``stagger(round:)`` is not
-    /// always 0): a stagger is set, and the schedule is not controlled.
+    /// always 0): a stagger is set, and the schedule is not controlled. Asked
+    /// once before a worker's rounds, where asking for each role's stagger
+    /// copied the fuzzer twice a role.
     var staggers: Bool { settings.staggerMaxNanoseconds > 0 && !controlled }
 
     /// The seeded delay before this worker's role in scenario round `round`

@@ -1,7 +1,9 @@
 /// A controlled trial's events as they happen, kept raw (static strings,
 /// keys and indices, no text) in memory reserved up front, so that noting
-/// an event never allocates: the text of a ``TraceEvent`` is made only when
-/// a failed trial's record asks for it (``TraceRing/events(names:)``).
+/// an event does not allocate (but once: the ring of places, at a trial's
+/// first event that has a place in the code under test): the text of a
+/// ``TraceEvent`` is made only when a failed trial's record asks for it
+/// (``TraceRing/events(names:)``).
 ///
 /// It keeps the last ``capacity`` events: a failure's cause is near its end
 /// (a controlled trial stops at its first violation), and shrinking makes
@@ -58,12 +60,16 @@ struct TraceRing {
         static let located: UInt8 = 2
     }
 
-    /// ``Subject``'s case, without its payload (which the entry holds).
+    /// ``Subject``'s case, without its payload (which the entry holds): a
+    /// byte, where the enum with its payloads took 17.
     enum SubjectTag: UInt8 { case none, operation, step, key, label, barrier }
-    /// ``SwitchReason``'s case, or none (an event that is not a switch).
+    /// ``SwitchReason``'s case, or none (an event that is not a switch): a
+    /// byte, where the optional enum with its key took 9.
     enum ReasonTag: UInt8 { case none, preempted, blocked, waiting, finished, spinning }
 
-    /// One event as the record's text is made from it, decoded.
+    /// One event decoded from its ``Entry`` (and its place), in the terms
+    /// the record's text is made from: made only for a failed trial's trace,
+    /// so its size does not matter.
     struct Event {
         var worker: Int
         var kind: TraceEvent.Kind
@@ -92,7 +98,10 @@ struct TraceRing {
     private var entries: UnsafeMutablePointer<Entry>
     /// The places and labels of located events (``Entry/located``), in the
     /// slots of ``entries``: made at the first such event (most trials of
-    /// the built-in workloads have none), then written only by them.
+    /// the built-in workloads have none), then written only by them. Made
+    /// lazily, the pointer is the one part of the ring that a copy would
+    /// not share: events are noted only on the ring in place, in the
+    /// decision line (``ControlledScheduler/trace``), never on a copy.
     private var places: UnsafeMutablePointer<Location>?
     /// The workload's state after each kept event, where it describes it, in
     /// the slots of ``entries`` (empty until the first description: most
@@ -135,14 +144,20 @@ struct TraceRing {
         var entry = Entry(key: 0, number: value ?? 0, worker: Int32(truncatingIfNeeded: worker), kind: kind, subject: .none,
                           reason: .none, flags: value == nil ? 0 : Entry.hasValue)
         var place = place
+        // `key` and `number` are each shared by two meanings: no event has
+        // both a reason and a subject, nor both a value and a step.
+        assert(reason == nil || kind == .switch, "only a switch has a reason")
         switch subject {
         case .none: break
         case .operation(let op): (entry.subject, entry.key) = (.operation, UInt64(bitPattern: Int64(op)))
-        case .step(let op, let step): (entry.subject, entry.key, entry.number) = (.step, UInt64(bitPattern: Int64(op)), step)
+        case .step(let op, let step):
+            assert(value == nil, "a step's event has no value")
+            (entry.subject, entry.key, entry.number) = (.step, UInt64(bitPattern: Int64(op)), step)
         case .key(let key): (entry.subject, entry.key) = (.key, key)
         case .label(let label): (entry.subject, place.label) = (.label, label)
         case .barrier: entry.subject = .barrier
         }
+        if reason != nil { assert(entry.subject == .none, "a switch has no subject") }
         switch reason {
         case nil: break
         case .preempted?:
@@ -153,7 +168,9 @@ struct TraceRing {
         case .finished?: entry.reason = .finished
         case .spinning?: entry.reason = .spinning
         }
-        if place.file != nil || place.label != nil {
+        // A label is kept only as a label's subject (elsewhere, as before,
+        // only the place's file and line show).
+        if place.file != nil || entry.subject == .label {
             entry.flags |= Entry.located
             locate(place)
         }
@@ -168,6 +185,8 @@ struct TraceRing {
     }
 
     /// Keeps the place of the event about to be written at slot ``next``.
+    /// Out of line: most events have none, and the inlined ``append`` stays
+    /// small at each of its callers.
     @inline(never)
     private mutating func locate(_ place: Location) {
         if places == nil { places = .allocate(capacity: capacity) }
@@ -175,7 +194,8 @@ struct TraceRing {
     }
 
     /// The event about to be written at slot ``next`` has no description
-    /// (yet), whatever the slot's last event had.
+    /// (yet), whatever the slot's last event had. Out of line, as
+    /// ``locate(_:)``: most trials describe no state.
     @inline(never)
     private mutating func noteUndescribed() {
         if count < capacity { states.append(nil) } else { states[next] = nil }
@@ -198,7 +218,8 @@ struct TraceRing {
         states[(count - 1) % capacity] = state
     }
 
-    /// The event at `slot`, decoded.
+    /// The event at `slot`, decoded (its place read only where the entry
+    /// says it has one: the slot of ``places`` may hold an older event's).
     private func event(at slot: Int) -> Event {
         let e = entries[slot]
         let place = e.flags & Entry.located != 0 ? places.unsafelyUnwrapped[slot] : Location()
